@@ -1,0 +1,92 @@
+// Demo app (root src/demo -> dist/demo) and vitest: two projects over the same test files,
+// `node` (Dawn + lavapipe through test/setup-node.ts) and `browser` (headless Chromium + SwiftShader).
+import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { dirname, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+import type { BrowserCommand } from 'vitest/node';
+import { playwright } from '@vitest/browser-playwright';
+
+const repoRoot = dirname(fileURLToPath(import.meta.url));
+/** ../shared (goldens, reference); WAN_SHARED_DIR overrides. Keep in sync with test/helpers/files.ts. */
+const sharedDir = resolve(process.env.WAN_SHARED_DIR ?? resolve(repoRoot, '..', 'shared'));
+
+// Chromium flags from shared TOOLING.md: WebGPU on SwiftShader, quiet and offline.
+const chromiumArgs = [
+  '--enable-unsafe-webgpu',
+  '--no-sandbox',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/**
+ * Browser command: a file under ../shared as base64 (binary-safe over vitest's RPC), or null when
+ * ../shared is absent. Throws for a missing file inside a present ../shared and for paths escaping it.
+ */
+const readSharedBase64: BrowserCommand<[rel: string]> = async (_ctx, rel) => {
+  const abs = resolve(sharedDir, rel);
+  if (!abs.startsWith(sharedDir + sep)) throw new Error(`readSharedBase64: ${rel} is outside ${sharedDir}`);
+  if (!existsSync(sharedDir)) return null;
+  return (await readFile(abs)).toString('base64');
+};
+
+const sharedExists: BrowserCommand<[]> = () => existsSync(sharedDir);
+
+const testFiles = ['test/**/*.test.ts'];
+const isCI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
+
+export default defineConfig({
+  // vitest runs from the repo root; `vite` / `vite build` serve and build the demo.
+  root: process.env.VITEST ? repoRoot : resolve(repoRoot, 'src/demo'),
+  worker: { format: 'es' },
+  server: {
+    host: '127.0.0.1',
+    fs: { allow: [repoRoot, resolve(repoRoot, '..')] },
+  },
+  build: {
+    outDir: resolve(repoRoot, 'dist/demo'),
+    emptyOutDir: true,
+    target: 'es2022',
+  },
+  test: {
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
+    teardownTimeout: 60_000,
+    provide: { CI: isCI, sharedDir },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'node',
+          environment: 'node',
+          include: testFiles,
+          setupFiles: ['test/setup-node.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: testFiles,
+          exclude: ['**/node_modules/**', 'test/**/*.node.test.ts', 'test/plan/**'],
+          // one page at a time: the 2-core CPU is the GPU, parallel pages only slow each other down
+          fileParallelism: false,
+          browser: {
+            enabled: true,
+            headless: true,
+            provider: playwright({
+              launchOptions: { executablePath: '/usr/bin/chromium', args: chromiumArgs },
+            }),
+            instances: [{ browser: 'chromium' }],
+            screenshotFailures: false,
+            commands: { readSharedBase64, sharedExists },
+          },
+        },
+      },
+    ],
+  },
+});

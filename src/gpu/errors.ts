@@ -1,0 +1,57 @@
+// The one error class of the decoder, plus helpers that turn WebGPU error reports into it.
+// Owns nothing long-lived. Messages state what was expected and what was found.
+
+export type DecoderErrorCode =
+  | 'no-webgpu'
+  | 'limits'
+  | 'compile'
+  | 'validation'
+  | 'oom'
+  | 'device-lost'
+  | 'bad-input'
+  | 'unsupported';
+
+export class DecoderError extends Error {
+  readonly code: DecoderErrorCode;
+
+  constructor(code: DecoderErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DecoderError';
+    this.code = code;
+  }
+}
+
+/**
+ * Formats a shader module's compilation messages as `label:line:col: type: message` lines followed by
+ * the offending source line, or returns '' when there are no errors.
+ */
+export function formatCompileInfo(label: string, info: GPUCompilationInfo, source: string): string {
+  const lines = source.split('\n');
+  const out: string[] = [];
+  for (const m of info.messages) {
+    if (m.type !== 'error') continue;
+    out.push(`${label}:${m.lineNum}:${m.linePos}: ${m.type}: ${m.message}`);
+    const text = lines[m.lineNum - 1];
+    if (text !== undefined) out.push(`  ${text}`, `  ${' '.repeat(Math.max(0, m.linePos - 1))}^`);
+  }
+  return out.join('\n');
+}
+
+/**
+ * Runs `fn` inside validation and out-of-memory error scopes and rethrows the first captured error as
+ * a DecoderError ('validation' or 'oom'), prefixed with `what`.
+ */
+export async function withErrorScopes<T>(device: GPUDevice, what: string, fn: () => T | Promise<T>): Promise<T> {
+  device.pushErrorScope('out-of-memory');
+  device.pushErrorScope('validation');
+  let result: T;
+  try {
+    result = await fn();
+  } finally {
+    const validation = await device.popErrorScope();
+    const oom = await device.popErrorScope();
+    if (validation) throw new DecoderError('validation', `${what}: ${validation.message}`);
+    if (oom) throw new DecoderError('oom', `${what}: ${oom.message}`);
+  }
+  return result;
+}

@@ -1,0 +1,263 @@
+// Kernel descriptions (KernelDef), the only pipeline-key builder, uniform encoding, and the pipeline
+// cache with explicit bind-group layouts. Owns shader modules, layouts and pipelines for one device
+// (device lifetime); owns no buffers except the params buffer `runKernel` creates and destroys (tests).
+//
+// Binding model shared by every kernel:
+//   @group(0) @binding(i): storage buffers in `def.bindings` order ('read' -> read-only-storage).
+//   @group(1) @binding(0): `struct Params` (scalars only, 4 bytes each, in `def.params` order) as a
+//                          uniform buffer with a dynamic offset.
+import { DecoderError, formatCompileInfo } from './errors';
+
+export type Elem = 'f32' | 'f16';
+export type ParamType = 'u32' | 'i32' | 'f32';
+
+export interface BindingDef {
+  readonly name: string;
+  readonly access: 'read' | 'read_write';
+}
+
+export interface ParamDef<P> {
+  readonly name: keyof P & string;
+  readonly type: ParamType;
+}
+
+export interface KernelCost {
+  flops: number;
+  bytes: number;
+}
+
+export interface KernelDef<P extends Record<string, number>> {
+  /** = shader file name without `.wgsl` */
+  readonly id: string;
+  readonly wgsl: string;
+  readonly bindings: readonly BindingDef[];
+  readonly params: readonly ParamDef<P>[];
+  /** every override constant of the shader with its default */
+  readonly overrides: Readonly<Record<string, number>>;
+  /** workgroup counts; `ov` may be partial (missing names take the defaults) */
+  dispatch(p: P, ov: Record<string, number>): [number, number, number];
+  /** FLOPs (2 per multiply-add) and minimum bytes moved; `elem` (default 'f32') sizes the storage */
+  cost(p: P, ov: Record<string, number>, elem?: Elem): KernelCost;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyKernelDef = KernelDef<any>;
+
+/** Bytes of one storage element. */
+export function elemBytes(elem: Elem): number {
+  return elem === 'f16' ? 2 : 4;
+}
+
+/** Value of `const NAME: u32 = N;` in a WGSL source, so TS never duplicates a shader constant. */
+export function wgslConst(wgsl: string, name: string): number {
+  const m = new RegExp(`^const ${name}\\s*:\\s*[uif]32\\s*=\\s*([0-9.]+)[uif]?\\s*;`, 'm').exec(wgsl);
+  if (!m) throw new DecoderError('unsupported', `WGSL has no 'const ${name}: u32 = ...;' line`);
+  return Number(m[1]);
+}
+
+const ELEM_LINE = 'alias Elem = f32;';
+
+/** WGSL of `def` for storage type `elem`: the one allowed substitution, `alias Elem = f32;` -> f16. */
+export function shaderSource(def: AnyKernelDef, elem: Elem): string {
+  if (elem === 'f32') return def.wgsl;
+  if (!def.wgsl.includes(ELEM_LINE)) throw new DecoderError('unsupported', `${def.id}: no '${ELEM_LINE}' line for f16`);
+  return def.wgsl.replace(ELEM_LINE, 'enable f16;\nalias Elem = f16;');
+}
+
+/** Defaults merged with `ov`; unknown names are an error (they would fail pipeline creation anyway). */
+export function resolveOverrides(def: AnyKernelDef, ov: Record<string, number> = {}): Record<string, number> {
+  for (const k of Object.keys(ov))
+    if (!(k in def.overrides))
+      throw new DecoderError('bad-input', `${def.id}: unknown override '${k}' (known: ${Object.keys(def.overrides).join(', ')})`);
+  return { ...def.overrides, ...ov };
+}
+
+/** The only place pipeline keys are built: id, storage type, every override (defaults included), sorted. */
+export function pipelineKey(def: AnyKernelDef, overrides: Record<string, number>, elem: Elem): string {
+  const ov = resolveOverrides(def, overrides);
+  const parts = Object.keys(ov)
+    .sort()
+    .map((k) => `${k}=${ov[k]}`);
+  return `${def.id}|${elem}|${parts.join(',')}`;
+}
+
+/** Size in bytes of `struct Params` (4 bytes per scalar, padded to 16). */
+export function paramsSize(def: AnyKernelDef): number {
+  return Math.max(16, Math.ceil((def.params.length * 4) / 16) * 16);
+}
+
+/** Encodes `p` in `struct Params` layout; throws DecoderError('bad-input') for missing or out-of-range values. */
+export function encodeParams<P extends Record<string, number>>(def: KernelDef<P>, p: P): Uint8Array {
+  const bytes = new Uint8Array(paramsSize(def));
+  const view = new DataView(bytes.buffer);
+  def.params.forEach(({ name, type }, i) => {
+    const v = p[name];
+    const bad = (why: string) => new DecoderError('bad-input', `${def.id}: param ${name} = ${String(v)} ${why}`);
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw bad('is not a finite number');
+    if (type === 'f32') view.setFloat32(i * 4, v, true);
+    else if (!Number.isInteger(v)) throw bad(`is not an integer (${type})`);
+    else if (type === 'u32') {
+      if (v < 0 || v > 0xffffffff) throw bad('is out of u32 range');
+      view.setUint32(i * 4, v, true);
+    } else {
+      if (v < -0x80000000 || v > 0x7fffffff) throw bad('is out of i32 range');
+      view.setInt32(i * 4, v, true);
+    }
+  });
+  return bytes;
+}
+
+/** Throws DecoderError('limits') when a dispatch exceeds maxComputeWorkgroupsPerDimension. */
+export function checkDispatch(def: AnyKernelDef, counts: [number, number, number], limits: GPUSupportedLimits): void {
+  const max = limits.maxComputeWorkgroupsPerDimension;
+  if (counts.some((n) => n > max))
+    throw new DecoderError('limits', `${def.id}: dispatch [${counts}] exceeds maxComputeWorkgroupsPerDimension ${max}`);
+}
+
+/** Compiles and caches pipelines of one device; concurrent requests for one key share one promise. */
+export class PipelineCache {
+  readonly paramsLayout: GPUBindGroupLayout;
+  private readonly modules = new Map<string, Promise<GPUShaderModule>>();
+  private readonly pipelines = new Map<string, Promise<GPUComputePipeline>>();
+  private readonly layouts = new Map<string, GPUBindGroupLayout>();
+  private readonly pipelineLayouts = new Map<string, GPUPipelineLayout>();
+
+  constructor(readonly device: GPUDevice) {
+    this.paramsLayout = device.createBindGroupLayout({
+      label: 'params',
+      entries: [
+        { binding: 0, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'uniform', hasDynamicOffset: true } },
+      ],
+    });
+  }
+
+  /** Group 0 layout of `def`: its storage bindings in order. */
+  bindGroupLayout(def: AnyKernelDef): GPUBindGroupLayout {
+    let layout = this.layouts.get(def.id);
+    if (!layout) {
+      layout = this.device.createBindGroupLayout({
+        label: def.id,
+        entries: def.bindings.map((b, i) => ({
+          binding: i,
+          visibility: GPUShaderStage.COMPUTE,
+          buffer: { type: b.access === 'read' ? ('read-only-storage' as const) : ('storage' as const) },
+        })),
+      });
+      this.layouts.set(def.id, layout);
+    }
+    return layout;
+  }
+
+  pipelineLayout(def: AnyKernelDef): GPUPipelineLayout {
+    let layout = this.pipelineLayouts.get(def.id);
+    if (!layout) {
+      layout = this.device.createPipelineLayout({
+        label: def.id,
+        bindGroupLayouts: [this.bindGroupLayout(def), this.paramsLayout],
+      });
+      this.pipelineLayouts.set(def.id, layout);
+    }
+    return layout;
+  }
+
+  get(def: AnyKernelDef, overrides: Record<string, number>, elem: Elem): Promise<GPUComputePipeline> {
+    const key = pipelineKey(def, overrides, elem);
+    let p = this.pipelines.get(key);
+    if (!p) {
+      p = this.create(def, resolveOverrides(def, overrides), elem, key);
+      p.catch(() => this.pipelines.delete(key));
+      this.pipelines.set(key, p);
+    }
+    return p;
+  }
+
+  private module(def: AnyKernelDef, elem: Elem): Promise<GPUShaderModule> {
+    const key = `${def.id}|${elem}`;
+    let m = this.modules.get(key);
+    if (!m) {
+      m = (async () => {
+        const code = shaderSource(def, elem);
+        const module = this.device.createShaderModule({ label: `${def.id}.wgsl (${elem})`, code });
+        const msg = formatCompileInfo(`${def.id}.wgsl`, await module.getCompilationInfo(), code);
+        if (msg) throw new DecoderError('compile', `${def.id} (${elem}) does not compile:\n${msg}`);
+        return module;
+      })();
+      m.catch(() => this.modules.delete(key));
+      this.modules.set(key, m);
+    }
+    return m;
+  }
+
+  private async create(def: AnyKernelDef, ov: Record<string, number>, elem: Elem, key: string) {
+    const module = await this.module(def, elem);
+    this.device.pushErrorScope('validation');
+    let pipeline: GPUComputePipeline | null = null;
+    let failure: unknown = null;
+    try {
+      pipeline = await this.device.createComputePipelineAsync({
+        label: key,
+        layout: this.pipelineLayout(def),
+        compute: { module, entryPoint: 'main', constants: ov },
+      });
+    } catch (e) {
+      failure = e;
+    }
+    const scoped = await this.device.popErrorScope();
+    if (failure || scoped || !pipeline) {
+      const why = failure instanceof Error ? failure.message : scoped ? scoped.message : String(failure);
+      throw new DecoderError('compile', `pipeline ${key} failed: ${why}`, { cause: failure ?? scoped });
+    }
+    return pipeline;
+  }
+}
+
+/**
+ * Tests and one-off use only (not the hot path): binds `buffers` in `def.bindings` order, uploads the
+ * params, dispatches once, submits, waits for completion and frees the params buffer.
+ */
+export async function runKernel<P extends Record<string, number>>(
+  device: GPUDevice,
+  cache: PipelineCache,
+  def: KernelDef<P>,
+  p: P,
+  overrides: Record<string, number>,
+  elem: Elem,
+  buffers: GPUBuffer[],
+): Promise<void> {
+  if (buffers.length !== def.bindings.length)
+    throw new DecoderError('bad-input', `${def.id}: ${buffers.length} buffers for ${def.bindings.length} bindings`);
+  const pipeline = await cache.get(def, overrides, elem);
+  const ov = resolveOverrides(def, overrides);
+  const counts = def.dispatch(p, ov);
+  checkDispatch(def, counts, device.limits);
+  const data = encodeParams(def, p);
+  const params = device.createBuffer({
+    label: `${def.id} params`,
+    size: data.byteLength,
+    usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+  });
+  try {
+    device.queue.writeBuffer(params, 0, data);
+    const group0 = device.createBindGroup({
+      label: def.id,
+      layout: cache.bindGroupLayout(def),
+      entries: buffers.map((buffer, i) => ({ binding: i, resource: { buffer } })),
+    });
+    const group1 = device.createBindGroup({
+      label: `${def.id} params`,
+      layout: cache.paramsLayout,
+      entries: [{ binding: 0, resource: { buffer: params, size: data.byteLength } }],
+    });
+    const enc = device.createCommandEncoder({ label: def.id });
+    const pass = enc.beginComputePass({ label: def.id });
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, group0);
+    pass.setBindGroup(1, group1, [0]);
+    pass.dispatchWorkgroups(...counts);
+    pass.end();
+    device.queue.submit([enc.finish()]);
+    await device.queue.onSubmittedWorkDone();
+  } finally {
+    params.destroy();
+  }
+}

@@ -1,0 +1,98 @@
+// conv3d kernel: one output frame of a causal 3D conv / 1x1 conv / upsample Conv2d (shaders/conv3d.wgsl),
+// plus the weight packer. Pure description: no GPU objects.
+import src from '../../shaders/conv3d.wgsl?raw';
+import { DecoderError } from '../gpu/errors';
+import { elemBytes, wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
+
+export interface Conv3dParams extends Record<string, number> {
+  cin: number;
+  cout: number;
+  /** OUTPUT spatial size; the input is h/2 x w/2 when UP=1 */
+  h: number;
+  w: number;
+  /** element offsets of the current frame (x), frames t-2 and t-1 (cache), residual and output */
+  x_off: number;
+  prev2_off: number;
+  prev1_off: number;
+  res_off: number;
+  y_off: number;
+  /** first temporal tap computed (0..KT-1); earlier taps read known-zero frames */
+  tap0: number;
+}
+
+const TM4 = wgslConst(src, 'TM4');
+const TN = wgslConst(src, 'TN');
+
+/**
+ * Overrides per device class. CPU adapters (SwiftShader, lavapipe) run best with operands loaded
+ * straight from storage and a whole workgroup on one channel block; GPUs with workgroup-memory tiles.
+ */
+export const conv3dTuning = {
+  cpu: { WG_N: 16, WG_M: 1, SMEM: 0, BK: 8 },
+  gpu: { WG_N: 16, WG_M: 16, SMEM: 1, BK: 16 },
+} as const;
+
+const overrides: Record<string, number> = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, ...conv3dTuning.cpu };
+
+export const conv3d: KernelDef<Conv3dParams> = {
+  id: 'conv3d',
+  wgsl: src,
+  bindings: [
+    { name: 'x', access: 'read' },
+    { name: 'cache', access: 'read' },
+    { name: 'w', access: 'read' },
+    { name: 'b', access: 'read' },
+    { name: 'res', access: 'read' },
+    { name: 'y', access: 'read_write' },
+  ],
+  params: [
+    { name: 'cin', type: 'u32' },
+    { name: 'cout', type: 'u32' },
+    { name: 'h', type: 'u32' },
+    { name: 'w', type: 'u32' },
+    { name: 'x_off', type: 'u32' },
+    { name: 'prev2_off', type: 'u32' },
+    { name: 'prev1_off', type: 'u32' },
+    { name: 'res_off', type: 'u32' },
+    { name: 'y_off', type: 'u32' },
+    { name: 'tap0', type: 'u32' },
+  ],
+  overrides,
+  dispatch(p, ov) {
+    const o = { ...overrides, ...ov };
+    const bn = o.WG_N! * TN;
+    const bm = o.WG_M! * TM4 * 4;
+    return [Math.ceil((p.h * p.w) / bn), Math.ceil(p.cout / bm), 1];
+  },
+  cost(p, ov, elem: Elem = 'f32') {
+    const o = { ...overrides, ...ov };
+    const kt = o.KT!, ks = o.KS!;
+    const hw = p.h * p.w;
+    const hwIn = o.UP ? hw / 4 : hw;
+    const frames = kt - p.tap0;
+    const flops = 2 * p.cout * hw * p.cin * frames * ks * ks;
+    const elems = p.cin * hwIn * frames + p.cout * p.cin * kt * ks * ks + p.cout * hw * (1 + (o.HAS_RES ? 1 : 0));
+    return { flops, bytes: elems * elemBytes(elem) };
+  },
+};
+
+/** Number of elements `packConvWeight` returns. */
+export function packedConvWeightLength(cout: number, cin: number, kt: number, ks: number): number {
+  return kt * ks * ks * cin * Math.ceil(cout / 4) * 4;
+}
+
+/**
+ * PyTorch weight [cout, cin, kt, ks, ks] -> the shader's [kt*ks*ks taps][cin][cout4*4] (cout padded
+ * with zeros to a multiple of 4; the shader reads it as vec4 along cout). Tap order (dt, dy, dx).
+ */
+export function packConvWeight(w: Float32Array, cout: number, cin: number, kt: number, ks: number): Float32Array {
+  const taps = kt * ks * ks;
+  if (w.length !== cout * cin * taps)
+    throw new DecoderError('bad-input', `packConvWeight: ${w.length} values for [${cout}, ${cin}, ${kt}, ${ks}, ${ks}]`);
+  const co4 = Math.ceil(cout / 4) * 4;
+  const out = new Float32Array(taps * cin * co4);
+  for (let o = 0; o < cout; o++)
+    for (let c = 0; c < cin; c++)
+      for (let t = 0; t < taps; t++) out[(t * cin + c) * co4 + o] = w[(o * cin + c) * taps + t]!;
+  return out;
+}

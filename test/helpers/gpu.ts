@@ -1,0 +1,149 @@
+// GPU access for kernel tests: one shared device per test file (null when there is none and we are not
+// in CI, so tests skip; in CI a missing adapter fails), and withDevice(), which runs a test body inside
+// validation / out-of-memory error scopes and destroys every buffer it created.
+import { requestDecoderDevice, type DecoderDevice } from '../../src/gpu/device';
+import { PipelineCache, runKernel, type Elem, type KernelDef } from '../../src/gpu/kernel';
+import { isCI } from './env';
+
+export interface TestGpu extends DecoderDevice {
+  cache: PipelineCache;
+}
+
+let shared: Promise<TestGpu | null> | null = null;
+
+/** The test device, or null (tests skip) when WebGPU or an adapter is missing outside CI. */
+export function getTestDevice(): Promise<TestGpu | null> {
+  shared ??= (async () => {
+    try {
+      const d = await requestDecoderDevice();
+      return { ...d, cache: new PipelineCache(d.device) };
+    } catch (e) {
+      if (isCI()) throw e;
+      console.warn(`no WebGPU device, GPU tests skipped: ${String(e)}`);
+      return null;
+    }
+  })();
+  return shared;
+}
+
+/** IEEE half bits of one float (round to nearest even; overflow to ±inf). */
+export function f32ToF16Bits(v: number): number {
+  const f = new Float32Array([v]);
+  const u = new Uint32Array(f.buffer)[0]!;
+  const sign = (u >>> 16) & 0x8000;
+  const exp = (u >>> 23) & 0xff;
+  let mant = u & 0x7fffff;
+  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
+  let e = exp - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00;
+  if (e <= 0) {
+    if (e < -10) return sign;
+    mant |= 0x800000;
+    const shift = 14 - e;
+    let h = mant >>> shift;
+    const rem = mant & ((1 << shift) - 1);
+    const half = 1 << (shift - 1);
+    if (rem > half || (rem === half && h & 1)) h++;
+    return sign | h;
+  }
+  let h = (e << 10) | (mant >>> 13);
+  const rem = mant & 0x1fff;
+  if (rem > 0x1000 || (rem === 0x1000 && h & 1)) h++;
+  return sign | h;
+}
+
+export function f16BitsToF32(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const e = (h >>> 10) & 0x1f;
+  const m = h & 0x3ff;
+  if (e === 0) return sign * m * 2 ** -24;
+  if (e === 0x1f) return m ? NaN : sign * Infinity;
+  return sign * (1 + m / 1024) * 2 ** (e - 15);
+}
+
+/** Values rounded to what `elem` storage keeps (identity for f32). */
+export function roundToElem(data: Float32Array, elem: Elem): Float32Array {
+  if (elem === 'f32') return data;
+  return data.map((v) => f16BitsToF32(f32ToF16Bits(v)));
+}
+
+/** Bytes of `data` as `elem` storage, padded to a multiple of 4 bytes. */
+export function toElemBytes(data: Float32Array, elem: Elem): Uint8Array<ArrayBuffer> {
+  if (elem === 'f32') return new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer);
+  const h = new Uint16Array(Math.ceil(data.length / 2) * 2);
+  for (let i = 0; i < data.length; i++) h[i] = f32ToF16Bits(data[i]!);
+  return new Uint8Array(h.buffer);
+}
+
+export interface GpuScope {
+  gpu: TestGpu;
+  device: GPUDevice;
+  /** a storage buffer holding `data` as `elem` (at least 16 bytes) */
+  upload(data: Float32Array, elem: Elem, label?: string): GPUBuffer;
+  /** a zero-filled storage buffer of `count` elements of `bytesPerElem` bytes */
+  zeros(count: number, bytesPerElem: number, label?: string): GPUBuffer;
+  /** a small buffer for bindings a kernel ignores */
+  dummy(): GPUBuffer;
+  /** `count` elements of `elem` from element `offset`, as floats */
+  read(buffer: GPUBuffer, elem: Elem, count: number, offset?: number): Promise<Float32Array>;
+  readU32(buffer: GPUBuffer, count: number): Promise<Uint32Array>;
+  run<P extends Record<string, number>>(def: KernelDef<P>, p: P, ov: Record<string, number>, elem: Elem, buffers: GPUBuffer[]): Promise<void>;
+}
+
+/** Runs `fn` with buffer tracking and error scopes; throws on a validation or OOM error. */
+export async function withDevice<T>(fn: (s: GpuScope) => Promise<T>): Promise<T> {
+  const gpu = await getTestDevice();
+  if (!gpu) throw new Error('withDevice: no WebGPU device (the test should have been skipped)');
+  const { device } = gpu;
+  const owned: GPUBuffer[] = [];
+  const STORAGE = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+  const create = (size: number, usage: number, label: string) => {
+    const b = device.createBuffer({ size: Math.max(16, Math.ceil(size / 16) * 16), usage, label });
+    owned.push(b);
+    return b;
+  };
+  const scope: GpuScope = {
+    gpu,
+    device,
+    upload(data, elem, label = 'test input') {
+      const bytes = toElemBytes(data, elem);
+      const b = create(bytes.byteLength, STORAGE, label);
+      device.queue.writeBuffer(b, 0, bytes);
+      return b;
+    },
+    zeros: (count, bpe, label = 'test output') => create(count * bpe, STORAGE, label),
+    dummy: () => create(16, STORAGE, 'dummy'),
+    async read(buffer, elem, count, offset = 0) {
+      const bpe = elem === 'f16' ? 2 : 4;
+      const start = offset * bpe;
+      const aligned = start - (start % 4);
+      const size = Math.ceil((start + count * bpe - aligned) / 4) * 4;
+      const staging = create(size, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, 'readback');
+      const enc = device.createCommandEncoder();
+      enc.copyBufferToBuffer(buffer, aligned, staging, 0, size);
+      device.queue.submit([enc.finish()]);
+      await staging.mapAsync(GPUMapMode.READ);
+      const raw = staging.getMappedRange().slice(0);
+      staging.unmap();
+      if (elem === 'f32') return new Float32Array(raw, start - aligned, count);
+      const h = new Uint16Array(raw, start - aligned, count);
+      return Float32Array.from(h, f16BitsToF32);
+    },
+    async readU32(buffer, count) {
+      const f = await scope.read(buffer, 'f32', count);
+      return new Uint32Array(f.buffer, f.byteOffset, count);
+    },
+    run: (def, p, ov, elem, buffers) => runKernel(device, gpu.cache, def, p, ov, elem, buffers),
+  };
+  device.pushErrorScope('out-of-memory');
+  device.pushErrorScope('validation');
+  try {
+    return await fn(scope);
+  } finally {
+    const validation = await device.popErrorScope();
+    const oom = await device.popErrorScope();
+    for (const b of owned) b.destroy();
+    if (validation) throw new Error(`WebGPU validation error: ${validation.message}`);
+    if (oom) throw new Error(`WebGPU out-of-memory error: ${oom.message}`);
+  }
+}

@@ -1,0 +1,151 @@
+// conv3d (shaders/conv3d.wgsl) against src/cpu/ops.ts causalConv3d / upsample + conv2d, one output frame.
+// Tolerances: f32 |err| <= 1e-4 + 1e-4·|ref| and NMSE <= 1e-7; f16 storage (inputs rounded to f16 for
+// the reference too) NMSE <= 1e-4. Frames sit at odd element offsets; tap0 > 0 cases fill the skipped
+// cache frames with garbage to prove they are not read.
+import { describe, expect, it } from 'vitest';
+import { add, causalConv3d, conv2dPerFrame, tensor, upsampleNearest2x, type Tensor } from '../../src/cpu/ops';
+import type { Elem } from '../../src/gpu/kernel';
+import { conv3d, conv3dTuning, packConvWeight, type Conv3dParams } from '../../src/kernels/conv3d';
+import { expectClose } from '../helpers/compare';
+import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
+import { randn } from '../helpers/random';
+
+const gpu = await getTestDevice();
+
+interface Case {
+  cin: number;
+  cout: number;
+  h: number;
+  w: number;
+  kt: 1 | 3;
+  ks: 1 | 3;
+  up: 0 | 1;
+  res: 0 | 1;
+  tap0: number;
+  tune: keyof typeof tunings;
+}
+
+/** cpu / gpu: the shipped tunings; odd: small tiles that do not divide anything */
+const tunings = {
+  cpu: conv3dTuning.cpu,
+  gpu: conv3dTuning.gpu,
+  odd: { WG_N: 4, WG_M: 8, SMEM: 1, BK: 3 },
+} as const;
+
+const cases: Case[] = [
+  { cin: 5, cout: 7, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'cpu' },
+  { cin: 5, cout: 7, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'gpu' },
+  { cin: 6, cout: 9, h: 3, w: 3, kt: 3, ks: 3, up: 0, res: 0, tap0: 1, tune: 'odd' },
+  { cin: 3, cout: 4, h: 1, w: 1, kt: 3, ks: 3, up: 0, res: 0, tap0: 2, tune: 'cpu' },
+  { cin: 17, cout: 6, h: 4, w: 9, kt: 3, ks: 3, up: 0, res: 0, tap0: 2, tune: 'gpu' },
+  { cin: 10, cout: 13, h: 3, w: 5, kt: 1, ks: 1, up: 0, res: 1, tap0: 0, tune: 'cpu' },
+  { cin: 10, cout: 13, h: 3, w: 5, kt: 1, ks: 1, up: 0, res: 1, tap0: 0, tune: 'odd' },
+  { cin: 4, cout: 8, h: 4, w: 6, kt: 3, ks: 1, up: 0, res: 0, tap0: 0, tune: 'cpu' },
+  { cin: 4, cout: 8, h: 4, w: 6, kt: 3, ks: 1, up: 0, res: 0, tap0: 0, tune: 'gpu' },
+  { cin: 5, cout: 6, h: 6, w: 10, kt: 1, ks: 3, up: 1, res: 0, tap0: 0, tune: 'cpu' },
+  { cin: 5, cout: 6, h: 6, w: 10, kt: 1, ks: 3, up: 1, res: 0, tap0: 0, tune: 'gpu' },
+  // a real decoder layer (Wan2.1 up block 3 conv, 96 channels), small frame
+  { cin: 96, cout: 96, h: 12, w: 20, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'cpu' },
+  { cin: 96, cout: 96, h: 12, w: 20, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'gpu' },
+];
+
+const name = (c: Case) =>
+  `cin${c.cin} cout${c.cout} ${c.h}x${c.w} k${c.kt}x${c.ks} up${c.up} res${c.res} tap0=${c.tap0} ${c.tune}`;
+
+/** Reference output frame [cout, h, w] from the frames the GPU sees (skipped taps read zeros). */
+function reference(c: Case, frames: Float32Array[], wt: Float32Array, bias: Float32Array, res: Float32Array) {
+  const hi = c.up ? c.h / 2 : c.h;
+  const wi = c.up ? c.w / 2 : c.w;
+  const b = tensor([c.cout], bias);
+  let out: Tensor;
+  if (c.up) {
+    const up = upsampleNearest2x(tensor([c.cin, 1, hi, wi], frames[0]));
+    out = conv2dPerFrame(up, tensor([c.cout, c.cin, c.ks, c.ks], wt), b);
+  } else {
+    // frames = [t-2, t-1, t] (kt=3) or [t]; the cache holds the frames at or after tap0
+    const cur = tensor([c.cin, 1, hi, wi], frames[c.kt - 1]);
+    const nc = c.kt - 1 - c.tap0;
+    let cache: Tensor | null = null;
+    if (nc > 0) {
+      cache = tensor([c.cin, nc, hi, wi]);
+      const plane = hi * wi;
+      for (let ch = 0; ch < c.cin; ch++)
+        for (let f = 0; f < nc; f++)
+          cache.data.set(frames[c.tap0 + f]!.subarray(ch * plane, (ch + 1) * plane), (ch * nc + f) * plane);
+    }
+    out = causalConv3d(cur, cache, tensor([c.cout, c.cin, c.kt, c.ks, c.ks], wt), b);
+  }
+  return c.res ? add(out, tensor(out.shape, res)).data : out.data;
+}
+
+async function runCase(c: Case, elem: Elem) {
+  const hi = c.up ? c.h / 2 : c.h;
+  const wi = c.up ? c.w / 2 : c.w;
+  const frameLen = c.cin * hi * wi;
+  const outLen = c.cout * c.h * c.w;
+  const fanIn = c.cin * c.kt * c.ks * c.ks;
+  const frames = [0, 1, 2].slice(0, c.kt).map((i) => roundToElem(randn(frameLen, 100 + i), elem));
+  const wt = roundToElem(randn(c.cout * fanIn, 7, 1 / Math.sqrt(fanIn)), elem);
+  const bias = roundToElem(randn(c.cout, 8, 0.1), elem);
+  const res = roundToElem(randn(outLen, 9), elem);
+  const want = reference(c, frames, wt, bias, res);
+
+  // buffer layout: x at 3; cache = [pad 5][t-1][t-2] (reverse order, odd offsets); res at 1; y at 2
+  const xOff = 3, prev1Off = 5, prev2Off = 5 + frameLen, resOff = 1, yOff = 2;
+  const xData = new Float32Array(xOff + frameLen);
+  xData.set(frames[c.kt - 1]!, xOff);
+  const cacheData = new Float32Array(prev2Off + frameLen).fill(NaN);
+  if (c.kt === 3) {
+    if (c.tap0 <= 1) cacheData.set(frames[1]!, prev1Off);
+    if (c.tap0 === 0) cacheData.set(frames[0]!, prev2Off);
+  }
+  const resData = new Float32Array(resOff + outLen);
+  resData.set(res, resOff);
+
+  const got = await withDevice(async (s) => {
+    const bpe = elem === 'f16' ? 2 : 4;
+    const y = s.zeros(yOff + outLen, bpe);
+    const bufs = [
+      s.upload(xData, elem, 'x'),
+      c.kt === 3 ? s.upload(cacheData, elem, 'cache') : s.dummy(),
+      s.upload(packConvWeight(wt, c.cout, c.cin, c.kt, c.ks), elem, 'w'),
+      s.upload(bias, elem, 'b'),
+      c.res ? s.upload(resData, elem, 'res') : s.dummy(),
+      y,
+    ];
+    const p: Conv3dParams = {
+      cin: c.cin,
+      cout: c.cout,
+      h: c.h,
+      w: c.w,
+      x_off: xOff,
+      prev2_off: prev2Off,
+      prev1_off: prev1Off,
+      res_off: resOff,
+      y_off: yOff,
+      tap0: c.tap0,
+    };
+    const ov = { KT: c.kt, KS: c.ks, UP: c.up, HAS_RES: c.res, ...tunings[c.tune] };
+    await s.run(conv3d, p, ov, elem, bufs);
+    return s.read(y, elem, outLen, yOff);
+  });
+  const tol = elem === 'f32' ? { atol: 1e-4, rtol: 1e-4, nmse: 1e-7 } : { nmse: 1e-4 };
+  const r = expectClose(got, want, { ...tol, label: `${name(c)} ${elem}` });
+  console.info(`conv3d ${name(c)} ${elem}: max|err| ${r.maxAbs.toExponential(2)} at ${r.maxAbsAt}, nmse ${r.nmse.toExponential(2)}`);
+}
+
+describe.skipIf(!gpu)('conv3d', () => {
+  it.each(cases.map((c) => [name(c), c] as const))('f32 %s', async (_n, c) => {
+    await runCase(c, 'f32');
+  });
+  it.skipIf(!gpu?.f16).each(cases.filter((c) => c.tune !== 'odd').map((c) => [name(c), c] as const))(
+    'f16 %s',
+    async (_n, c) => {
+      await runCase(c, 'f16');
+    },
+  );
+  it('packConvWeight pads cout to 4 with zeros', () => {
+    const w = Float32Array.from({ length: 3 * 2 * 1 }, (_, i) => i + 1); // [3, 2, 1, 1, 1]
+    expect([...packConvWeight(w, 3, 2, 1, 1)]).toEqual([1, 3, 5, 0, 2, 4, 6, 0]);
+  });
+});

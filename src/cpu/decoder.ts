@@ -33,7 +33,7 @@ export class CpuDecoder {
     const w = this.t(`${key}.weight`), b = this.t(`${key}.bias`);
     if (!cache.slots) return causalConv3d(x, null, w, b);
     const i = cache.idx++;
-    const c = cache.slots[i];
+    const c = cache.slots[i] ?? null;
     const T = x.shape[1]!;
     let next = lastFrames(x, Math.min(2, T));
     if (T === 1 && c && c !== 'Rep') next = concatT(lastFrames(c, 1), x);
@@ -56,7 +56,7 @@ export class CpuDecoder {
     const rs = blk.resample!;
     if (rs.mode === 'upsample3d' && cache.slots) {
       const i = cache.idx++;
-      const c = cache.slots[i];
+      const c = cache.slots[i] ?? null;
       const T = x.shape[1]!;
       if (c === null) {
         cache.slots[i] = 'Rep';

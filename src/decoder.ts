@@ -1,0 +1,134 @@
+// The decoder facade used by the CLI, the worker and tests: weights + config, latent de-normalisation,
+// a plan per request, and the GPU (WebGPU) or CPU (reference) backend. Frames stream through onFrame.
+import { CpuDecoder } from './cpu/decoder';
+import { DecoderError } from './gpu/errors';
+import { requestDecoderDevice } from './gpu/device';
+import { framesFor, inferConfig, type DecoderConfig } from './model/config';
+import type { Latents } from './model/latents';
+import { denormalize, noStats, officialStats, type LatentStats } from './model/stats';
+import { loadWeights, type Weights } from './model/weights';
+import { GpuDecoder, type Frame } from './runtime/gpu-decoder';
+import { plan, type MemoryBreakdown, type Plan, type Precision } from './runtime/planner';
+
+export type { Frame } from './runtime/gpu-decoder';
+
+export interface DecodeOptions {
+  backend?: 'webgpu' | 'cpu';
+  /** 'on': exact causal cache; 'off': the official feat_cache=None per-frame loop (Wan2.1 only, T frames) */
+  cache?: 'on' | 'off';
+  /** storage precision on the GPU (accumulation is always f32) */
+  precision?: Precision;
+  /** 'official' (by z: Wan2.1 16 / Wan2.2 48 channels), 'none' (already de-normalised) or explicit statistics */
+  latentStats?: 'official' | 'none' | LatentStats;
+  /** also produce RGBA8 frames (for display) */
+  rgba?: boolean;
+  signal?: AbortSignal;
+  onFrame?: (f: Frame) => void;
+}
+
+export interface DecodeResult {
+  /** [3, frames, height, width], clamped to [-1, 1] */
+  video: Float32Array;
+  frames: number;
+  height: number;
+  width: number;
+  seconds: number;
+  backend: 'webgpu' | 'cpu';
+  adapter: string;
+  options: { cache: 'on' | 'off'; precision: Precision; latentStats: string };
+  /** measured by the arena (GPU only) */
+  peakGpuBytes?: number;
+  plannedPeakGpuBytes?: number;
+  memory?: MemoryBreakdown;
+}
+
+export class WanVaeDecoder {
+  readonly cfg: DecoderConfig;
+  private device: Promise<{ device: GPUDevice; description: string; fallback: boolean; f16: boolean }> | null = null;
+  private gpu: { key: string; dec: GpuDecoder } | null = null;
+
+  constructor(readonly weights: Weights) {
+    this.cfg = inferConfig(weights);
+  }
+
+  static fromSafetensors(bytes: Uint8Array, source: string): WanVaeDecoder {
+    return new WanVaeDecoder(loadWeights(bytes, source));
+  }
+
+  /** Validate latents against the config and return the decoder input (latents · std + mean). */
+  prepare(latents: Latents, stats: DecodeOptions['latentStats'] = 'official'): Float32Array {
+    const [z, T, h, w] = latents.shape;
+    if (z !== this.cfg.zDim)
+      throw new DecoderError('bad-input', `latents have ${z} channels, the Wan${this.cfg.version} decoder expects ${this.cfg.zDim} (shape [${latents.shape}])`);
+    if (T < 1 || h < 1 || w < 1) throw new DecoderError('bad-input', `latents shape [${latents.shape}] has an empty dimension`);
+    const s = stats === 'official' ? officialStats(z) : stats === 'none' ? noStats(z) : stats;
+    return denormalize(latents.data, z, s);
+  }
+
+  /** Dry run: the plan of a decode of a latent [z, T, h, w] (no GPU touched). */
+  plan(shape: [number, number, number, number], opts: DecodeOptions = {}): Plan {
+    return plan(this.cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? 'on', precision: opts.precision ?? 'f32', rgba: opts.rgba ?? false });
+  }
+
+  private async gpuDevice() {
+    this.device ??= requestDecoderDevice({ wantF16: true }).then((d) => {
+      const i = d.info;
+      return { device: d.device, description: [i.vendor, i.architecture, i.description].filter(Boolean).join(' / ') || 'unknown adapter', fallback: i.isFallbackAdapter, f16: d.f16 };
+    });
+    return this.device;
+  }
+
+  async decode(latents: Latents, opts: DecodeOptions = {}): Promise<DecodeResult> {
+    const cache = opts.cache ?? 'on', precision = opts.precision ?? 'f32', backend = opts.backend ?? 'webgpu';
+    const statsName = typeof opts.latentStats === 'object' ? 'file' : (opts.latentStats ?? 'official');
+    const input = this.prepare(latents, opts.latentStats);
+    const [z, T, h, w] = latents.shape;
+    if (cache === 'off' && this.cfg.version === '2.2')
+      throw new DecoderError('unsupported', 'cache off is not possible for Wan2.2: with feat_cache=None its DupUp3D shortcut doubles time while the main path does not, and the official code raises a shape error');
+    const frames = cache === 'off' ? T : framesFor(this.cfg, T);
+    const H = h * this.cfg.scale, W = w * this.cfg.scale;
+    const video = new Float32Array(3 * frames * H * W);
+    const place = (f: Frame) => {
+      for (let c = 0; c < 3; c++) video.set(f.rgb.subarray(c * H * W, (c + 1) * H * W), (c * frames + f.index) * H * W);
+      opts.onFrame?.(f);
+    };
+    const t0 = performance.now();
+    const result: DecodeResult = { video, frames, height: H, width: W, seconds: 0, backend, adapter: 'cpu (reference)', options: { cache, precision, latentStats: statsName } };
+    if (backend === 'cpu') {
+      if (precision !== 'f32') throw new DecoderError('bad-input', 'the CPU backend computes in f32/f64 only: precision f16 needs the webgpu backend');
+      let index = 0;
+      new CpuDecoder(this.cfg, this.weights).decode({ data: input, shape: [z, T, h, w] }, {
+        useCache: cache === 'on',
+        onChunk: (chunk) => {
+          const n = chunk.shape[1]!;
+          for (let f = 0; f < n; f++) {
+            const rgb = new Float32Array(3 * H * W);
+            for (let c = 0; c < 3; c++) rgb.set(chunk.data.subarray((c * n + f) * H * W, (c * n + f + 1) * H * W), c * H * W);
+            place({ index: index++, rgb });
+          }
+        },
+      });
+    } else {
+      const p = this.plan(latents.shape, opts);
+      const d = await this.gpuDevice();
+      const key = JSON.stringify([latents.shape, cache, precision, opts.rgba ?? false]);
+      if (this.gpu?.key !== key) {
+        this.gpu?.dec.dispose();
+        this.gpu = null;
+        this.gpu = { key, dec: await GpuDecoder.create(d.device, p, this.weights, { fallbackAdapter: d.fallback || /llvmpipe|swiftshader|lavapipe/i.test(d.description) }) };
+      }
+      await this.gpu.dec.decode(input, place, opts.signal);
+      result.adapter = d.description;
+      result.peakGpuBytes = this.gpu.dec.arena.peak;
+      result.plannedPeakGpuBytes = p.memory.total;
+      result.memory = { ...this.gpu.dec.arena.bytes };
+    }
+    result.seconds = (performance.now() - t0) / 1000;
+    return result;
+  }
+
+  dispose(): void {
+    this.gpu?.dec.dispose();
+    this.gpu = null;
+  }
+}

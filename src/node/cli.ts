@@ -1,0 +1,157 @@
+// wan-vae command line (Node): decode latents to a float32 .npy video on WebGPU (Dawn) or the CPU
+// reference, or plan a decode without a GPU. Errors: exit code non-zero and one line on stderr.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { WanVaeDecoder, type DecodeOptions } from '../decoder';
+import { DecoderError } from '../gpu/errors';
+import { parseLatents, parseStats, type Latents } from '../model/latents';
+import { writeNpy } from '../model/npy';
+import { OFFICIAL, syntheticLatents, syntheticWeights } from '../model/synthetic';
+import { Weights } from '../model/weights';
+import { inferConfig } from '../model/config';
+import { plan, type Plan } from '../runtime/planner';
+import { installNodeWebGPU } from './install-webgpu';
+
+const USAGE = `usage:
+  wan-vae decode [--weights W.safetensors --latents L.npy|L.safetensors [--latents-key NAME]]
+                 [--latent-stats official|none|FILE.safetensors] [--out OUT.npy]
+                 [--backend webgpu|cpu] [--cache on|off] [--precision f32|f16] [--json]
+      Without --weights/--latents: decodes the embedded default (a generated Wan2.1-architecture
+      decoder, dim 16, and a generated 16x3x8x8 latent).
+  wan-vae plan --vae 2.1|2.2 --size HxW --frames N [--cache on|off] [--precision f32|f16] [--json]
+      Dry run: planned peak GPU bytes by owner, no GPU touched.`;
+
+type Args = Record<string, string | true>;
+
+function parseArgs(argv: string[], flags: string[], bools: string[]): Args {
+  const out: Args = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('--')) throw new DecoderError('bad-input', `unexpected argument '${a}'`);
+    const name = a.slice(2);
+    if (bools.includes(name)) out[name] = true;
+    else if (flags.includes(name)) {
+      const v = argv[++i];
+      if (v === undefined || v.startsWith('--')) throw new DecoderError('bad-input', `--${name} needs a value`);
+      out[name] = v;
+    } else throw new DecoderError('bad-input', `unknown option --${name}`);
+  }
+  return out;
+}
+
+function choice<T extends string>(args: Args, name: string, values: readonly T[], dflt: T): T {
+  const v = args[name];
+  if (v === undefined) return dflt;
+  if (typeof v !== 'string' || !values.includes(v as T)) throw new DecoderError('bad-input', `--${name} must be one of ${values.join('|')}, got '${String(v)}'`);
+  return v as T;
+}
+
+function readInput(path: string, what: string): Uint8Array {
+  try {
+    return new Uint8Array(readFileSync(path));
+  } catch (e) {
+    throw new DecoderError('bad-input', `cannot read ${what} file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+function mib(n: number): string {
+  return `${(n / 2 ** 20).toFixed(1)} MiB`;
+}
+
+function planSummary(p: Plan) {
+  return {
+    plannedPeakGpuBytes: p.memory.total,
+    breakdown: { ...p.memory },
+    video: { frames: p.framesOut, height: p.height, width: p.width },
+    latent: { frames: p.opts.frames, h: p.opts.h, w: p.opts.w },
+    options: { cache: p.opts.cache, precision: p.opts.precision },
+    transientSlots: p.slots.length,
+    largestBufferBytes: p.largestBuffer,
+    stepsPerChunk: p.maxSteps,
+  };
+}
+
+async function decodeCmd(argv: string[]): Promise<number> {
+  const a = parseArgs(argv, ['weights', 'latents', 'latents-key', 'latent-stats', 'out', 'backend', 'cache', 'precision'], ['json']);
+  const backend = choice(a, 'backend', ['webgpu', 'cpu'] as const, 'webgpu');
+  const cache = choice(a, 'cache', ['on', 'off'] as const, 'on');
+  const precision = choice(a, 'precision', ['f32', 'f16'] as const, 'f32');
+  if (!!a.weights !== !!a.latents) throw new DecoderError('bad-input', 'pass both --weights and --latents, or neither (embedded default)');
+  let dec: WanVaeDecoder;
+  let latents: Latents;
+  let source: string;
+  if (typeof a.weights === 'string' && typeof a.latents === 'string') {
+    dec = WanVaeDecoder.fromSafetensors(readInput(a.weights, 'weights'), a.weights);
+    latents = parseLatents(readInput(a.latents, 'latents'), a.latents, typeof a['latents-key'] === 'string' ? a['latents-key'] : undefined);
+    source = a.weights;
+  } else {
+    dec = new WanVaeDecoder(syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 1 }));
+    latents = { data: syntheticLatents(16, 3, 8, 8), shape: [16, 3, 8, 8] };
+    source = 'embedded default';
+  }
+  const statsArg = typeof a['latent-stats'] === 'string' ? a['latent-stats'] : 'official';
+  const latentStats: DecodeOptions['latentStats'] =
+    statsArg === 'official' || statsArg === 'none' ? statsArg : parseStats(readInput(statsArg, 'latent statistics'), statsArg);
+  if (backend === 'webgpu') await installNodeWebGPU();
+  const out = typeof a.out === 'string' ? a.out : 'out/video.npy';
+  const r = await dec.decode(latents, { backend, cache, precision, latentStats });
+  mkdirSync(dirname(out) || '.', { recursive: true });
+  writeFileSync(out, writeNpy([3, r.frames, r.height, r.width], r.video));
+  const summary = {
+    weights: source, version: dec.cfg.version, dim: dec.cfg.dim, zDim: dec.cfg.zDim, latentShape: latents.shape,
+    out, frames: r.frames, height: r.height, width: r.width, seconds: Number(r.seconds.toFixed(3)),
+    backend: r.backend, adapter: r.adapter, options: r.options,
+    peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, memory: r.memory,
+  };
+  if (a.json) console.log(JSON.stringify(summary));
+  else {
+    console.log(`decoded ${source} (Wan${dec.cfg.version}, dim ${dec.cfg.dim}, z ${dec.cfg.zDim}) latents [${latents.shape}] -> [3, ${r.frames}, ${r.height}, ${r.width}] in ${r.seconds.toFixed(2)} s on ${r.adapter}`);
+    if (r.peakGpuBytes !== undefined) console.log(`peak GPU memory ${mib(r.peakGpuBytes)} (planned ${mib(r.plannedPeakGpuBytes!)})`);
+    console.log(`wrote ${out}`);
+  }
+  dec.dispose();
+  return 0;
+}
+
+function planCmd(argv: string[]): number {
+  const a = parseArgs(argv, ['vae', 'size', 'frames', 'cache', 'precision'], ['json']);
+  const vae = choice(a, 'vae', ['2.1', '2.2'] as const, '2.1');
+  const cache = choice(a, 'cache', ['on', 'off'] as const, 'on');
+  const precision = choice(a, 'precision', ['f32', 'f16'] as const, 'f32');
+  const size = typeof a.size === 'string' ? /^(\d+)x(\d+)$/.exec(a.size) : null;
+  if (!size) throw new DecoderError('bad-input', `--size must be HxW in pixels, e.g. 480x832, got '${String(a.size ?? '')}'`);
+  const cfg = inferConfig(syntheticWeights(OFFICIAL[vae], { values: false }));
+  const H = Number(size[1]), W = Number(size[2]);
+  if (H % cfg.scale || W % cfg.scale) throw new DecoderError('bad-input', `--size ${H}x${W}: Wan${vae} needs multiples of ${cfg.scale}`);
+  const frames = Number(a.frames ?? 81);
+  const tUp = 4;
+  if (!Number.isInteger(frames) || frames < 1 || (cache === 'on' && (frames - 1) % tUp))
+    throw new DecoderError('bad-input', `--frames ${String(a.frames)}: with the cache a video has 1 + 4k frames (81, 121, ...)`);
+  const T = cache === 'on' ? (frames - 1) / tUp + 1 : frames;
+  const p = plan(cfg, { frames: T, h: H / cfg.scale, w: W / cfg.scale, cache, precision });
+  const s = planSummary(p);
+  if (a.json) console.log(JSON.stringify({ vae, ...s }));
+  else {
+    console.log(`Wan${vae} ${H}x${W}, ${p.framesOut} frames (${T} latents), cache ${cache}, ${precision}: planned peak ${mib(p.memory.total)}`);
+    for (const [k, v] of Object.entries(p.memory)) if (k !== 'total') console.log(`  ${k.padEnd(12)} ${mib(v)}`);
+    console.log(`  largest buffer ${mib(p.largestBuffer)}`);
+  }
+  return 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  try {
+    if (cmd === 'decode') return await decodeCmd(rest);
+    if (cmd === 'plan') return planCmd(rest);
+    if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+      console.log(USAGE);
+      return cmd === undefined ? 1 : 0;
+    }
+    throw new DecoderError('bad-input', `unknown command '${cmd}' (decode, plan)`);
+  } catch (e) {
+    if (e instanceof DecoderError) console.error(`wan-vae: ${e.code}: ${e.message}`);
+    else console.error(`wan-vae: internal error: ${(e as Error)?.message ?? String(e)}`);
+    return 2;
+  }
+}

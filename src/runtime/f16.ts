@@ -1,0 +1,35 @@
+// float32 -> IEEE half conversion (round to nearest even) for f16 storage uploads.
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+export function toHalf(v: number): number {
+  f32[0] = v;
+  const x = u32[0]!;
+  const sign = (x >>> 16) & 0x8000;
+  const exp = (x >>> 23) & 0xff;
+  let mant = x & 0x7fffff;
+  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
+  let e = exp - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00;
+  if (e <= 0) {
+    if (e < -10) return sign;
+    mant |= 0x800000;
+    const shift = 14 - e;
+    let h = mant >>> shift;
+    const rem = mant & ((1 << shift) - 1), half = 1 << (shift - 1);
+    if (rem > half || (rem === half && h & 1)) h++;
+    return sign | h;
+  }
+  let h = (e << 10) | (mant >>> 13);
+  const rem = mant & 0x1fff;
+  if (rem > 0x1000 || (rem === 0x1000 && h & 1)) h++;
+  return sign | h;
+}
+
+/** Bytes of `data` in storage precision `elem`, padded to a multiple of 4 bytes. */
+export function storageBytes(data: Float32Array, elem: 'f32' | 'f16'): Uint8Array<ArrayBuffer> {
+  if (elem === 'f32') return new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength)) as Uint8Array<ArrayBuffer>;
+  const out = new Uint16Array(data.length + (data.length & 1));
+  for (let i = 0; i < data.length; i++) out[i] = toHalf(data[i]!);
+  return new Uint8Array(out.buffer);
+}

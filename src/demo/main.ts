@@ -1,0 +1,435 @@
+// The demo page: wires the inputs, options, plan, decode, player, charts, compare, export and recipes
+// together. Every decode and every file parse runs in the decoder worker (createDecoder); this file only
+// holds UI state.
+import type { Latents } from '../model/latents';
+import { createDecoder, type DecoderClient } from '../worker/client';
+import type { PlanInfo } from '../worker/protocol';
+import { CompareView } from './compare-view';
+import { runDecode } from './decode-run';
+import { byTestId, showText } from './dom';
+import { ExportPanel } from './export-panel';
+import { formatBytes, formatSeconds, formatShape } from './format';
+import { probeGpu, type GpuProbe } from './gpu-probe';
+import { renderMemoryChart } from './memory-chart';
+import { Messages } from './messages';
+import { applyConstraints, readOptions, toWorkerOptions, writeOptions } from './options';
+import { checkFit, renderPlan, renderPlanError, type Fit } from './plan-view';
+import { Player } from './player';
+import { Progress } from './progress';
+import {
+  f32ToBase64,
+  inlineLatents,
+  parseRecipe,
+  recipeForLink,
+  recipeFromHash,
+  recipeToHash,
+  type LatentsRef,
+  type Recipe,
+  type WeightsRef,
+} from './recipe';
+import type { DecodeRecord } from './record';
+import { acceptDrops, fromFile, fromUrl, preventStrayDrops, type Loaded } from './sources';
+import { renderTiming } from './timing-view';
+
+// ---- elements and views ----
+const form = byTestId<HTMLFormElement>('options');
+const decodeBtn = byTestId<HTMLButtonElement>('decode');
+const cancelBtn = byTestId<HTMLButtonElement>('cancel');
+const modelInfo = byTestId('model-info');
+const latentsInfo = byTestId('latents-info');
+const latentsKey = byTestId<HTMLInputElement>('latents-key');
+const planEl = byTestId('plan');
+const planWarning = byTestId('plan-warning');
+const pinBtn = byTestId<HTMLButtonElement>('compare-pin');
+const clearPinBtn = byTestId<HTMLButtonElement>('compare-clear');
+const recipeStatus = byTestId('recipe-status');
+const fpsInput = byTestId<HTMLInputElement>('fps');
+
+const msg = new Messages(byTestId('status'), byTestId('error'));
+const progress = new Progress(byTestId('progress'), byTestId('progress-text'));
+const player = new Player({
+  canvas: byTestId<HTMLCanvasElement>('frame'),
+  play: byTestId<HTMLButtonElement>('play'),
+  back: byTestId<HTMLButtonElement>('step-back'),
+  forward: byTestId<HTMLButtonElement>('step-forward'),
+  scrub: byTestId<HTMLInputElement>('scrub'),
+  label: byTestId('frame-label'),
+  fps: fpsInput,
+});
+const compare = new CompareView();
+
+// ---- state ----
+let gpu: GpuProbe = { available: false, reason: '', description: '', fallback: false, f16: false, maxBinding: 0 };
+let client: DecoderClient | null = null;
+let weightsRef: WeightsRef = { kind: 'default' };
+let latents: Latents | null = null;
+let latentsRef: LatentsRef = { kind: 'default' };
+let latentsName = 'default';
+let plan: PlanInfo | null = null;
+let fit: Fit = { fits: true, warning: '' };
+let running = false;
+let cancelRequested = false;
+/** the user was warned that this decode will not fit; the next click decodes anyway */
+let warnedOversize = false;
+let current: DecodeRecord | null = null;
+let decodes = 0;
+let loading = 0;
+
+const exportPanel = new ExportPanel({
+  record: () => current,
+  shown: () => player.index,
+  fps: () => player.fps,
+  baseName: () => `wan-vae-${decodes}`,
+  onError: (what, e) => msg.error(what, e),
+});
+
+function refreshButtons(): void {
+  const ready = !!client && !!latents && loading === 0;
+  decodeBtn.disabled = running || !ready;
+  decodeBtn.textContent = warnedOversize ? 'Decode anyway' : 'Decode';
+  cancelBtn.disabled = !running;
+  exportPanel.enable(!running && !!current && current.store.count > 0);
+  pinBtn.disabled = running || !current || current.store.count === 0 || compare.pinned === current;
+  clearPinBtn.disabled = !compare.pinned;
+}
+
+/** Run a loading step (model, latents, recipe) with the decode button held off meanwhile. */
+async function whileLoading<T>(what: string, job: () => Promise<T>): Promise<T | undefined> {
+  if (running) {
+    msg.error(what, new Error('a decode is running: wait for it or cancel it first'));
+    return undefined;
+  }
+  loading++;
+  refreshButtons();
+  msg.status(`${what}…`, 'loading');
+  try {
+    const r = await job();
+    msg.status('ready', 'idle');
+    return r;
+  } catch (e) {
+    msg.error(what, e);
+    msg.status(`${what} failed`, 'error');
+    return undefined;
+  } finally {
+    loading--;
+    refreshButtons();
+  }
+}
+
+// ---- model ----
+function showModel(): void {
+  if (!client) return;
+  const m = client.model;
+  modelInfo.className = 'info';
+  modelInfo.textContent = `Wan${m.version} · dim ${m.dim} · z ${m.zDim} · ×${m.scale} spatial · ${(m.params / 1e6).toFixed(2)} M params · ${m.source}`;
+}
+
+async function loadModel(bytes: Uint8Array | null, name: string, ref: WeightsRef): Promise<void> {
+  await whileLoading(`Loading model ${name}`, async () => {
+    try {
+      const next = await createDecoder(bytes, name);
+      client?.dispose();
+      client = next;
+      weightsRef = ref;
+      showModel();
+      msg.clearError();
+    } catch (e) {
+      modelInfo.className = 'info bad';
+      modelInfo.textContent = `could not load ${name}${client ? ` (still using ${client.model.source})` : ''}`;
+      throw e;
+    }
+  });
+  if (client && !latents) await useDefaultLatents();
+  await replan();
+}
+
+async function loadModelFrom(source: Promise<Loaded>, refOf: (l: Loaded) => WeightsRef): Promise<void> {
+  const loaded = await whileLoading('Reading model file', () => source);
+  if (loaded) await loadModel(loaded.bytes, loaded.name, refOf(loaded));
+}
+
+// ---- latents ----
+function showLatents(): void {
+  if (!latents) return;
+  latentsInfo.className = 'info';
+  const mib = formatBytes(latents.data.byteLength);
+  latentsInfo.textContent = `${latentsName}: ${formatShape(latents.shape)} (z, T, h, w) · ${mib}`;
+}
+
+async function setLatents(bytes: Uint8Array | null, name: string, ref: LatentsRef): Promise<void> {
+  if (!client) return;
+  const c = client;
+  const key = latentsKey.value.trim() || undefined;
+  const parsed = await whileLoading(`Reading latents ${name}`, async () => {
+    try {
+      return await c.latents(bytes, name, key);
+    } catch (e) {
+      latentsInfo.className = 'info bad';
+      latentsInfo.textContent = `could not read ${name}${latents ? ` (still using ${latentsName})` : ''}`;
+      throw e;
+    }
+  });
+  if (!parsed) return;
+  latents = parsed;
+  latentsRef = ref.kind === 'file' || ref.kind === 'url' ? { ...ref, ...(key ? { key } : {}) } : ref;
+  latentsName = name;
+  msg.clearError();
+  showLatents();
+  await replan();
+}
+
+async function useDefaultLatents(): Promise<void> {
+  await setLatents(null, 'default', { kind: 'default' });
+}
+
+async function latentsFrom(source: Promise<Loaded>, refOf: (l: Loaded) => LatentsRef): Promise<void> {
+  const loaded = await whileLoading('Reading latents file', () => source);
+  if (loaded) await setLatents(loaded.bytes, loaded.name, refOf(loaded));
+}
+
+// ---- options and plan ----
+let planSeq = 0;
+
+async function replan(): Promise<void> {
+  const opts = applyConstraints(form, { webgpu: gpu.available, f16: gpu.f16, version: client?.model.version ?? null });
+  warnedOversize = false;
+  refreshButtons();
+  if (!client || !latents) return;
+  const seq = ++planSeq;
+  try {
+    const p = await client.plan(latents.shape, toWorkerOptions(opts));
+    if (seq !== planSeq) return;
+    plan = p;
+    fit = checkFit(p, gpu, opts.backend);
+    renderPlan(planEl, p, gpu, opts.backend, fit);
+    showText(planWarning, fit.warning);
+  } catch (e) {
+    if (seq !== planSeq) return;
+    plan = null;
+    fit = { fits: true, warning: '' };
+    renderPlanError(planEl, `The planner refused these options: ${e instanceof Error ? e.message : String(e)}`);
+    showText(planWarning, '');
+  }
+  refreshButtons();
+}
+
+// ---- decode ----
+async function decode(): Promise<void> {
+  if (!client || !latents || running) return;
+  const opts = readOptions(form);
+  if (!fit.fits && !warnedOversize) {
+    warnedOversize = true;
+    msg.status('This decode will not fit the adapter (see the warning): click "Decode anyway" to try', 'idle');
+    refreshButtons();
+    return;
+  }
+  warnedOversize = false;
+  running = true;
+  cancelRequested = false;
+  msg.clearError();
+  refreshButtons();
+  msg.status('decoding…', 'running');
+  const n = ++decodes;
+  const { record, error } = await runDecode(client, latents, opts, `#${n}`, {
+    onStart: (store) => {
+      progress.start(store.total);
+      player.startLive(store);
+    },
+    onFrame: (f, store) => {
+      player.live(f.index);
+      progress.frame(store.count);
+    },
+  });
+  running = false;
+  const done = record.store.count;
+  if (!error) {
+    progress.end(done, `done in ${formatSeconds(record.seconds)}`);
+    msg.status(`done · ${done} frames of ${record.store.width}×${record.store.height} in ${formatSeconds(record.seconds)}`, 'done');
+  } else if (cancelRequested) {
+    progress.end(done, 'cancelled');
+    msg.status(`cancelled after ${done} of ${record.store.total} frames`, 'cancelled');
+  } else {
+    progress.end(done, 'failed');
+    msg.error('Decode', error);
+    msg.status('decode failed (see the message above)', 'error');
+  }
+  if (done > 0) {
+    current = record;
+    player.finish();
+    compare.setB(record);
+    showFigures(record);
+  }
+  refreshButtons();
+}
+
+function showFigures(r: DecodeRecord): void {
+  renderMemoryChart(
+    byTestId('memory-chart'),
+    { planned: r.planned, measured: r.measured, peak: r.peak },
+    r.backend === 'cpu' ? 'The cpu backend uses no GPU memory.' : 'No measured memory (the decode did not finish).',
+  );
+  renderTiming(byTestId('timing'), {
+    seconds: r.seconds,
+    frames: r.store.count,
+    adapter: r.adapter || gpu.description,
+    backend: r.backend,
+    arrivals: r.store.arrivals(),
+  });
+}
+
+// ---- recipes ----
+function currentRecipe(forLink: boolean): Recipe {
+  let l: LatentsRef = { kind: 'default' };
+  if (latentsRef.kind === 'url' && forLink) l = latentsRef;
+  else if (latentsRef.kind !== 'default' && latents) l = { kind: 'inline', name: latentsName, shape: latents.shape, f32: f32ToBase64(latents.data) };
+  return { app: 'wan-vae-webgpu demo', version: 1, weights: weightsRef, latents: l, options: readOptions(form), fps: player.fps };
+}
+
+async function applyRecipe(r: Recipe, from: string): Promise<void> {
+  const notes: string[] = [];
+  writeOptions(form, r.options);
+  fpsInput.value = String(r.fps);
+  if (r.weights.kind === 'url') {
+    const url = r.weights.url;
+    await loadModelFrom(fromUrl(url), () => ({ kind: 'url', url }));
+  } else if (r.weights.kind === 'default' && weightsRef.kind !== 'default') await loadModel(null, 'embedded default', { kind: 'default' });
+  else if (r.weights.kind === 'file') notes.push(`it used the weights file "${r.weights.name}": open that file in step 1`);
+  const l = r.latents;
+  if (l.kind === 'inline') {
+    latents = inlineLatents(l);
+    latentsRef = { kind: 'file', name: l.name };
+    latentsName = l.name;
+    showLatents();
+  } else if (l.kind === 'url') {
+    latentsKey.value = l.key ?? '';
+    await latentsFrom(fromUrl(l.url), () => ({ kind: 'url', url: l.url }));
+  } else if (l.kind === 'default') {
+    if (latentsRef.kind !== 'default') await useDefaultLatents();
+  } else notes.push(`its latents "${l.name}" were too large for a link: open the file in step 2, or use the saved .json`);
+  await replan();
+  recipeStatus.textContent = `Recipe from ${from} applied${notes.length ? `; ${notes.join('; ')}` : ': press Decode to reproduce'}.`;
+}
+
+// ---- events ----
+function wireSourceRadios(card: HTMLElement, name: string, onDefault: () => void): void {
+  for (const r of card.querySelectorAll<HTMLInputElement>(`input[name="${name}"]`))
+    r.addEventListener('change', () => {
+      for (const row of card.querySelectorAll<HTMLElement>('.src-row')) row.hidden = row.dataset.src !== r.value;
+      if (r.value === 'default') onDefault();
+    });
+}
+
+function selectSource(card: HTMLElement, name: string, value: string): void {
+  const r = card.querySelector<HTMLInputElement>(`input[name="${name}"][value="${value}"]`)!;
+  r.checked = true;
+  for (const row of card.querySelectorAll<HTMLElement>('.src-row')) row.hidden = row.dataset.src !== value;
+}
+
+function wireEvents(): void {
+  const modelCard = byTestId('model-card'), latentsCard = byTestId('latents-card');
+  preventStrayDrops();
+  wireSourceRadios(modelCard, 'weights-src', () => {
+    if (weightsRef.kind !== 'default') void loadModel(null, 'embedded default', { kind: 'default' });
+  });
+  wireSourceRadios(latentsCard, 'latents-src', () => {
+    if (latentsRef.kind !== 'default') void useDefaultLatents();
+  });
+  byTestId<HTMLInputElement>('weights-file').addEventListener('change', (e) => {
+    const f = (e.target as HTMLInputElement).files?.[0];
+    if (f) void loadModelFrom(fromFile(f), (l) => ({ kind: 'file', name: l.name }));
+  });
+  byTestId('weights-url-load').addEventListener('click', () => {
+    const url = byTestId<HTMLInputElement>('weights-url').value.trim();
+    if (url) void loadModelFrom(fromUrl(url, (n, t) => msg.status(`downloading model ${formatBytes(n)}${t ? ` of ${formatBytes(t)}` : ''}`, 'loading')), (l) => ({ kind: 'url', url: l.url! }));
+  });
+  acceptDrops(modelCard, (f) => {
+    selectSource(modelCard, 'weights-src', 'file');
+    void loadModelFrom(fromFile(f), (l) => ({ kind: 'file', name: l.name }));
+  });
+  byTestId<HTMLInputElement>('latents-file').addEventListener('change', (e) => {
+    const f = (e.target as HTMLInputElement).files?.[0];
+    if (f) void latentsFrom(fromFile(f), (l) => ({ kind: 'file', name: l.name }));
+  });
+  byTestId('latents-url-load').addEventListener('click', () => {
+    const url = byTestId<HTMLInputElement>('latents-url').value.trim();
+    if (url) void latentsFrom(fromUrl(url), (l) => ({ kind: 'url', url: l.url! }));
+  });
+  acceptDrops(latentsCard, (f) => {
+    selectSource(latentsCard, 'latents-src', 'file');
+    void latentsFrom(fromFile(f), (l) => ({ kind: 'file', name: l.name }));
+  });
+
+  form.addEventListener('change', () => void replan());
+  decodeBtn.addEventListener('click', () => void decode());
+  cancelBtn.addEventListener('click', () => {
+    if (!running || !client) return;
+    cancelRequested = true;
+    msg.status('cancelling (after the current chunk)…', 'running');
+    void client.cancel();
+  });
+  pinBtn.addEventListener('click', () => {
+    compare.setA(current);
+    refreshButtons();
+  });
+  clearPinBtn.addEventListener('click', () => {
+    compare.setA(null);
+    refreshButtons();
+  });
+
+  byTestId('save-json').addEventListener('click', () => {
+    const blob = new Blob([JSON.stringify(currentRecipe(false), null, 1)], { type: 'application/json' });
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = `wan-vae-recipe.json`;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
+    recipeStatus.textContent = 'Saved wan-vae-recipe.json (options, latents inline, weights source).';
+  });
+  byTestId<HTMLInputElement>('open-json').addEventListener('change', async (e) => {
+    const input = e.target as HTMLInputElement;
+    const f = input.files?.[0];
+    input.value = '';
+    if (!f) return;
+    try {
+      await applyRecipe(parseRecipe(JSON.parse(await f.text())), f.name);
+    } catch (err) {
+      msg.error(`Recipe ${f.name}`, err);
+    }
+  });
+  byTestId('copy-link').addEventListener('click', async () => {
+    const { recipe, dropped } = recipeForLink(currentRecipe(true));
+    history.replaceState(null, '', recipeToHash(recipe));
+    let copied = false;
+    try {
+      await navigator.clipboard.writeText(location.href);
+      copied = true;
+    } catch {
+      // no clipboard permission (or an insecure context): the link is still in the address bar
+    }
+    recipeStatus.textContent =
+      `${copied ? 'Link copied' : 'Link is in the address bar'}` +
+      (dropped ? ': the latents are too large for a link, so it names them only; save the .json to keep them.' : '.');
+  });
+}
+
+// ---- start ----
+async function start(): Promise<void> {
+  wireEvents();
+  msg.status('probing WebGPU…', 'loading');
+  gpu = await probeGpu();
+  const adapterEl = byTestId('adapter');
+  adapterEl.textContent = gpu.available ? `${gpu.description}${gpu.fallback ? ' · software fallback' : ''}${gpu.f16 ? ' · shader-f16' : ''}` : 'no WebGPU';
+  adapterEl.title = gpu.available ? `largest binding ${formatBytes(gpu.maxBinding)}` : gpu.reason;
+  showText(byTestId('gpu-banner'), gpu.available ? '' : `WebGPU is not available: ${gpu.reason} The cpu backend still decodes (slowly) in the worker.`);
+  let recipe: Recipe | null = null;
+  try {
+    recipe = recipeFromHash(location.hash);
+  } catch (e) {
+    msg.error('The link holds a recipe this page cannot read', e);
+  }
+  if (recipe) writeOptions(form, recipe.options);
+  await loadModel(null, 'embedded default', { kind: 'default' });
+  if (recipe) await applyRecipe(recipe, 'the link');
+}
+
+void start();

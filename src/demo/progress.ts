@@ -1,0 +1,51 @@
+// Progress bar with frames done / total and an ETA from the rate since the first frame (the first
+// frame also pays for shader compiles and weight upload, so it is not used for the rate).
+import { formatSeconds } from './format';
+
+export class Progress {
+  private total = 0;
+  private startedAt = 0;
+  private firstAt: number | null = null;
+
+  private readonly bar: HTMLElement;
+
+  /** `box`: the progress element (holds a .bar child); `text`: the line under it. */
+  constructor(
+    private readonly box: HTMLElement,
+    private readonly text: HTMLElement,
+  ) {
+    this.bar = box.querySelector<HTMLElement>('.bar') ?? box;
+    box.setAttribute('role', 'progressbar');
+  }
+
+  start(total: number): void {
+    this.total = total;
+    this.startedAt = performance.now();
+    this.firstAt = null;
+    this.render(0, `0 / ${total} frames · preparing (weights upload, shader compiles)…`);
+  }
+
+  /** `done` frames received. */
+  frame(done: number): void {
+    const now = performance.now();
+    if (this.firstAt === null) this.firstAt = now;
+    let eta = 'ETA after the next frame';
+    if (done >= 2) {
+      const perFrame = (now - this.firstAt) / (done - 1);
+      eta = done === this.total ? 'finishing' : `ETA ${formatSeconds((perFrame * (this.total - done)) / 1000)} (${perFrame.toFixed(0)} ms/frame)`;
+    }
+    const elapsed = formatSeconds((now - this.startedAt) / 1000);
+    this.render(done, `${done} / ${this.total} frames · ${elapsed} elapsed · ${eta}`);
+  }
+
+  end(done: number, text: string): void {
+    this.render(done, `${done} / ${this.total} frames · ${text}`);
+  }
+
+  private render(done: number, text: string): void {
+    this.bar.style.width = `${this.total ? (100 * done) / this.total : 0}%`;
+    this.text.textContent = text;
+    this.box.setAttribute('aria-valuenow', String(done));
+    this.box.setAttribute('aria-valuemax', String(this.total));
+  }
+}

@@ -1,0 +1,71 @@
+// Where input bytes come from: a file picker, a file dropped on a card, or a URL (streamed, with
+// progress). Each yields { bytes, name } plus the URL when there was one (kept for recipes).
+
+export interface Loaded {
+  bytes: Uint8Array;
+  name: string;
+  url?: string;
+}
+
+export async function fromFile(file: File): Promise<Loaded> {
+  return { bytes: new Uint8Array(await file.arrayBuffer()), name: file.name };
+}
+
+/** Fetch a URL, reporting received bytes; errors name the URL and the HTTP status. */
+export async function fromUrl(url: string, onProgress?: (received: number, total: number | null) => void): Promise<Loaded> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url, location.href);
+  } catch {
+    throw new Error(`not a valid URL: ${url}`);
+  }
+  let res: Response;
+  try {
+    res = await fetch(parsed);
+  } catch (e) {
+    throw new Error(`could not fetch ${parsed.href}: ${e instanceof Error ? e.message : String(e)} (network error or the server does not allow cross-origin requests)`);
+  }
+  if (!res.ok) throw new Error(`could not fetch ${parsed.href}: HTTP ${res.status} ${res.statusText}`);
+  const total = Number(res.headers.get('content-length')) || null;
+  const name = decodeURIComponent(parsed.pathname.split('/').pop() || 'download');
+  if (!res.body) return { bytes: new Uint8Array(await res.arrayBuffer()), name, url: parsed.href };
+  const reader = res.body.getReader();
+  const parts: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    received += value.length;
+    onProgress?.(received, total);
+  }
+  const bytes = new Uint8Array(received);
+  let at = 0;
+  for (const p of parts) {
+    bytes.set(p, at);
+    at += p.length;
+  }
+  return { bytes, name, url: parsed.href };
+}
+
+/** Make `card` accept a dropped file: highlights while dragging, calls `onFile` with the first file. */
+export function acceptDrops(card: HTMLElement, onFile: (file: File) => void): void {
+  card.addEventListener('dragover', (e) => {
+    if (!e.dataTransfer?.types.includes('Files')) return;
+    e.preventDefault();
+    card.classList.add('dragover');
+  });
+  card.addEventListener('dragleave', () => card.classList.remove('dragover'));
+  card.addEventListener('drop', (e) => {
+    e.preventDefault();
+    card.classList.remove('dragover');
+    const file = e.dataTransfer?.files[0];
+    if (file) onFile(file);
+  });
+}
+
+/** Keep files dropped outside the cards from navigating the page away. */
+export function preventStrayDrops(): void {
+  window.addEventListener('dragover', (e) => e.preventDefault());
+  window.addEventListener('drop', (e) => e.preventDefault());
+}

@@ -65,9 +65,13 @@ let weightsRef: WeightsRef = { kind: 'default' };
 let latents: Latents | null = null;
 let latentsRef: LatentsRef = { kind: 'default' };
 let latentsName = 'default';
+/** a copy of the last latents file, to parse again when the tensor name changes (latent files are small) */
+let latentsFile: { bytes: Uint8Array; name: string; ref: LatentsRef } | null = null;
 let plan: PlanInfo | null = null;
 let fit: Fit = { fits: true, warning: '' };
 let running = false;
+/** backend of the running decode: the cpu reference decoder runs synchronously in the worker and cannot be cancelled */
+let runningBackend: 'webgpu' | 'cpu' = 'webgpu';
 let cancelRequested = false;
 /** the user was warned that this decode will not fit; the next click decodes anyway */
 let warnedOversize = false;
@@ -87,7 +91,8 @@ function refreshButtons(): void {
   const ready = !!client && !!latents && loading === 0;
   decodeBtn.disabled = running || !ready;
   decodeBtn.textContent = warnedOversize ? 'Decode anyway' : 'Decode';
-  cancelBtn.disabled = !running;
+  cancelBtn.disabled = !running || runningBackend === 'cpu';
+  cancelBtn.title = running && runningBackend === 'cpu' ? 'the cpu reference decoder runs in one go inside the worker and cannot be interrupted' : 'stop after the current chunk';
   exportPanel.enable(!running && !!current && current.store.count > 0);
   pinBtn.disabled = running || !current || current.store.count === 0 || compare.pinned === current;
   clearPinBtn.disabled = !compare.pinned;
@@ -160,6 +165,7 @@ async function setLatents(bytes: Uint8Array | null, name: string, ref: LatentsRe
   if (!client) return;
   const c = client;
   const key = latentsKey.value.trim() || undefined;
+  const copy = bytes ? { bytes: bytes.slice(), name, ref } : null;
   const parsed = await whileLoading(`Reading latents ${name}`, async () => {
     try {
       return await c.latents(bytes, name, key);
@@ -171,6 +177,7 @@ async function setLatents(bytes: Uint8Array | null, name: string, ref: LatentsRe
   });
   if (!parsed) return;
   latents = parsed;
+  latentsFile = copy;
   latentsRef = ref.kind === 'file' || ref.kind === 'url' ? { ...ref, ...(key ? { key } : {}) } : ref;
   latentsName = name;
   msg.clearError();
@@ -225,10 +232,11 @@ async function decode(): Promise<void> {
   }
   warnedOversize = false;
   running = true;
+  runningBackend = opts.backend;
   cancelRequested = false;
   msg.clearError();
   refreshButtons();
-  msg.status('decoding…', 'running');
+  msg.status(opts.backend === 'cpu' ? 'decoding on the cpu (cannot be cancelled)…' : 'decoding…', 'running');
   const n = ++decodes;
   const { record, error } = await runDecode(client, latents, opts, `#${n}`, {
     onStart: (store) => {
@@ -291,16 +299,22 @@ async function applyRecipe(r: Recipe, from: string): Promise<void> {
   fpsInput.value = String(r.fps);
   if (r.weights.kind === 'url') {
     const url = r.weights.url;
+    selectSource(byTestId('model-card'), 'weights-src', 'url');
+    byTestId<HTMLInputElement>('weights-url').value = url;
     await loadModelFrom(fromUrl(url), () => ({ kind: 'url', url }));
   } else if (r.weights.kind === 'default' && weightsRef.kind !== 'default') await loadModel(null, 'embedded default', { kind: 'default' });
   else if (r.weights.kind === 'file') notes.push(`it used the weights file "${r.weights.name}": open that file in step 1`);
   const l = r.latents;
   if (l.kind === 'inline') {
+    selectSource(byTestId('latents-card'), 'latents-src', 'file');
     latents = inlineLatents(l);
+    latentsFile = null;
     latentsRef = { kind: 'file', name: l.name };
     latentsName = l.name;
     showLatents();
   } else if (l.kind === 'url') {
+    selectSource(byTestId('latents-card'), 'latents-src', 'url');
+    byTestId<HTMLInputElement>('latents-url').value = l.url;
     latentsKey.value = l.key ?? '';
     await latentsFrom(fromUrl(l.url), () => ({ kind: 'url', url: l.url }));
   } else if (l.kind === 'default') {
@@ -353,6 +367,9 @@ function wireEvents(): void {
   byTestId('latents-url-load').addEventListener('click', () => {
     const url = byTestId<HTMLInputElement>('latents-url').value.trim();
     if (url) void latentsFrom(fromUrl(url), (l) => ({ kind: 'url', url: l.url! }));
+  });
+  latentsKey.addEventListener('change', () => {
+    if (latentsFile) void setLatents(latentsFile.bytes.slice(), latentsFile.name, latentsFile.ref);
   });
   acceptDrops(latentsCard, (f) => {
     selectSource(latentsCard, 'latents-src', 'file');

@@ -2,7 +2,7 @@
 // a plan per request, and the GPU (WebGPU) or CPU (reference) backend. Frames stream through onFrame.
 import { CpuDecoder } from './cpu/decoder';
 import { DecoderError } from './gpu/errors';
-import { requestDecoderDevice } from './gpu/device';
+import { requestDecoderDevice, type DecoderDevice } from './gpu/device';
 import { framesFor, inferConfig, type DecoderConfig } from './model/config';
 import type { Latents } from './model/latents';
 import { denormalize, noStats, officialStats, type LatentStats } from './model/stats';
@@ -47,7 +47,11 @@ export class WanVaeDecoder {
   private device: Promise<{ device: GPUDevice; description: string; fallback: boolean; f16: boolean }> | null = null;
   private gpu: { key: string; dec: GpuDecoder } | null = null;
 
-  constructor(readonly weights: Weights) {
+  /** `gpu`: an existing device to decode on (default: request one on first GPU decode). */
+  constructor(
+    readonly weights: Weights,
+    private readonly gpuIn?: DecoderDevice,
+  ) {
     this.cfg = inferConfig(weights);
   }
 
@@ -71,7 +75,7 @@ export class WanVaeDecoder {
   }
 
   private async gpuDevice() {
-    this.device ??= requestDecoderDevice({ wantF16: true }).then((d) => {
+    this.device ??= (this.gpuIn ? Promise.resolve(this.gpuIn) : requestDecoderDevice({ wantF16: true })).then((d) => {
       const i = d.info;
       return { device: d.device, description: [i.vendor, i.architecture, i.description].filter(Boolean).join(' / ') || 'unknown adapter', fallback: i.isFallbackAdapter, f16: d.f16 };
     });

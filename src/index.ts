@@ -1,0 +1,12 @@
+// Public API of wan-vae-webgpu. Everything a user needs, nothing else.
+export { WanVaeDecoder, type DecodeOptions, type DecodeResult, type Frame } from './decoder';
+export { createDecoder, type DecoderClient } from './worker/client';
+export { DecoderError, type DecoderErrorCode } from './gpu/errors';
+export { requestDecoderDevice } from './gpu/device';
+export { parseLatents, parseStats, type Latents } from './model/latents';
+export { loadWeights, Weights } from './model/weights';
+export { inferConfig, framesFor, type DecoderConfig } from './model/config';
+export { officialStats, type LatentStats } from './model/stats';
+export { plan, type Plan, type PlanOptions, type MemoryBreakdown } from './runtime/planner';
+export { syntheticWeights, syntheticLatents, OFFICIAL } from './model/synthetic';
+export { writeNpy, parseNpy } from './model/npy';

@@ -1,0 +1,78 @@
+// The decoder worker: owns the WebGPU device and the decoder; all GPU work happens here. Exposed with
+// comlink; frames go to the page through a proxied callback with their buffers transferred.
+import * as Comlink from 'comlink';
+import { WanVaeDecoder } from '../decoder';
+import { DecoderError } from '../gpu/errors';
+import { parseLatents, type Latents } from '../model/latents';
+import { syntheticLatents, syntheticWeights } from '../model/synthetic';
+import type { Frame } from '../runtime/gpu-decoder';
+import type { ModelInfo, PlanInfo, WorkerDecodeOptions, WorkerDecodeResult, Wrapped } from './protocol';
+
+let decoder: WanVaeDecoder | null = null;
+let abort: AbortController | null = null;
+
+async function wrap<T>(fn: () => T | Promise<T>): Promise<Wrapped<T>> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (e) {
+    if (e instanceof DecoderError) return { ok: false, code: e.code, message: e.message };
+    return { ok: false, code: 'internal', message: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+function need(): WanVaeDecoder {
+  if (!decoder) throw new DecoderError('bad-input', 'no model loaded: call load() first');
+  return decoder;
+}
+
+const api = {
+  /** Load weights from safetensors bytes, or the embedded default model when `bytes` is null. */
+  load(bytes: Uint8Array | null, source: string): Promise<Wrapped<ModelInfo>> {
+    return wrap(() => {
+      decoder?.dispose();
+      decoder = null;
+      decoder = bytes ? WanVaeDecoder.fromSafetensors(bytes, source) : new WanVaeDecoder(syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 1 }));
+      const c = decoder.cfg;
+      return { version: c.version, dim: c.dim, zDim: c.zDim, scale: c.scale, params: decoder.weights.paramCount, source: bytes ? source : 'embedded default' };
+    });
+  },
+
+  /** Parse latents (npy / safetensors) or make the embedded default latent. */
+  latents(bytes: Uint8Array | null, source: string, key?: string): Promise<Wrapped<Latents>> {
+    return wrap(() => (bytes ? parseLatents(bytes, source, key) : { data: syntheticLatents(16, 3, 8, 8), shape: [16, 3, 8, 8] as [number, number, number, number] }));
+  },
+
+  plan(shape: [number, number, number, number], opts: WorkerDecodeOptions = {}): Promise<Wrapped<PlanInfo>> {
+    return wrap(() => {
+      const p = need().plan(shape, opts);
+      return { plannedPeakGpuBytes: p.memory.total, memory: { ...p.memory }, frames: p.framesOut, height: p.height, width: p.width, largestBufferBytes: p.largestBuffer };
+    });
+  },
+
+  decode(latents: Latents, opts: WorkerDecodeOptions, onFrame?: (f: Frame) => void): Promise<Wrapped<WorkerDecodeResult>> {
+    return wrap(async () => {
+      abort = new AbortController();
+      const r = await need().decode(latents, {
+        ...opts,
+        signal: abort.signal,
+        onFrame: onFrame ? (f) => void onFrame(Comlink.transfer(f, f.rgba ? [f.rgb.buffer, f.rgba.buffer] : [f.rgb.buffer])) : undefined,
+      });
+      const { video, ...rest } = r;
+      const out: WorkerDecodeResult = { ...rest, video: opts.collect === false ? null : video };
+      return out.video ? Comlink.transfer(out, [out.video.buffer]) : out;
+    });
+  },
+
+  /** Cancel the running decode (between chunks). */
+  cancel(): void {
+    abort?.abort();
+  },
+
+  dispose(): void {
+    decoder?.dispose();
+    decoder = null;
+  },
+};
+
+export type DecoderWorkerApi = typeof api;
+Comlink.expose(api);

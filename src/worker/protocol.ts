@@ -1,0 +1,45 @@
+// What crosses the worker boundary: results are wrapped so a DecoderError keeps its code (comlink's
+// default throw handler keeps only name, message and stack).
+import type { DecoderErrorCode } from '../gpu/errors';
+
+export type Wrapped<T> = { ok: true; value: T } | { ok: false; code: DecoderErrorCode | 'internal'; message: string };
+
+export interface ModelInfo {
+  version: '2.1' | '2.2';
+  dim: number;
+  zDim: number;
+  scale: number;
+  params: number;
+  source: string;
+}
+
+export interface PlanInfo {
+  plannedPeakGpuBytes: number;
+  memory: Record<string, number>;
+  frames: number;
+  height: number;
+  width: number;
+  largestBufferBytes: number;
+}
+
+export interface WorkerDecodeOptions {
+  cache?: 'on' | 'off';
+  precision?: 'f32' | 'f16';
+  latentStats?: 'official' | 'none' | { mean: Float32Array; std: Float32Array };
+  rgba?: boolean;
+  /** return the whole video [3, F, H, W] at the end (default true) */
+  collect?: boolean;
+  backend?: 'webgpu' | 'cpu';
+}
+
+export interface WorkerDecodeResult {
+  video: Float32Array | null;
+  frames: number;
+  height: number;
+  width: number;
+  seconds: number;
+  adapter: string;
+  peakGpuBytes?: number;
+  plannedPeakGpuBytes?: number;
+  memory?: Record<string, number>;
+}

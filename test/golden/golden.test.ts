@@ -1,0 +1,79 @@
+// End-to-end against the official code: every case of ../shared/golden (float64 PyTorch decodes) on the
+// WebGPU backend (node: Dawn/lavapipe, browser: SwiftShader) within 1e-3 max |err| of the clamped
+// @video, and on the CPU reference (node only; it is slow in a browser) within 1e-4. Cache off against
+// @video_nocache (Wan2.1) and the Wan2.2 refusal. Skips with a message when ../shared is absent.
+import { describe, expect, it } from 'vitest';
+import { WanVaeDecoder, type DecodeOptions } from '../../src/decoder';
+import { DecoderError } from '../../src/gpu/errors';
+import { parseSafetensors, toFloat32, type StFile } from '../../src/model/safetensors';
+import { weightsFromSafetensors } from '../../src/model/weights';
+import { compare } from '../helpers/compare';
+import { isBrowser } from '../helpers/env';
+import { readSharedFile } from '../helpers/files';
+import { getTestDevice } from '../helpers/gpu';
+
+const CASES = ['wan21-tiny', 'wan21-image', 'wan21-small', 'wan22-tiny', 'wan22-small'] as const;
+
+async function loadCase(name: string): Promise<StFile | null> {
+  const bytes = await readSharedFile(`golden/${name}.safetensors`);
+  if (!bytes) {
+    console.warn(`../shared/golden is absent: golden test ${name} skipped`);
+    return null;
+  }
+  return parseSafetensors(bytes, `${name}.safetensors`);
+}
+
+function clamped(f: StFile, key: string): Float32Array {
+  return toFloat32(f.tensors.get(key)!).map((v) => Math.min(1, Math.max(-1, v)));
+}
+
+async function run(f: StFile, name: string, opts: DecodeOptions) {
+  const gpu = opts.backend === 'cpu' ? undefined : await getTestDevice();
+  if (opts.backend !== 'cpu' && !gpu) return null;
+  const dec = new WanVaeDecoder(weightsFromSafetensors(f, name), gpu ?? undefined);
+  const lat = f.tensors.get('@latents')!;
+  const stats = { mean: toFloat32(f.tensors.get('@mean')!), std: toFloat32(f.tensors.get('@std')!) };
+  try {
+    return await dec.decode({ data: toFloat32(lat), shape: lat.shape as [number, number, number, number] }, { latentStats: stats, ...opts });
+  } finally {
+    dec.dispose();
+  }
+}
+
+describe.each(CASES)('golden %s', (name) => {
+  for (const backend of ['webgpu', 'cpu'] as const) {
+    const tol = backend === 'cpu' ? 1e-4 : 1e-3;
+    it.skipIf(backend === 'cpu' && isBrowser)(`${backend}: cache on matches @video within ${tol}`, async () => {
+      const f = await loadCase(name);
+      if (!f) return;
+      const r = await run(f, name, { backend });
+      if (!r) return;
+      const want = f.tensors.get('@video')!;
+      expect([3, r.frames, r.height, r.width]).toEqual(want.shape);
+      const c = compare(r.video, clamped(f, '@video'));
+      console.log(`${name} ${backend} cache on: max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB, ${r.seconds.toFixed(2)} s on ${r.adapter}` +
+        (r.peakGpuBytes !== undefined ? `, peak ${r.peakGpuBytes} B (planned ${r.plannedPeakGpuBytes})` : ''));
+      expect(c.maxAbs).toBeLessThanOrEqual(tol);
+      if (r.peakGpuBytes !== undefined) expect(r.peakGpuBytes).toBe(r.plannedPeakGpuBytes);
+    });
+    it.skipIf(backend === 'cpu' && isBrowser)(`${backend}: cache off matches @video_nocache (or refuses Wan2.2)`, async () => {
+      const f = await loadCase(name);
+      if (!f) return;
+      if (!f.tensors.has('@video_nocache')) {
+        expect(f.metadata.nocache_error).toMatch(/size of tensor/);
+        const err = await run(f, name, { backend, cache: 'off' }).catch((e: unknown) => e);
+        if (err === null) return; // no device outside CI
+        expect(err).toBeInstanceOf(DecoderError);
+        expect((err as DecoderError).code).toBe('unsupported');
+        expect((err as DecoderError).message).toMatch(/Wan2\.2.*feat_cache=None/);
+        return;
+      }
+      const r = await run(f, name, { backend, cache: 'off' });
+      if (!r) return;
+      expect([3, r.frames, r.height, r.width]).toEqual(f.tensors.get('@video_nocache')!.shape);
+      const c = compare(r.video, clamped(f, '@video_nocache'));
+      console.log(`${name} ${backend} cache off: max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB`);
+      expect(c.maxAbs).toBeLessThanOrEqual(tol);
+    });
+  }
+});

@@ -10,7 +10,7 @@ import type { Weights } from '../model/weights';
 import { Arena } from './arena';
 import { storageBytes } from './f16';
 import type { ChunkKind, Step, View } from './graph';
-import { checkLimits, type Plan } from './planner';
+import { checkLimits, weightBuffers, type Plan } from './planner';
 
 export interface Frame {
   /** index of the frame in the video */
@@ -99,19 +99,16 @@ export class GpuDecoder {
 
   private allocate(weights: Weights): void {
     const p = this.plan;
-    // weights: every conv / norm the steps name, packed once
-    for (const k of Object.keys(p.chunks) as ChunkKind[])
-      for (const s of p.chunks[k]!.graph.steps) {
-        if (s.kind === 'conv' && !this.weightBufs.has(`${s.wkey}.weight`)) {
-          const w = weights.get(`${s.wkey}.weight`);
-          const want = s.up ? [s.cout, s.cin, 3, 3] : s.kt === 1 && s.ks === 1 && w.shape.length === 4 ? [s.cout, s.cin, 1, 1] : [s.cout, s.cin, s.kt, s.ks, s.ks];
-          weights.get(`${s.wkey}.weight`, want);
-          this.weightBufs.set(`${s.wkey}.weight`, this.upload(`${s.wkey}.weight`, packConvWeight(w.data, s.cout, s.cin, s.kt, s.ks)));
-          this.weightBufs.set(`${s.wkey}.bias`, this.upload(`${s.wkey}.bias`, weights.get(`${s.wkey}.bias`, [s.cout]).data));
-        } else if (s.kind === 'norm' && !this.weightBufs.has(s.gkey)) {
-          this.weightBufs.set(s.gkey, this.upload(s.gkey, weights.get(s.gkey, [s.c]).data));
-        }
-      }
+    // weights: exactly the buffers the planner counted (every conv / norm the steps name), packed once
+    for (const { key, step: s } of weightBuffers(Object.values(p.chunks).map((c) => c.graph))) {
+      if (s.kind === 'conv' && key.endsWith('.weight')) {
+        const w = weights.get(key);
+        const want = s.up ? [s.cout, s.cin, 3, 3] : w.shape.length === 4 ? [s.cout, s.cin, 1, 1] : [s.cout, s.cin, s.kt, s.ks, s.ks];
+        weights.get(key, want);
+        this.weightBufs.set(key, this.upload(key, packConvWeight(w.data, s.cout, s.cin, s.kt, s.ks)));
+      } else if (s.kind === 'conv') this.weightBufs.set(key, this.upload(key, weights.get(key, [s.cout]).data));
+      else if (s.kind === 'norm') this.weightBufs.set(key, this.upload(key, weights.get(key, [s.c]).data));
+    }
     this.ringBufs = p.rings.map((r, i) => this.arena.create('cache', `cache ${r.slot} ${r.label}`, p.ringBytes[i]!, STORAGE));
     p.rings.forEach((r, i) => this.ringIndex.set(r.slot, i));
     this.slotBufs = p.slots.map((s) => this.arena.create('activations', `slot ${s.index}`, s.bytes, STORAGE));

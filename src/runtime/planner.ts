@@ -4,6 +4,7 @@
 // and the exact GPU bytes by owner. The arena allocates exactly this; nothing is allocated per frame.
 import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
+import { packedConvWeightLength } from '../kernels/conv3d';
 import { buildChunk, rings, type ChunkGraph, type ChunkKind, type Ring, type Step, type View } from './graph';
 
 export type Precision = 'f32' | 'f16';
@@ -33,7 +34,7 @@ export interface ChunkPlan {
   slotOf: Int32Array;
 }
 
-export interface MemoryBreakdown {
+export type MemoryBreakdown = {
   weights: number;
   cache: number;
   activations: number;
@@ -41,7 +42,7 @@ export interface MemoryBreakdown {
   staging: number;
   uniforms: number;
   total: number;
-}
+};
 
 export interface Plan {
   cfg: DecoderConfig;
@@ -130,34 +131,26 @@ function assignSlots(g: ChunkGraph, elemBytes: number, slots: Slot[]): Int32Arra
   return slotOf;
 }
 
-function weightElems(cfg: DecoderConfig): number {
-  // every tensor of the decoder; conv weights are padded to cout4 (vec4) by packConvWeight: counted per conv below
-  let n = 0;
-  const conv = (cout: number, cin: number, k: number) => (n += Math.ceil(cout / 4) * 4 * cin * k + cout);
-  conv(cfg.zDim, cfg.zDim, 1);
-  conv(cfg.midDim, cfg.zDim, 27);
-  const rb = (r: { cin: number; cout: number; shortcut: boolean }) => {
-    n += r.cin + r.cout;
-    conv(r.cout, r.cin, 27);
-    conv(r.cout, r.cout, 27);
-    if (r.shortcut) conv(r.cout, r.cin, 1);
+/**
+ * Every weight buffer the steps of the plan's chunk kinds use: conv weights packed by packConvWeight
+ * (cout padded to a multiple of 4), biases, norm gammas. The arena uploads exactly these.
+ */
+export function weightBuffers(chunks: ChunkGraph[]): { key: string; elems: number; step: Step }[] {
+  const seen = new Set<string>();
+  const out: { key: string; elems: number; step: Step }[] = [];
+  const add = (key: string, elems: number, step: Step) => {
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ key, elems, step });
   };
-  rb(cfg.middle.res0);
-  rb(cfg.middle.res1);
-  const c = cfg.middle.attn.c;
-  n += c;
-  conv(3 * c, c, 1);
-  conv(c, c, 1);
-  for (const b of cfg.upBlocks) {
-    b.resblocks.forEach(rb);
-    if (b.resample) {
-      conv(b.resample.cout, b.resample.cin, 9);
-      if (b.resample.mode === 'upsample3d') conv(2 * b.resample.cin, b.resample.cin, 3);
+  for (const g of chunks)
+    for (const s of g.steps) {
+      if (s.kind === 'conv') {
+        add(`${s.wkey}.weight`, packedConvWeightLength(s.cout, s.cin, s.kt, s.ks), s);
+        add(`${s.wkey}.bias`, s.cout, s);
+      } else if (s.kind === 'norm') add(s.gkey, s.c, s);
     }
-  }
-  n += cfg.head.cin;
-  conv(cfg.head.cout, cfg.head.cin, 27);
-  return n;
+  return out;
 }
 
 export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
@@ -186,7 +179,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const outBytes = maxFramesPerChunk * outFrameElems * 4;
   const rgbaBytes = opts.rgba ? maxFramesPerChunk * H * W * 4 : 0;
   const memory: MemoryBreakdown = {
-    weights: align4(weightElems(cfg) * elemBytes),
+    weights: weightBuffers(kinds.map((k) => chunks[k]!.graph)).reduce((a, w) => a + align4(w.elems * elemBytes), 0),
     cache: ringBytes.reduce((a, b) => a + b, 0),
     activations: slots.reduce((a, s) => a + s.bytes, 0),
     // latent frame in; rgb f32 (+ rgba) frames of one chunk out; a 4-byte dummy for unused bindings

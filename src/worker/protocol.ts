@@ -1,6 +1,7 @@
 // What crosses the worker boundary: results are wrapped so a DecoderError keeps its code (comlink's
 // default throw handler keeps only name, message and stack).
 import type { DecoderErrorCode } from '../gpu/errors';
+import type { MemoryBreakdown } from '../runtime/planner';
 
 export type Wrapped<T> = { ok: true; value: T } | { ok: false; code: DecoderErrorCode | 'internal'; message: string };
 
@@ -15,7 +16,7 @@ export interface ModelInfo {
 
 export interface PlanInfo {
   plannedPeakGpuBytes: number;
-  memory: Record<string, number>;
+  memory: MemoryBreakdown;
   frames: number;
   height: number;
   width: number;
@@ -41,5 +42,5 @@ export interface WorkerDecodeResult {
   adapter: string;
   peakGpuBytes?: number;
   plannedPeakGpuBytes?: number;
-  memory?: Record<string, number>;
+  memory?: MemoryBreakdown;
 }

@@ -18,6 +18,15 @@ async function settle(store: FrameStore, frames: number, ms = 3000): Promise<voi
   while (store.count < frames && performance.now() < until) await new Promise((r) => setTimeout(r, 10));
 }
 
+/** After a failed or cancelled decode the count is unknown: wait until no frame came for `quietMs`. */
+async function quiet(store: FrameStore, quietMs = 300): Promise<void> {
+  let last = -1;
+  while (store.count !== last) {
+    last = store.count;
+    await new Promise((r) => setTimeout(r, quietMs));
+  }
+}
+
 export async function runDecode(
   client: DecoderClient,
   latents: Latents,
@@ -54,6 +63,7 @@ export async function runDecode(
     });
     return { record };
   } catch (error) {
+    await quiet(store);
     record.seconds = (performance.now() - t0) / 1000;
     return { record, error };
   }

@@ -252,7 +252,8 @@ async function decode(): Promise<void> {
   const done = record.store.count;
   if (!error) {
     progress.end(done, `done in ${formatSeconds(record.seconds)}`);
-    msg.status(`done · ${done} frames of ${record.store.width}×${record.store.height} in ${formatSeconds(record.seconds)}`, 'done');
+    const late = cancelRequested ? ' (cancel came after the last chunk had started)' : '';
+    msg.status(`done · ${done} frames of ${record.store.width}×${record.store.height} in ${formatSeconds(record.seconds)}${late}`, 'done');
   } else if (cancelRequested) {
     progress.end(done, 'cancelled');
     msg.status(`cancelled after ${done} of ${record.store.total} frames`, 'cancelled');

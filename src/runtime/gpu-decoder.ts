@@ -30,7 +30,8 @@ interface Encoded {
   counts: [number, number, number];
 }
 
-const STORAGE = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+// a function, not a constant: GPUBufferUsage exists only once WebGPU is installed (Node: at run time)
+const storageUsage = () => GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
 
 export class GpuDecoder {
   readonly arena: Arena;
@@ -92,7 +93,7 @@ export class GpuDecoder {
 
   private upload(label: string, data: Float32Array, owner: 'weights' | 'io' = 'weights'): GPUBuffer {
     const bytes = storageBytes(data, this.elem);
-    const buf = this.arena.create(owner, label, bytes.byteLength, STORAGE);
+    const buf = this.arena.create(owner, label, bytes.byteLength, storageUsage());
     this.device.queue.writeBuffer(buf, 0, bytes);
     return buf;
   }
@@ -109,16 +110,16 @@ export class GpuDecoder {
       } else if (s.kind === 'conv') this.weightBufs.set(key, this.upload(key, weights.get(key, [s.cout]).data));
       else if (s.kind === 'norm') this.weightBufs.set(key, this.upload(key, weights.get(key, [s.c]).data));
     }
-    this.ringBufs = p.rings.map((r, i) => this.arena.create('cache', `cache ${r.slot} ${r.label}`, p.ringBytes[i]!, STORAGE));
+    this.ringBufs = p.rings.map((r, i) => this.arena.create('cache', `cache ${r.slot} ${r.label}`, p.ringBytes[i]!, storageUsage()));
     p.rings.forEach((r, i) => this.ringIndex.set(r.slot, i));
-    this.slotBufs = p.slots.map((s) => this.arena.create('activations', `slot ${s.index}`, s.bytes, STORAGE));
+    this.slotBufs = p.slots.map((s) => this.arena.create('activations', `slot ${s.index}`, s.bytes, storageUsage()));
     const latentBytes = Math.ceil((p.cfg.zDim * p.opts.h * p.opts.w * p.elemBytes) / 4) * 4;
-    this.latentBuf = this.arena.create('io', 'latent frame', latentBytes, STORAGE);
+    this.latentBuf = this.arena.create('io', 'latent frame', latentBytes, storageUsage());
     const outBytes = p.maxFramesPerChunk * p.outFrameElems * 4;
-    this.outBuf = this.arena.create('io', 'output rgb', outBytes, STORAGE);
+    this.outBuf = this.arena.create('io', 'output rgb', outBytes, storageUsage());
     const rgbaBytes = p.opts.rgba ? p.maxFramesPerChunk * p.height * p.width * 4 : 0;
-    if (rgbaBytes) this.rgbaBuf = this.arena.create('io', 'output rgba', rgbaBytes, STORAGE);
-    this.dummy = this.arena.create('io', 'unused binding', 4, STORAGE);
+    if (rgbaBytes) this.rgbaBuf = this.arena.create('io', 'output rgba', rgbaBytes, storageUsage());
+    this.dummy = this.arena.create('io', 'unused binding', 4, storageUsage());
     this.stagingBuf = this.arena.create('staging', 'readback', outBytes + rgbaBytes, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
     this.uniformBuf = this.arena.create('uniforms', 'params', p.maxSteps * p.uniformStride, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
   }

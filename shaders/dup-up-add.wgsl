@@ -1,9 +1,10 @@
-// dup-up-add: Wan2.2 DupUp3D shortcut (vae2_2.py, parameter free) added in place to one output frame:
-//   y[o, yy, xx] += x[(o·ft·fs² + a·fs² + (yy % fs)·fs + (xx % fs)) / r, yy / fs, xx / fs]
-// where a is the sub-frame (0..ft-1) of this output frame, r = cout·ft·fs² / cin (integer divisions).
-// Layouts: x: [cin, h/fs, w/fs] Elem at x_off (the up block's input frame); y: [cout, h, w] at y_off.
+// dup-up-add: the Wan2.2 DupUp3D shortcut (vae2_2.py DupUp3D, parameter free) of one output sub-frame,
+// added in place to the up-block output frame:
+//   y[o, yy, xx] += x[(o·ft·fs² + a·fs² + b·fs + c) / r, yy / fs, xx / fs],  b = yy % fs, c = xx % fs
+// (integer division; a = sub-frame index 0..ft-1; r = cout·ft·fs² / cin).
+// Layouts: x: [cin, h/fs, w/fs] Elem at x_off; y: [cout, h, w] Elem at y_off (different buffers).
 // Bindings: 0 x (read), 1 y (read_write). Params: group 1 uniform.
-// Dispatch: one invocation per output element, (h·w / WG) x cout workgroups.
+// Dispatch: one invocation per output element, WG per workgroup, on a 2D grid (x * y >= cout·h·w / WG).
 alias Elem = f32;
 
 struct Params { cout: u32, h: u32, w: u32, cin: u32, ft: u32, fs: u32, r: u32, a: u32, x_off: u32, y_off: u32 }
@@ -12,20 +13,20 @@ struct Params { cout: u32, h: u32, w: u32, cin: u32, ft: u32, fs: u32, r: u32, a
 @group(0) @binding(1) var<storage, read_write> y: array<Elem>;
 @group(1) @binding(0) var<uniform> prm: Params;
 
-override WG: u32 = 64;
+override WG: u32 = 256;
 
 @compute @workgroup_size(WG, 1, 1)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-  let p = gid.x;
-  let o = gid.y;
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
   let hw = prm.h * prm.w;
-  if (p >= hw || o >= prm.cout) { return; }
-  let yy = p / prm.w;
-  let xx = p % prm.w;
+  let e = (wg.y * nwg.x + wg.x) * WG + lid;
+  if (e >= prm.cout * hw) { return; }
+  let o = e / hw;
+  let yy = (e % hw) / prm.w;
+  let xx = e % prm.w;
   let fs = prm.fs;
-  let ci = (o * prm.ft * fs * fs + prm.a * fs * fs + (yy % fs) * fs + (xx % fs)) / prm.r;
-  let win = prm.w / fs;
-  let src = prm.x_off + ci * (prm.h / fs) * win + (yy / fs) * win + xx / fs;
-  let i = prm.y_off + o * hw + p;
-  y[i] = Elem(f32(y[i]) + f32(x[src]));
+  let ci = (o * prm.ft * fs * fs + prm.a * fs * fs + (yy % fs) * fs + xx % fs) / prm.r;
+  let wi = prm.w / fs;
+  let src = prm.x_off + ci * (prm.h / fs) * wi + (yy / fs) * wi + xx / fs;
+  y[prm.y_off + e] = Elem(f32(y[prm.y_off + e]) + f32(x[src]));
 }

@@ -1,14 +1,13 @@
-// output: the last step of a frame: (Wan2.2) 2x2 unpatchify, clamp to [-1, 1] (the official wrapper's
-// clamp_), f32 RGB planes and packed RGBA8 for display.
-//   PATCH = 1: rgb[c, y, x] = x[c, y, x];  PATCH = 2: rgb[c, 2y+q, 2x+r] = x[4c + 2r + q, y, x]
-//   rgba[p] = R | G << 8 | B << 16 | 255 << 24 with channel = round((v·0.5 + 0.5)·255)
-// Layouts: x: [3·PATCH², h, w] Elem at x_off; rgb: frames of [3, H, W] f32 (H = PATCH·h), this one
-// at frame·3·H·W; rgba: frames of [H·W] u32, this one at frame·H·W.
-// Bindings: 0 x (read), 1 rgb (read_write), 2 rgba (read_write). Params: group 1 uniform.
-// Dispatch: one invocation per output pixel.
+// output: the decoded frame's final write: clamp to [-1, 1] (vae.py decode's clamp_), Wan2.2 unpatchify
+// (vae2_2.py unpatchify, rearrange 'b (c r q) f h w -> b c f (h q) (w r)'), and an RGBA8 copy:
+//   rgb[c, P·y + q, P·x + r] = clamp(x[c·P² + r·P + q, y, x], -1, 1)    (P = PATCH: 1 Wan2.1, 2 Wan2.2)
+//   rgba[Y·W + X] = RGBA8(round((rgb·0.5 + 0.5)·255), alpha 255), little-endian bytes R, G, B, A
+// Layouts: x: [3·P², h, w] Elem at x_off; rgb: [3, H, W] f32 (always f32); rgba: [H·W] u32; H = P·h, W = P·w.
+// Bindings: 0 x (read), 1 rgb, 2 rgba (read_write). Params: group 1 uniform.
+// Dispatch: one invocation per output pixel, 16 x 16 per workgroup over (W, H).
 alias Elem = f32;
 
-struct Params { h: u32, w: u32, x_off: u32, frame: u32 }
+struct Params { h: u32, w: u32, x_off: u32 }
 
 @group(0) @binding(0) var<storage, read> x: array<Elem>;
 @group(0) @binding(1) var<storage, read_write> rgb: array<f32>;
@@ -16,27 +15,21 @@ struct Params { h: u32, w: u32, x_off: u32, frame: u32 }
 @group(1) @binding(0) var<uniform> prm: Params;
 
 override PATCH: u32 = 1;
-override WRITE_RGBA: u32 = 0;
-override WG: u32 = 64;
 
-@compute @workgroup_size(WG, 1, 1)
+@compute @workgroup_size(16, 16, 1)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-  let H = prm.h * PATCH;
-  let W = prm.w * PATCH;
-  let p = gid.x;
-  if (p >= H * W) { return; }
-  let yy = p / W;
-  let xx = p % W;
-  let q = yy % PATCH;
-  let r = xx % PATCH;
-  let src = (yy / PATCH) * prm.w + xx / PATCH;
-  let hw = prm.h * prm.w;
-  var packed = 255u << 24u;
+  let out_w = prm.w * PATCH;
+  let out_h = prm.h * PATCH;
+  if (gid.x >= out_w || gid.y >= out_h) { return; }
+  let q = gid.y % PATCH;
+  let r = gid.x % PATCH;
+  let src = prm.x_off + (gid.y / PATCH) * prm.w + gid.x / PATCH;
+  let plane = prm.h * prm.w;
+  var v: vec3<f32>;
   for (var c = 0u; c < 3u; c++) {
-    let ch = c * PATCH * PATCH + r * PATCH + q;
-    let v = clamp(f32(x[prm.x_off + ch * hw + src]), -1.0, 1.0);
-    rgb[prm.frame * 3u * H * W + c * H * W + p] = v;
-    packed |= u32(round((v * 0.5 + 0.5) * 255.0)) << (8u * c);
+    v[c] = clamp(f32(x[src + (c * PATCH * PATCH + r * PATCH + q) * plane]), -1.0, 1.0);
+    rgb[(c * out_h + gid.y) * out_w + gid.x] = v[c];
   }
-  if (WRITE_RGBA == 1u) { rgba[prm.frame * H * W + p] = packed; }
+  // pack4x8unorm rounds floor(0.5 + 255·v) = round half up, like Math.round
+  rgba[gid.y * out_w + gid.x] = pack4x8unorm(vec4<f32>(v * 0.5 + 0.5, 1.0));
 }

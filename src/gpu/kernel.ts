@@ -107,6 +107,15 @@ export function encodeParams<P extends Record<string, number>>(def: KernelDef<P>
   return bytes;
 }
 
+/**
+ * Workgroup grid for `groups` workgroups numbered linearly as (wg.y * num_workgroups.x + wg.x): a 2D
+ * grid once one dimension would exceed the WebGPU default limit of 65535 (the shader guards the tail).
+ */
+export function linearGrid(groups: number): [number, number, number] {
+  const x = Math.min(Math.max(groups, 1), 65535);
+  return [x, Math.ceil(groups / x), 1];
+}
+
 /** Throws DecoderError('limits') when a dispatch exceeds maxComputeWorkgroupsPerDimension. */
 export function checkDispatch(def: AnyKernelDef, counts: [number, number, number], limits: GPUSupportedLimits): void {
   const max = limits.maxComputeWorkgroupsPerDimension;

@@ -1,17 +1,19 @@
-// attention kernel (shaders/attention.wgsl): single-head online-softmax attention over one frame.
+// attention kernel: single-head attention of one frame with an online softmax (shaders/attention.wgsl).
 import src from '../../shaders/attention.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { elemBytes, wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
 
 export interface AttentionParams extends Record<string, number> {
+  /** head dim = channels (<= 1024) */
   c: number;
+  /** tokens = h·w */
   n: number;
+  /** softmax scale, 1/sqrt(c) */
   scale: number;
 }
 
-const WG = wgslConst(src, 'WG');
-const MAX_CPT = wgslConst(src, 'MAX_CPT');
-const MAX_GROUPS_X = 65535;
+const BQ = wgslConst(src, 'BQ');
+const MAX_C = 256 * wgslConst(src, 'NJ');
 
 export const attention: KernelDef<AttentionParams> = {
   id: 'attention',
@@ -27,11 +29,13 @@ export const attention: KernelDef<AttentionParams> = {
   ],
   overrides: {},
   dispatch(p) {
-    if (p.c > WG * MAX_CPT) throw new DecoderError('unsupported', `attention: head dim ${p.c} above ${WG * MAX_CPT}`);
-    return p.n <= MAX_GROUPS_X ? [p.n, 1, 1] : [MAX_GROUPS_X, Math.ceil(p.n / MAX_GROUPS_X), 1];
+    if (p.c > MAX_C) throw new DecoderError('unsupported', `attention: head dim ${p.c} > ${MAX_C}`);
+    return [Math.ceil(p.n / BQ), 1, 1];
   },
   cost(p, _ov, elem: Elem = 'f32') {
-    // scores (N² C) and A·V (N² C), each a multiply-add; K and V read once per query
-    return { flops: 4 * p.n * p.n * p.c, bytes: (2 * p.n * p.n * p.c + 2 * p.c * p.n) * elemBytes(elem) };
+    // q·k and p·v: 2 multiply-adds per (query, key, channel); K and V read once per query block
+    const flops = 4 * p.n * p.n * p.c;
+    const bytes = (p.c * p.n * (2 + 2 * Math.ceil(p.n / BQ)) + p.c * p.n) * elemBytes(elem);
+    return { flops, bytes };
   },
 };

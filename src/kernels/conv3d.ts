@@ -20,16 +20,16 @@ export interface Conv3dParams extends Record<string, number> {
   tap0: number;
 }
 
-const TM4 = wgslConst(src, 'TM4');
-const TN = wgslConst(src, 'TN');
+const MAX_TM4 = wgslConst(src, 'MAX_TM4');
+const MAX_TN = wgslConst(src, 'MAX_TN');
 
 /**
  * Overrides per device class. CPU adapters (SwiftShader, lavapipe) run best with operands loaded
  * straight from storage and a whole workgroup on one channel block; GPUs with workgroup-memory tiles.
  */
 export const conv3dTuning = {
-  cpu: { WG_N: 16, WG_M: 1, SMEM: 0, BK: 8 },
-  gpu: { WG_N: 16, WG_M: 16, SMEM: 1, BK: 16 },
+  cpu: { WG_N: 32, WG_M: 1, TM4: 8, TN: 8, SMEM: 0, BK: 1 },
+  gpu: { WG_N: 16, WG_M: 16, TM4: 1, TN: 4, SMEM: 1, BK: 16 },
 } as const;
 
 const overrides: Record<string, number> = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, ...conv3dTuning.cpu };
@@ -60,8 +60,9 @@ export const conv3d: KernelDef<Conv3dParams> = {
   overrides,
   dispatch(p, ov) {
     const o = { ...overrides, ...ov };
-    const bn = o.WG_N! * TN;
-    const bm = o.WG_M! * TM4 * 4;
+    checkTiling(o);
+    const bn = o.WG_N! * o.TN!;
+    const bm = o.WG_M! * o.TM4! * 4;
     return [Math.ceil((p.h * p.w) / bn), Math.ceil(p.cout / bm), 1];
   },
   cost(p, ov, elem: Elem = 'f32') {
@@ -75,6 +76,12 @@ export const conv3d: KernelDef<Conv3dParams> = {
     return { flops, bytes: elems * elemBytes(elem) };
   },
 };
+
+function checkTiling(o: Record<string, number>): void {
+  const bad = (why: string) => new DecoderError('bad-input', `conv3d tiling ${JSON.stringify(o)}: ${why}`);
+  if (o.TM4! < 1 || o.TM4! > MAX_TM4 || o.TN! < 1 || o.TN! > MAX_TN) throw bad(`TM4 <= ${MAX_TM4}, TN <= ${MAX_TN}`);
+  if (o.SMEM && o.WG_M! % o.TN! !== 0) throw bad('SMEM=1 needs WG_M % TN == 0 (one loader pixel per invocation)');
+}
 
 /** Number of elements `packConvWeight` returns. */
 export function packedConvWeightLength(cout: number, cin: number, kt: number, ks: number): number {

@@ -1,23 +1,23 @@
-// dupUpAdd kernel (shaders/dup-up-add.wgsl): Wan2.2 DupUp3D shortcut added to one output frame.
+// dupUpAdd kernel: the Wan2.2 DupUp3D shortcut of one output sub-frame, added in place (shaders/dup-up-add.wgsl).
 import src from '../../shaders/dup-up-add.wgsl?raw';
-import { elemBytes, type Elem, type KernelDef } from '../gpu/kernel';
+import { elemBytes, linearGrid, type Elem, type KernelDef } from '../gpu/kernel';
 
 export interface DupUpAddParams extends Record<string, number> {
+  /** output frame size: channels and spatial (the input is h/fs x w/fs) */
   cout: number;
-  /** output frame size */
   h: number;
   w: number;
   cin: number;
+  /** temporal and spatial factors; r = cout·ft·fs² / cin; a = sub-frame index 0..ft-1 */
   ft: number;
   fs: number;
   r: number;
-  /** sub-frame index 0..ft-1 */
   a: number;
   x_off: number;
   y_off: number;
 }
 
-const overrides = { WG: 64 };
+const overrides: Record<string, number> = { WG: 256 };
 
 export const dupUpAdd: KernelDef<DupUpAddParams> = {
   id: 'dup-up-add',
@@ -26,12 +26,25 @@ export const dupUpAdd: KernelDef<DupUpAddParams> = {
     { name: 'x', access: 'read' },
     { name: 'y', access: 'read_write' },
   ],
-  params: ['cout', 'h', 'w', 'cin', 'ft', 'fs', 'r', 'a', 'x_off', 'y_off'].map((name) => ({ name, type: 'u32' as const })),
+  params: [
+    { name: 'cout', type: 'u32' },
+    { name: 'h', type: 'u32' },
+    { name: 'w', type: 'u32' },
+    { name: 'cin', type: 'u32' },
+    { name: 'ft', type: 'u32' },
+    { name: 'fs', type: 'u32' },
+    { name: 'r', type: 'u32' },
+    { name: 'a', type: 'u32' },
+    { name: 'x_off', type: 'u32' },
+    { name: 'y_off', type: 'u32' },
+  ],
   overrides,
   dispatch(p, ov) {
-    return [Math.ceil((p.h * p.w) / ({ ...overrides, ...ov }.WG ?? 64)), p.cout, 1];
+    const o = { ...overrides, ...ov };
+    return linearGrid(Math.ceil((p.cout * p.h * p.w) / o.WG!));
   },
   cost(p, _ov, elem: Elem = 'f32') {
-    return { flops: p.cout * p.h * p.w, bytes: 3 * p.cout * p.h * p.w * elemBytes(elem) };
+    const n = p.cout * p.h * p.w;
+    return { flops: n, bytes: 3 * n * elemBytes(elem) };
   },
 };

@@ -1,4 +1,4 @@
-// Explicit kernel registry: every KernelDef of the decoder, by name. No side-effect registration.
+// Registry of every kernel (explicit list, no side-effect registration).
 import { attention } from './attention';
 import { conv3d } from './conv3d';
 import { dupUpAdd } from './dup-up-add';
@@ -6,3 +6,12 @@ import { output } from './output';
 import { rmsNorm } from './rms-norm';
 
 export const kernels = { conv3d, rmsNorm, attention, dupUpAdd, output } as const;
+
+export type KernelName = keyof typeof kernels;
+
+export type { AttentionParams } from './attention';
+export type { Conv3dParams } from './conv3d';
+export type { DupUpAddParams } from './dup-up-add';
+export type { OutputParams } from './output';
+export type { RmsNormParams } from './rms-norm';
+export { conv3dTuning, packConvWeight, packedConvWeightLength } from './conv3d';

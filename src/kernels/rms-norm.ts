@@ -1,15 +1,16 @@
-// rmsNorm kernel (shaders/rms-norm.wgsl): RMS_norm over channels, optional SiLU. Pure description.
+// rmsNorm kernel: RMS_norm over channels with optional fused SiLU (shaders/rms-norm.wgsl).
 import src from '../../shaders/rms-norm.wgsl?raw';
-import { elemBytes, type Elem, type KernelDef } from '../gpu/kernel';
+import { elemBytes, linearGrid, type Elem, type KernelDef } from '../gpu/kernel';
 
 export interface RmsNormParams extends Record<string, number> {
   c: number;
+  /** pixels per channel plane (h·w) */
   hw: number;
   x_off: number;
   y_off: number;
 }
 
-const overrides = { SILU: 1, WG: 64 };
+const overrides: Record<string, number> = { WG: 64, SILU: 0 };
 
 export const rmsNorm: KernelDef<RmsNormParams> = {
   id: 'rms-norm',
@@ -27,9 +28,11 @@ export const rmsNorm: KernelDef<RmsNormParams> = {
   ],
   overrides,
   dispatch(p, ov) {
-    return [Math.ceil(p.hw / ({ ...overrides, ...ov }.WG ?? 64)), 1, 1];
+    const o = { ...overrides, ...ov };
+    return linearGrid(Math.ceil(p.hw / o.WG!));
   },
-  cost(p, _ov, elem: Elem = 'f32') {
-    return { flops: 6 * p.c * p.hw, bytes: (3 * p.c * p.hw + p.c) * elemBytes(elem) };
+  cost(p, ov, elem: Elem = 'f32') {
+    const o = { ...overrides, ...ov };
+    return { flops: p.c * p.hw * (o.SILU ? 8 : 4), bytes: (3 * p.c * p.hw + p.c) * elemBytes(elem) };
   },
 };

@@ -1,0 +1,21 @@
+// Every shader compiles with its default overrides (f32, and f16 when the device has shader-f16), and
+// the conv3d GPU tuning compiles too (its workgroup arrays depend on the overrides).
+import { describe, expect, it } from 'vitest';
+import type { Elem } from '../../src/gpu/kernel';
+import { conv3dTuning } from '../../src/kernels/conv3d';
+import { kernels } from '../../src/kernels/index';
+import { getTestDevice } from '../helpers/gpu';
+
+const gpu = await getTestDevice();
+const elems: Elem[] = gpu?.f16 ? ['f32', 'f16'] : ['f32'];
+
+describe.skipIf(!gpu)('shaders compile', () => {
+  const list = Object.entries(kernels).flatMap(([n, def]) => elems.map((e) => [`${n} ${e}`, def, e] as const));
+  it.each(list)('%s', async (_n, def, elem) => {
+    const pipeline = await gpu!.cache.get(def, {}, elem);
+    expect(pipeline).toBeTruthy();
+  });
+  it('conv3d gpu tuning f32', async () => {
+    expect(await gpu!.cache.get(kernels.conv3d, conv3dTuning.gpu, 'f32')).toBeTruthy();
+  });
+});

@@ -87,7 +87,7 @@ export function paramsSize(def: AnyKernelDef): number {
 }
 
 /** Encodes `p` in `struct Params` layout; throws DecoderError('bad-input') for missing or out-of-range values. */
-export function encodeParams<P extends Record<string, number>>(def: KernelDef<P>, p: P): Uint8Array {
+export function encodeParams<P extends Record<string, number>>(def: KernelDef<P>, p: P): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(paramsSize(def));
   const view = new DataView(bytes.buffer);
   def.params.forEach(({ name, type }, i) => {

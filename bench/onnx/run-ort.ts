@@ -23,6 +23,11 @@ export interface OrtDecodeOptions {
   releaseFirst?: boolean;
   /** allow nodes onnxruntime cannot place on WebGPU to run on its CPU (wasm) EP (default false: fail instead) */
   allowCpuFallback?: boolean;
+  /**
+   * extra WebGPU EP options (e.g. preferredLayout). Default validationMode 'wgpuOnly' (in a browser the
+   * same as 'disabled', onnxruntime's fastest; in Node it keeps Dawn's own validation).
+   */
+  epOptions?: Omit<OrtTypes.InferenceSession.WebGpuExecutionProviderOption, 'name' | 'device'>;
   /** each chunk's clamped video [3, F_chunk, H, W] as soon as it is read back */
   onChunk?: (video: Float32Array, index: number, frames: number) => void;
 }
@@ -129,7 +134,7 @@ export async function runOrtDecode(
 
   const started = now();
   const counter = new GpuBufferCounter(device);
-  const ep: OrtTypes.InferenceSession.WebGpuExecutionProviderOption = device ? { name: 'webgpu', device } : { name: 'webgpu' };
+  const ep: OrtTypes.InferenceSession.WebGpuExecutionProviderOption = { validationMode: 'wgpuOnly', ...opts.epOptions, name: 'webgpu', ...(device ? { device } : {}) };
   const sessionOptions: OrtTypes.InferenceSession.SessionOptions = {
     executionProviders: [ep],
     graphOptimizationLevel: 'all',

@@ -15,7 +15,7 @@ import { syntheticLatents, syntheticWeights, type SyntheticSpec } from '../../sr
 import { weightsFromSafetensors, type Weights } from '../../src/model/weights';
 import { compare } from '../helpers/compare';
 import { isBrowser, isCI } from '../helpers/env';
-import { readSharedFile } from '../helpers/files';
+import { readSharedFile, sharedAvailable } from '../helpers/files';
 import { getTestDevice, type TestGpu } from '../helpers/gpu';
 
 const where = isBrowser ? 'browser' : 'node';
@@ -58,9 +58,15 @@ async function check(weights: Weights, latents: { data: Float32Array; shape: [nu
   expect(r.peakGpuBytes).toBeGreaterThan(0);
 }
 
-const CASES: { spec: SyntheticSpec; latent: [number, number, number, number] }[] = [
-  { spec: { version: '2.1', dim: 8, zDim: 4, seed: 3 }, latent: [4, 3, 4, 6] },
-  { spec: { version: '2.2', dim: 8, zDim: 8, seed: 5 }, latent: [8, 3, 4, 6] },
+// Latent T = 3: chunk 2 reads caches written by the steady graph itself. SwiftShader runs onnxruntime's
+// ~350-600 small dispatches per chunk at ~10-25 ms each, so the browser project runs the brief's 'conv3d'
+// graph for both versions and the 'frames' graph for Wan2.2 only (it covers DupUp3D and unpatchify
+// too); the node project (Dawn + lavapipe, ~3x faster here) runs all four.
+const CASES: { spec: SyntheticSpec; latent: [number, number, number, number]; layout: OnnxLayout; browser: boolean }[] = [
+  { spec: { version: '2.1', dim: 8, zDim: 4, seed: 3 }, latent: [4, 3, 4, 6], layout: 'conv3d', browser: true },
+  { spec: { version: '2.1', dim: 8, zDim: 4, seed: 3 }, latent: [4, 3, 4, 6], layout: 'frames', browser: false },
+  { spec: { version: '2.2', dim: 8, zDim: 8, seed: 5 }, latent: [8, 3, 4, 6], layout: 'conv3d', browser: true },
+  { spec: { version: '2.2', dim: 8, zDim: 8, seed: 5 }, latent: [8, 3, 4, 6], layout: 'frames', browser: true },
 ];
 
 function needGpu(ctx: { skip: (note?: string) => void }): boolean {
@@ -86,15 +92,15 @@ describe('onnxruntime-web baseline', () => {
     expect(steady.io.cacheIn.find((s) => s.kind === 'time')!.shape).toEqual([1, 32, 2, 4, 6]);
   });
 
-  for (const { spec, latent } of CASES) {
-    for (const layout of ['conv3d', 'frames'] as const) {
-      it(`Wan${spec.version} dim ${spec.dim} z ${spec.zDim}, latent [${latent}], ${layout} graph: equals the CPU reference within 1e-3`, async (ctx) => {
-        if (!needGpu(ctx)) return;
-        const weights = syntheticWeights(spec);
-        const [z, T, h, w] = latent;
-        await check(weights, { data: syntheticLatents(z, T, h, w), shape: latent }, layout, `Wan${spec.version} dim ${spec.dim}`);
-      });
-    }
+  for (const { spec, latent, layout, browser } of CASES) {
+    it.skipIf(isBrowser && !browser)(`Wan${spec.version} dim ${spec.dim} z ${spec.zDim}, latent [${latent}], ${layout} graph: equals the CPU reference within 1e-3`, async (ctx) => {
+      if (!needGpu(ctx)) return;
+      if (isBrowser && spec.version === '2.1' && layout === 'conv3d' && (await sharedAvailable()))
+        return ctx.skip('same config, latent and graph as the golden wan21-tiny case below (SwiftShader time)');
+      const weights = syntheticWeights(spec);
+      const [z, T, h, w] = latent;
+      await check(weights, { data: syntheticLatents(z, T, h, w), shape: latent }, layout, `Wan${spec.version} dim ${spec.dim}`);
+    });
   }
 
   it('golden wan21-tiny: equals the official @video (clamped) within 1e-3', async (ctx) => {

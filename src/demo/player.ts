@@ -38,6 +38,17 @@ export class Player {
       this.show(Number(c.scrub.value));
     });
     this.setEnabled(false);
+    // keyboard: ← / → step, space plays or pauses (not while typing in a field)
+    window.addEventListener('keydown', (e) => {
+      const target = e.target as HTMLElement | null;
+      if (c.play.disabled || e.altKey || e.ctrlKey || e.metaKey || target?.closest('input, select, textarea, button')) return;
+      if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') this.step(e.key === 'ArrowLeft' ? -1 : 1);
+      else if (e.key === ' ') {
+        if (this.timer === null) this.play();
+        else this.pause();
+      } else return;
+      e.preventDefault();
+    });
   }
 
   /** The frame shown now. */

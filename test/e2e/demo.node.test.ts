@@ -99,7 +99,7 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
 
     // decode the embedded default (options as loaded: cache on, f32, webgpu when the adapter exists)
     await page.click(tid('decode'));
-    await waitDone(page, 280_000);
+    await waitDone(page, 400_000);
     const stats = await page.evaluate(() => {
       const c = document.querySelector<HTMLCanvasElement>('[data-testid="frame"]')!;
       const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
@@ -130,7 +130,7 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
     await page.waitForFunction(() => /3 frames/.test(document.querySelector('[data-testid="plan"]')?.textContent ?? ''), undefined, { timeout: 30_000 });
     await page.click(tid('decode'));
     await page.waitForSelector(`${tid('status')}[data-state="running"]`, { timeout: 30_000 }).catch(() => {});
-    await waitDone(page, 280_000);
+    await waitDone(page, 400_000);
     await page.waitForSelector(`${tid('compare')}:not([hidden])`, { timeout: 30_000 });
     expect(await page.locator(`${tid('psnr-table')} tr[data-pair]`).count()).toBe(3);
     // show the first decode again in the player for the screenshot's compare pair
@@ -140,5 +140,5 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
     await page.screenshot({ path: screenshot, fullPage: true });
     await context.close();
     expect(errors).toEqual([]);
-  }, 600_000);
+  }, 900_000);
 });

@@ -124,6 +124,12 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
     expect(statSync(file).size).toBeGreaterThan(0);
     await page.waitForSelector(`${tid('export-status')}[data-state="done"]`, { timeout: 30_000 });
 
+    // without WebCodecs the export says so and falls back to PNG frames
+    await page.evaluate(() => Object.defineProperty(window, 'VideoEncoder', { value: undefined, configurable: true }));
+    const [png] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.click(tid('export'))]);
+    expect(png.suggestedFilename()).toMatch(/frame0001\.png$/);
+    await page.waitForSelector(`${tid('export-status')}[data-state="fallback"]:has-text("Saved 9 PNG frames")`, { timeout: 60_000 });
+
     // compare: pin A, decode again with cache off (T frames), expect the PSNR table
     await page.click(tid('compare-pin'));
     await page.check(tid('opt-cache-off'));

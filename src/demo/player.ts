@@ -41,9 +41,9 @@ export class Player {
     // keyboard: ← / → step, space plays or pauses (not while typing in a field)
     window.addEventListener('keydown', (e) => {
       const target = e.target as HTMLElement | null;
-      if (c.play.disabled || e.altKey || e.ctrlKey || e.metaKey || target?.closest('input, select, textarea, button')) return;
+      if (c.play.disabled || e.altKey || e.ctrlKey || e.metaKey || target?.closest('input, select, textarea')) return;
       if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') this.step(e.key === 'ArrowLeft' ? -1 : 1);
-      else if (e.key === ' ') {
+      else if (e.key === ' ' && !target?.closest('button, label')) {
         if (this.timer === null) this.play();
         else this.pause();
       } else return;

@@ -7,6 +7,8 @@ export interface OutputParams extends Record<string, number> {
   h: number;
   w: number;
   x_off: number;
+  /** frame slot in the rgb / rgba buffers (the frames of one chunk) */
+  frame: number;
 }
 
 const overrides: Record<string, number> = { PATCH: 1 };
@@ -23,6 +25,7 @@ export const output: KernelDef<OutputParams> = {
     { name: 'h', type: 'u32' },
     { name: 'w', type: 'u32' },
     { name: 'x_off', type: 'u32' },
+    { name: 'frame', type: 'u32' },
   ],
   overrides,
   dispatch(p, ov) {

@@ -141,7 +141,7 @@ export class GpuDecoder {
       case 'dupadd':
         return { def: kernels.dupUpAdd, overrides: {} };
       case 'output':
-        return { def: kernels.output, overrides: { PATCH: this.plan.cfg.patch, WRITE_RGBA: this.plan.opts.rgba ? 1 : 0 } };
+        return { def: kernels.output, overrides: { PATCH: this.plan.cfg.patch } };
     }
   }
 

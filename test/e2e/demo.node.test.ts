@@ -117,18 +117,26 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
     expect(stats.variance, 'the frame canvas is blank').toBeGreaterThan(1);
     expect(await page.textContent(tid('frame-label'))).toMatch(/\/ 9$/);
 
+    // without WebCodecs the export says so and falls back to PNG frames
+    await page.evaluate(() => {
+      const w = window as unknown as Record<string, unknown>;
+      w.__realVideoEncoder = w.VideoEncoder;
+      Object.defineProperty(window, 'VideoEncoder', { value: undefined, configurable: true, writable: true });
+    });
+    const [png] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.click(tid('export'))]);
+    expect(png.suggestedFilename()).toMatch(/frame0001\.png$/);
+    await page.waitForSelector(`${tid('export-status')}[data-state="fallback"]:has-text("Saved 9 PNG frames")`, { timeout: 60_000 });
+    await page.evaluate(() => {
+      const w = window as unknown as Record<string, unknown>;
+      Object.defineProperty(window, 'VideoEncoder', { value: w.__realVideoEncoder, configurable: true, writable: true });
+    });
+
     // export a video through WebCodecs (mediabunny)
     const [download] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), page.click(tid('export'))]);
     const file = await download.path();
     expect(download.suggestedFilename(), `export fell back: ${await page.textContent(tid('export-status'))}`).toMatch(/\.(webm|mp4)$/);
     expect(statSync(file).size).toBeGreaterThan(0);
     await page.waitForSelector(`${tid('export-status')}[data-state="done"]`, { timeout: 30_000 });
-
-    // without WebCodecs the export says so and falls back to PNG frames
-    await page.evaluate(() => Object.defineProperty(window, 'VideoEncoder', { value: undefined, configurable: true }));
-    const [png] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.click(tid('export'))]);
-    expect(png.suggestedFilename()).toMatch(/frame0001\.png$/);
-    await page.waitForSelector(`${tid('export-status')}[data-state="fallback"]:has-text("Saved 9 PNG frames")`, { timeout: 60_000 });
 
     // compare: pin A, decode again with cache off (T frames), expect the PSNR table
     await page.click(tid('compare-pin'));

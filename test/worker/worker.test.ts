@@ -1,0 +1,49 @@
+// The Web Worker API (comlink) in the browser: the embedded default decodes in the worker, frames stream
+// to the page with their buffers transferred, and errors come back as DecoderError with their code.
+import { describe, expect, it } from 'vitest';
+import { DecoderError } from '../../src/gpu/errors';
+import { createDecoder } from '../../src/worker/client';
+import type { Frame } from '../../src/runtime/gpu-decoder';
+import { isBrowser } from '../helpers/env';
+import { getTestDevice } from '../helpers/gpu';
+
+describe.runIf(isBrowser)('decoder worker', () => {
+  it('decodes the embedded default in the worker and streams frames in order', async () => {
+    if (!(await getTestDevice())) return;
+    const dec = await createDecoder(null);
+    try {
+      expect(dec.model).toMatchObject({ version: '2.1', dim: 16, zDim: 16, source: 'embedded default' });
+      const latents = await dec.latents(null);
+      const plan = await dec.plan(latents.shape, { rgba: true });
+      const frames: Frame[] = [];
+      const r = await dec.decode(latents, { rgba: true }, (f) => frames.push(f));
+      expect(r.frames).toBe(9);
+      expect(frames.map((f) => f.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(frames[0]!.rgba!.length).toBe(64 * 64 * 4);
+      expect(r.video!.length).toBe(3 * 9 * 64 * 64);
+      expect(r.peakGpuBytes).toBe(plan.plannedPeakGpuBytes);
+      // the streamed frames are the video's frames
+      expect(Array.from(frames[5]!.rgb.subarray(0, 16))).toEqual(Array.from(r.video!.subarray(5 * 64 * 64, 5 * 64 * 64 + 16)));
+      let sum = 0;
+      for (const v of r.video!) sum += v * v;
+      expect(Math.sqrt(sum / r.video!.length)).toBeGreaterThan(0.01);
+    } finally {
+      dec.dispose();
+    }
+  });
+
+  it('rethrows errors from the worker as DecoderError with their code', async () => {
+    const err = await createDecoder(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), 'junk.safetensors').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DecoderError);
+    expect((err as DecoderError).code).toBe('bad-input');
+    expect((err as DecoderError).message).toMatch(/junk\.safetensors/);
+    const dec = await createDecoder(null);
+    try {
+      const bad = await dec.decode({ data: new Float32Array(4 * 2 * 2 * 2), shape: [4, 2, 2, 2] }).catch((e: unknown) => e);
+      expect(bad).toBeInstanceOf(DecoderError);
+      expect((bad as DecoderError).message).toMatch(/4 channels.*expects 16/);
+    } finally {
+      dec.dispose();
+    }
+  });
+});

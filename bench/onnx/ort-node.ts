@@ -69,6 +69,7 @@ async function main(): Promise<void> {
       dec.dispose();
     }
   }
+  let firstVideo: Float32Array | null = null;
   for (const layout of layouts) {
     const tb = performance.now();
     const first = buildChunk(cfg, weights, { h, w, kind: 'first', layout });
@@ -81,7 +82,9 @@ async function main(): Promise<void> {
         gmac: [first.stats.macs / 1e9, steady.stats.macs / 1e9], seconds: r.seconds, createSeconds: r.createSeconds, chunkSeconds: r.chunkSeconds,
         peakGpuBytes: r.peakGpuBytes, liveGpuBytesAtEnd: r.liveGpuBytesAtEnd, frames: r.frames,
         maxAbsVsOurs: ours ? maxAbs(r.video, ours) : undefined,
+        maxAbsVsFirstLayout: firstVideo ? maxAbs(r.video, firstVideo) : undefined,
       });
+      firstVideo ??= r.video;
     } catch (e) {
       log({ event: 'ort-failed', layout, error: e instanceof Error ? e.message : String(e) });
     }

@@ -7,10 +7,11 @@ import { framesFor, inferConfig, type DecoderConfig } from './model/config';
 import type { Latents } from './model/latents';
 import { denormalize, noStats, officialStats, type LatentStats } from './model/stats';
 import { loadWeights, type Weights } from './model/weights';
-import { GpuDecoder, type Frame } from './runtime/gpu-decoder';
-import { plan, type MemoryBreakdown, type Plan, type Precision } from './runtime/planner';
+import { GpuDecoder } from './runtime/gpu-decoder';
+import type { Frame } from './runtime/assembler';
+import { plan, type MemoryBreakdown, type Plan, type Precision, type TileOption } from './runtime/planner';
 
-export type { Frame } from './runtime/gpu-decoder';
+export type { Frame } from './runtime/assembler';
 
 export interface DecodeOptions {
   backend?: 'webgpu' | 'cpu';
@@ -22,6 +23,8 @@ export interface DecodeOptions {
   latentStats?: 'official' | 'none' | LatentStats;
   /** also produce RGBA8 frames (for display) */
   rgba?: boolean;
+  /** spatial tiling (tile core in latent pixels, exact or blended, tile- or frame-major); default none */
+  tile?: TileOption;
   signal?: AbortSignal;
   onFrame?: (f: Frame) => void;
 }
@@ -35,7 +38,7 @@ export interface DecodeResult {
   seconds: number;
   backend: 'webgpu' | 'cpu';
   adapter: string;
-  options: { cache: 'on' | 'off'; precision: Precision; latentStats: string };
+  options: { cache: 'on' | 'off'; precision: Precision; latentStats: string; tile: TileOption | null };
   /** measured by the arena (GPU only) */
   peakGpuBytes?: number;
   plannedPeakGpuBytes?: number;
@@ -71,7 +74,7 @@ export class WanVaeDecoder {
 
   /** Dry run: the plan of a decode of a latent [z, T, h, w] (no GPU touched). */
   plan(shape: [number, number, number, number], opts: DecodeOptions = {}): Plan {
-    return plan(this.cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? 'on', precision: opts.precision ?? 'f32', rgba: opts.rgba ?? false });
+    return plan(this.cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? 'on', precision: opts.precision ?? 'f32', rgba: opts.rgba ?? false, tile: opts.tile });
   }
 
   private async gpuDevice() {
@@ -97,7 +100,7 @@ export class WanVaeDecoder {
       opts.onFrame?.(f);
     };
     const t0 = performance.now();
-    const result: DecodeResult = { video, frames, height: H, width: W, seconds: 0, backend, adapter: 'cpu (reference)', options: { cache, precision, latentStats: statsName } };
+    const result: DecodeResult = { video, frames, height: H, width: W, seconds: 0, backend, adapter: 'cpu (reference)', options: { cache, precision, latentStats: statsName, tile: opts.tile ?? null } };
     if (backend === 'cpu') {
       if (precision !== 'f32') throw new DecoderError('bad-input', 'the CPU backend computes in f32/f64 only: precision f16 needs the webgpu backend');
       let index = 0;
@@ -115,7 +118,7 @@ export class WanVaeDecoder {
     } else {
       const p = this.plan(latents.shape, opts);
       const d = await this.gpuDevice();
-      const key = JSON.stringify([latents.shape, cache, precision, opts.rgba ?? false]);
+      const key = JSON.stringify([latents.shape, cache, precision, opts.rgba ?? false, opts.tile ?? null]);
       if (this.gpu?.key !== key) {
         this.gpu?.dec.dispose();
         this.gpu = null;

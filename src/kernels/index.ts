@@ -1,16 +1,18 @@
 // Registry of every kernel (explicit list, no side-effect registration).
 import { attention } from './attention';
 import { conv3d } from './conv3d';
+import { crop } from './crop';
 import { dupUpAdd } from './dup-up-add';
 import { output } from './output';
 import { rmsNorm } from './rms-norm';
 
-export const kernels = { conv3d, rmsNorm, attention, dupUpAdd, output } as const;
+export const kernels = { conv3d, rmsNorm, attention, dupUpAdd, output, crop } as const;
 
 export type KernelName = keyof typeof kernels;
 
 export type { AttentionParams } from './attention';
 export type { Conv3dParams } from './conv3d';
+export type { CropParams } from './crop';
 export type { DupUpAddParams } from './dup-up-add';
 export type { OutputParams } from './output';
 export type { RmsNormParams } from './rms-norm';

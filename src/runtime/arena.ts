@@ -8,7 +8,7 @@ export type Owner = Exclude<keyof MemoryBreakdown, 'total'>;
 
 export class Arena {
   private readonly buffers: GPUBuffer[] = [];
-  readonly bytes: MemoryBreakdown = { weights: 0, cache: 0, activations: 0, io: 0, staging: 0, uniforms: 0, total: 0 };
+  readonly bytes: MemoryBreakdown = { weights: 0, cache: 0, activations: 0, store: 0, io: 0, staging: 0, uniforms: 0, total: 0 };
   /** highest total ever allocated at once */
   peak = 0;
 

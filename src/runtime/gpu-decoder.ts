@@ -1,33 +1,26 @@
 // GPU decoder: builds the arena and every pipeline and bind group of a Plan once, then decodes latent
-// frames one chunk at a time (one command buffer per chunk), streaming output frames as they come.
-// Lifetimes: weights, rings, slots, io, staging and uniforms live as long as the decoder (arena);
-// the ring counters are per decode (reset by `decode`).
+// frames one chunk at a time (one command buffer per program run), streaming frames as they complete.
+// Lifetimes: weights, rings, slots, store, io, staging and uniforms live as long as the decoder (arena);
+// ring counters are per decode (tile rings restart at every tile in tile-major order).
 import { DecoderError } from '../gpu/errors';
-import { encodeParams, paramsSize, PipelineCache, type AnyKernelDef, type Elem } from '../gpu/kernel';
-import { conv3d, conv3dTuning, packConvWeight } from '../kernels/conv3d';
+import { encodeParams, PipelineCache, type AnyKernelDef, type Elem } from '../gpu/kernel';
+import { conv3dTuning, packConvWeight } from '../kernels/conv3d';
 import { kernels } from '../kernels/index';
 import type { Weights } from '../model/weights';
 import { Arena } from './arena';
+import { FrameAssembler, type Frame } from './assembler';
 import { storageBytes } from './f16';
-import type { ChunkKind, Step, View } from './graph';
-import { checkLimits, weightBuffers, type Plan } from './planner';
+import type { ChunkKind, OutputStep, Program, Step, View } from './graph';
+import { checkLimits, weightBuffers, type Plan, type ProgramPlan } from './planner';
 
-export interface Frame {
-  /** index of the frame in the video */
-  index: number;
-  /** [3, H, W] clamped to [-1, 1] */
-  rgb: Float32Array;
-  /** H·W·4 RGBA8, when the plan asked for it */
-  rgba?: Uint8ClampedArray;
-}
+export type { Frame } from './assembler';
 
 interface Encoded {
   step: Step;
   def: AnyKernelDef;
   overrides: Record<string, number>;
   pipeline: GPUComputePipeline;
-  group: GPUBindGroup;
-  counts: [number, number, number];
+  group: GPUBindGroup | null;
 }
 
 // a function, not a constant: GPUBufferUsage exists only once WebGPU is installed (Node: at run time)
@@ -39,17 +32,17 @@ export class GpuDecoder {
   private readonly cache: PipelineCache;
   private readonly weightBufs = new Map<string, GPUBuffer>();
   private slotBufs: GPUBuffer[] = [];
-  private ringBufs: GPUBuffer[] = [];
-  private ringIndex = new Map<number, number>();
+  private readonly ringBufs = new Map<string, GPUBuffer>();
+  private readonly counters = new Map<string, number>();
   private latentBuf!: GPUBuffer;
+  private storeBuf: GPUBuffer | null = null;
   private outBuf!: GPUBuffer;
-  private rgbaBuf: GPUBuffer | null = null;
+  private rgbaBuf!: GPUBuffer;
   private stagingBuf!: GPUBuffer;
   private uniformBuf!: GPUBuffer;
   private dummy!: GPUBuffer;
   private paramsGroup!: GPUBindGroup;
-  private encoded: Partial<Record<ChunkKind, Encoded[]>> = {};
-  private counters: number[] = [];
+  private readonly encoded = new Map<Program, Encoded[]>();
   private disposed = false;
 
   private constructor(
@@ -70,30 +63,31 @@ export class GpuDecoder {
     const d = new GpuDecoder(device, plan, opts.fallbackAdapter === false ? conv3dTuning.gpu : conv3dTuning.cpu);
     device.pushErrorScope('out-of-memory');
     device.pushErrorScope('validation');
+    let failure: unknown = null;
     try {
       d.allocate(weights);
       await d.build();
     } catch (e) {
+      failure = e;
+    }
+    const v = await device.popErrorScope();
+    const m = await device.popErrorScope();
+    if (failure || v || m) {
       d.dispose();
-      throw e;
-    } finally {
-      const v = await device.popErrorScope();
-      const m = await device.popErrorScope();
-      if (m) {
-        d.dispose();
-        throw new DecoderError('oom', `out of GPU memory while allocating ${plan.memory.total} bytes: ${m.message}`);
-      }
-      if (v) {
-        d.dispose();
-        throw new DecoderError('validation', `building the decoder failed validation: ${v.message}`);
-      }
+      if (m) throw new DecoderError('oom', `out of GPU memory while allocating the planned ${plan.memory.total} bytes: ${m.message}`);
+      if (v) throw new DecoderError('validation', `building the decoder failed validation: ${v.message}`);
+      throw failure;
     }
     return d;
   }
 
-  private upload(label: string, data: Float32Array, owner: 'weights' | 'io' = 'weights'): GPUBuffer {
+  private programs(): ProgramPlan[] {
+    return Object.values(this.plan.programs).flat();
+  }
+
+  private upload(label: string, data: Float32Array): GPUBuffer {
     const bytes = storageBytes(data, this.elem);
-    const buf = this.arena.create(owner, label, bytes.byteLength, storageUsage());
+    const buf = this.arena.create('weights', label, bytes.byteLength, storageUsage());
     this.device.queue.writeBuffer(buf, 0, bytes);
     return buf;
   }
@@ -101,7 +95,7 @@ export class GpuDecoder {
   private allocate(weights: Weights): void {
     const p = this.plan;
     // weights: exactly the buffers the planner counted (every conv / norm the steps name), packed once
-    for (const { key, step: s } of weightBuffers(Object.values(p.chunks).map((c) => c.graph))) {
+    for (const { key, step: s } of weightBuffers(this.programs().map((x) => x.prog))) {
       if (s.kind === 'conv' && key.endsWith('.weight')) {
         const w = weights.get(key);
         const want = s.up ? [s.cout, s.cin, 3, 3] : w.shape.length === 4 ? [s.cout, s.cin, 1, 1] : [s.cout, s.cin, s.kt, s.ks, s.ks];
@@ -110,82 +104,81 @@ export class GpuDecoder {
       } else if (s.kind === 'conv') this.weightBufs.set(key, this.upload(key, weights.get(key, [s.cout]).data));
       else if (s.kind === 'norm') this.weightBufs.set(key, this.upload(key, weights.get(key, [s.c]).data));
     }
-    this.ringBufs = p.rings.map((r, i) => this.arena.create('cache', `cache ${r.slot} ${r.label}`, p.ringBytes[i]!, storageUsage()));
-    p.rings.forEach((r, i) => this.ringIndex.set(r.slot, i));
+    for (const r of p.rings) this.ringBufs.set(r.key, this.arena.create('cache', `cache ${r.key} ${r.label}`, r.bytes, storageUsage()));
     this.slotBufs = p.slots.map((s) => this.arena.create('activations', `slot ${s.index}`, s.bytes, storageUsage()));
-    const latentBytes = Math.ceil((p.cfg.zDim * p.opts.h * p.opts.w * p.elemBytes) / 4) * 4;
-    this.latentBuf = this.arena.create('io', 'latent frame', latentBytes, storageUsage());
-    const outBytes = p.maxFramesPerChunk * p.outFrameElems * 4;
-    this.outBuf = this.arena.create('io', 'output rgb', outBytes, storageUsage());
-    const rgbaBytes = p.opts.rgba ? p.maxFramesPerChunk * p.height * p.width * 4 : 0;
-    if (rgbaBytes) this.rgbaBuf = this.arena.create('io', 'output rgba', rgbaBytes, storageUsage());
+    if (p.memory.store) this.storeBuf = this.arena.create('store', 'latent-rate store', p.memory.store, storageUsage());
+    this.latentBuf = this.arena.create('io', 'latent frame', Math.ceil((p.cfg.zDim * p.opts.h * p.opts.w * p.elemBytes) / 4) * 4, storageUsage());
+    this.outBuf = this.arena.create('io', 'output rgb', p.outElems * 4, storageUsage());
+    this.rgbaBuf = p.outRgbaElems ? this.arena.create('io', 'output rgba', p.outRgbaElems * 4, storageUsage()) : (null as unknown as GPUBuffer);
     this.dummy = this.arena.create('io', 'unused binding', 4, storageUsage());
-    this.stagingBuf = this.arena.create('staging', 'readback', outBytes + rgbaBytes, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
+    this.rgbaBuf ??= this.dummy;
+    this.stagingBuf = this.arena.create('staging', 'readback', (p.outElems + p.outRgbaElems) * 4, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
     this.uniformBuf = this.arena.create('uniforms', 'params', p.maxSteps * p.uniformStride, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
   }
 
-  private buf(v: View, kind: ChunkKind): GPUBuffer {
-    if (v.t.io) return this.latentBuf;
-    const slot = this.plan.chunks[kind]!.slotOf[v.t.id]!;
-    return this.slotBufs[slot]!;
+  private buf(v: View, pp: ProgramPlan): GPUBuffer {
+    if (v.t.io === 'latent') return this.latentBuf;
+    return this.slotBufs[pp.slotOf[v.t.id]!]!;
   }
 
-  private stepKernel(s: Step): { def: AnyKernelDef; overrides: Record<string, number> } {
+  private stepKernel(s: Step): { def: AnyKernelDef; overrides: Record<string, number> } | null {
     switch (s.kind) {
       case 'conv':
-        return { def: conv3d, overrides: { KT: s.kt, KS: s.ks, UP: s.up, HAS_RES: s.res ? 1 : 0, ...this.tuning } };
+        return { def: kernels.conv3d, overrides: { KT: s.kt, KS: s.ks, UP: s.up, HAS_RES: s.res ? 1 : 0, ...this.tuning } };
       case 'norm':
         return { def: kernels.rmsNorm, overrides: { SILU: s.silu ? 1 : 0 } };
       case 'attn':
         return { def: kernels.attention, overrides: {} };
       case 'dupadd':
         return { def: kernels.dupUpAdd, overrides: {} };
+      case 'crop':
+        return { def: kernels.crop, overrides: {} };
       case 'output':
         return { def: kernels.output, overrides: { PATCH: this.plan.cfg.patch } };
+      case 'store':
+        return null; // a buffer copy
     }
   }
 
-  private bindings(s: Step, kind: ChunkKind): GPUBuffer[] {
-    const b = (v: View) => this.buf(v, kind);
+  private bindings(s: Step, pp: ProgramPlan): GPUBuffer[] {
+    const b = (v: View) => this.buf(v, pp);
     switch (s.kind) {
       case 'conv':
-        return [
-          b(s.x),
-          s.ring !== undefined ? this.ringBufs[this.ringIndex.get(s.ring)!]! : this.dummy,
-          this.weightBufs.get(`${s.wkey}.weight`)!,
-          this.weightBufs.get(`${s.wkey}.bias`)!,
-          s.res ? b(s.res) : this.dummy,
-          b(s.y),
-        ];
+        return [b(s.x), s.ring ? this.ringBufs.get(s.ring)! : this.dummy, this.weightBufs.get(`${s.wkey}.weight`)!, this.weightBufs.get(`${s.wkey}.bias`)!, s.res ? b(s.res) : this.dummy, b(s.y)];
       case 'norm':
         return [b(s.x), this.weightBufs.get(s.gkey)!, b(s.y)];
       case 'attn':
         return [b(s.qkv), b(s.o)];
       case 'dupadd':
         return [b(s.x), b(s.y)];
+      case 'crop':
+        return ['store' in s.x ? this.storeBuf! : b(s.x), b(s.y)];
       case 'output':
-        return [b(s.x), this.outBuf, this.rgbaBuf ?? this.dummy];
+        return [b(s.x), this.outBuf, this.rgbaBuf];
+      case 'store':
+        return [];
     }
   }
 
-  /** Compile every pipeline (in parallel) and build every bind group of every chunk kind. */
+  /** Compile every pipeline (in parallel) and build every bind group of every program. */
   private async build(): Promise<void> {
-    const kinds = Object.keys(this.plan.chunks) as ChunkKind[];
     const jobs: Promise<void>[] = [];
-    for (const kind of kinds) {
+    for (const pp of this.programs()) {
       const list: Encoded[] = [];
-      for (const step of this.plan.chunks[kind]!.graph.steps) {
-        const { def, overrides } = this.stepKernel(step);
-        const e = { step, def, overrides, counts: [0, 0, 0] } as unknown as Encoded;
-        e.group = this.device.createBindGroup({
-          label: step.label,
-          layout: this.cache.bindGroupLayout(def),
-          entries: this.bindings(step, kind).map((buffer, i) => ({ binding: i, resource: { buffer } })),
-        });
-        jobs.push(this.cache.get(def, overrides, this.elem).then((p) => void (e.pipeline = p)));
+      for (const step of pp.prog.steps) {
+        const k = this.stepKernel(step);
+        const e = { step, def: k?.def, overrides: k?.overrides ?? {}, group: null } as unknown as Encoded;
+        if (k) {
+          e.group = this.device.createBindGroup({
+            label: step.label,
+            layout: this.cache.bindGroupLayout(k.def),
+            entries: this.bindings(step, pp).map((buffer, i) => ({ binding: i, resource: { buffer } })),
+          });
+          jobs.push(this.cache.get(k.def, k.overrides, this.elem).then((p) => void (e.pipeline = p)));
+        }
         list.push(e);
       }
-      this.encoded[kind] = list;
+      this.encoded.set(pp.prog, list);
     }
     await Promise.all(jobs);
     this.paramsGroup = this.device.createBindGroup({
@@ -195,17 +188,19 @@ export class GpuDecoder {
     });
   }
 
-  /** Params of step `s` with the current ring counters; advances the counters of pushed rings. */
-  private params(s: Step): Record<string, number> {
+  private storeOffset(chunk: number, which: number): number {
+    return (chunk * this.plan.storePerChunk + which) * this.plan.storeFrameElems;
+  }
+
+  /** Params of step `s` at the current ring counters (counters advance when the program is encoded). */
+  private params(s: Step, chunk: number): Record<string, number> {
     switch (s.kind) {
       case 'conv': {
         let prev2 = 0, prev1 = 0, tap0 = s.kt === 3 ? 2 : 0;
-        if (s.ring !== undefined) {
-          const ri = this.ringIndex.get(s.ring)!;
-          const k = this.counters[ri]!;
-          const F = this.plan.rings[ri]!.frameElems;
-          prev2 = (k & 1) * F;
-          prev1 = ((k + 1) & 1) * F;
+        if (s.ring) {
+          const k = this.counters.get(s.ring) ?? 0;
+          prev2 = (k & 1) * s.ringFrame;
+          prev1 = ((k + 1) & 1) * s.ringFrame;
           tap0 = Math.max(0, 2 - k);
         }
         return { cin: s.cin, cout: s.cout, h: s.h, w: s.w, x_off: s.x.off, prev2_off: prev2, prev1_off: prev1, res_off: s.res?.off ?? 0, y_off: s.y.off, tap0 };
@@ -216,14 +211,20 @@ export class GpuDecoder {
         return { c: s.c, n: s.n, scale: 1 / Math.sqrt(s.c) };
       case 'dupadd':
         return { cout: s.d.cout, h: s.h, w: s.w, cin: s.d.cin, ft: s.d.ft, fs: s.d.fs, r: s.d.r, a: s.a, x_off: s.x.off, y_off: s.y.off };
-      case 'output':
-        return { h: s.h, w: s.w, x_off: s.x.off, frame: s.frame };
+      case 'crop':
+        return { c: s.c, src_h: s.srcH, src_w: s.srcW, y0: s.y0, x0: s.x0, h: s.h, w: s.w, x_off: 'store' in s.x ? this.storeOffset(chunk, s.x.store) : s.x.off, y_off: s.y.off };
+      case 'output': {
+        const r = s.region;
+        return { h: s.h, w: s.w, x_off: s.x.off, cy: r.cy, cx: r.cx, oh: r.oh, ow: r.ow, rgb_off: s.rgbOff, rgba_off: s.rgbaOff };
+      }
+      case 'store':
+        return {};
     }
   }
 
   /**
    * Decode de-normalised latents [z, T, h, w] (T = plan frames). Calls onFrame for every output frame in
-   * order as soon as its chunk is read back; resolves when all are done. `signal` cancels between chunks.
+   * order as soon as it is complete; resolves when all are done. `signal` cancels between program runs.
    */
   async decode(latents: Float32Array, onFrame: (f: Frame) => void, signal?: AbortSignal): Promise<void> {
     if (this.disposed) throw new DecoderError('device-lost', 'this decoder was disposed');
@@ -232,76 +233,114 @@ export class GpuDecoder {
     const z = p.cfg.zDim;
     if (latents.length !== z * T * h * w)
       throw new DecoderError('bad-input', `latents have ${latents.length} values, the plan expects [${z}, ${T}, ${h}, ${w}] = ${z * T * h * w}`);
-    this.counters = p.rings.map(() => 0);
-    for (const r of this.ringBufs) this.device.queue.writeBuffer(r, 0, new Uint8Array(r.size));
-    let next = 0;
-    for (let i = 0; i < T; i++) {
+    this.counters.clear();
+    for (const r of this.ringBufs.values()) this.device.queue.writeBuffer(r, 0, new Uint8Array(r.size));
+    const asm = new FrameAssembler(p.height, p.width, p.opts.rgba, p.opts.tile?.mode === 'blend');
+    const kindOf = (i: number): ChunkKind => (p.opts.cache === 'off' ? 'nocache' : i === 0 ? 'first' : 'steady');
+    const steady = p.programs.steady?.[0]?.prog.framesOut ?? 0;
+    const firstFrame = (i: number) => (p.opts.cache === 'off' || i === 0 ? i : 1 + (i - 1) * steady);
+    const latentFrame = (i: number) => {
+      const f = new Float32Array(z * h * w);
+      for (let c = 0; c < z; c++) f.set(latents.subarray((c * T + i) * h * w, (c * T + i + 1) * h * w), c * h * w);
+      return f;
+    };
+    const check = () => {
       if (signal?.aborted) throw new DecoderError('bad-input', 'decode cancelled');
-      const kind: ChunkKind = p.opts.cache === 'off' ? 'nocache' : i === 0 ? 'first' : 'steady';
-      const frame = new Float32Array(z * h * w);
-      for (let c = 0; c < z; c++) frame.set(latents.subarray((c * T + i) * h * w, (c * T + i + 1) * h * w), c * h * w);
-      const n = await this.runChunk(kind, frame, next, onFrame);
-      next += n;
+    };
+    const emit = (i: number, n: number) => {
+      for (let f = 0; f < n; f++) onFrame(asm.take(firstFrame(i) + f));
+    };
+    if (p.opts.tile?.order !== 'tile-major') {
+      for (let i = 0; i < T; i++) {
+        check();
+        const prog = p.programs[kindOf(i)]![0]!;
+        await this.run(prog, i, latentFrame(i), asm, firstFrame(i));
+        emit(i, prog.prog.framesOut);
+      }
+      return;
+    }
+    // tile-major: the latent-rate part of every chunk first (into the store), then tile by tile
+    for (let i = 0; i < T; i++) {
+      check();
+      await this.run(p.programs[kindOf(i)]![0]!, i, latentFrame(i), asm, firstFrame(i));
+    }
+    const nTiles = p.tiles!.length;
+    for (let j = 0; j < nTiles; j++) {
+      for (const key of p.tileRingKeys) {
+        this.counters.delete(key);
+        const r = this.ringBufs.get(key)!;
+        this.device.queue.writeBuffer(r, 0, new Uint8Array(r.size));
+      }
+      for (let i = 0; i < T; i++) {
+        check();
+        const prog = p.programs[kindOf(i)]![1 + j]!;
+        await this.run(prog, i, null, asm, firstFrame(i));
+        if (j === nTiles - 1) emit(i, prog.prog.framesOut);
+      }
     }
   }
 
-  private async runChunk(kind: ChunkKind, latentFrame: Float32Array, firstIndex: number, onFrame: (f: Frame) => void): Promise<number> {
+  /** Encode, submit and read back one program run for chunk `chunk`; places its output regions. */
+  private async run(pp: ProgramPlan, chunk: number, latentFrame: Float32Array | null, asm: FrameAssembler, firstFrame: number): Promise<void> {
     const p = this.plan;
-    const list = this.encoded[kind]!;
-    this.device.queue.writeBuffer(this.latentBuf, 0, storageBytes(latentFrame, this.elem));
+    const list = this.encoded.get(pp.prog)!;
+    if (latentFrame) this.device.queue.writeBuffer(this.latentBuf, 0, storageBytes(latentFrame, this.elem));
     const uni = new Uint8Array(list.length * p.uniformStride);
-    const pushes: ({ ring: number; off: number; src: GPUBuffer; srcOff: number; bytes: number } | null)[] = [];
+    const counts: [number, number, number][] = [];
+    const copies: ({ src: GPUBuffer; srcOff: number; dst: GPUBuffer; dstOff: number; bytes: number } | null)[] = [];
+    const align = (n: number) => Math.ceil(n / 4) * 4;
     list.forEach((e, i) => {
-      const prm = this.params(e.step);
-      uni.set(encodeParams(e.def, prm), i * p.uniformStride);
-      e.counts = e.def.dispatch(prm, { ...e.def.overrides, ...e.overrides });
       const s = e.step;
-      if (s.kind === 'conv' && s.push && s.ring !== undefined) {
-        const ri = this.ringIndex.get(s.ring)!;
-        const k = this.counters[ri]!;
-        const F = p.rings[ri]!.frameElems;
-        const bytes = Math.ceil((F * p.elemBytes) / 4) * 4;
-        pushes.push({ ring: ri, off: (k & 1) * F * p.elemBytes, src: this.buf(s.x, kind), srcOff: s.x.off * p.elemBytes, bytes });
-        this.counters[ri] = k + 1;
-      } else pushes.push(null);
+      const prm = this.params(s, chunk);
+      if (e.def) {
+        uni.set(encodeParams(e.def, prm), i * p.uniformStride);
+        counts.push(e.def.dispatch(prm, { ...e.def.overrides, ...e.overrides }));
+      } else counts.push([0, 0, 0]);
+      if (s.kind === 'conv' && s.ring) {
+        // the cache stores the conv input: copy it over frame t-2 once the conv has read it
+        const k = this.counters.get(s.ring) ?? 0;
+        copies.push({ src: this.buf(s.x, pp), srcOff: s.x.off * p.elemBytes, dst: this.ringBufs.get(s.ring)!, dstOff: (k & 1) * s.ringFrame * p.elemBytes, bytes: align(s.ringFrame * p.elemBytes) });
+        this.counters.set(s.ring, k + 1);
+      } else if (s.kind === 'store') {
+        copies.push({ src: this.buf(s.x, pp), srcOff: s.x.off * p.elemBytes, dst: this.storeBuf!, dstOff: this.storeOffset(chunk, s.which) * p.elemBytes, bytes: align(s.elems * p.elemBytes) });
+      } else copies.push(null);
     });
     this.device.queue.writeBuffer(this.uniformBuf, 0, uni);
-    const enc = this.device.createCommandEncoder({ label: `chunk ${kind}` });
+    const enc = this.device.createCommandEncoder({ label: `${pp.prog.name} ${pp.prog.kind} chunk ${chunk}` });
     let pass: GPUComputePassEncoder | null = null;
     list.forEach((e, i) => {
-      pass ??= enc.beginComputePass({ label: `chunk ${kind}` });
-      pass.setPipeline(e.pipeline);
-      pass.setBindGroup(0, e.group);
-      pass.setBindGroup(1, this.paramsGroup, [i * p.uniformStride]);
-      pass.dispatchWorkgroups(...e.counts);
-      const push = pushes[i];
-      if (push) {
-        pass.end();
+      if (e.def) {
+        pass ??= enc.beginComputePass({ label: pp.prog.name });
+        pass.setPipeline(e.pipeline);
+        pass.setBindGroup(0, e.group!);
+        pass.setBindGroup(1, this.paramsGroup, [i * p.uniformStride]);
+        pass.dispatchWorkgroups(...counts[i]!);
+      }
+      const c = copies[i];
+      if (c) {
+        pass?.end();
         pass = null;
-        enc.copyBufferToBuffer(push.src, push.srcOff, this.ringBufs[push.ring]!, push.off, push.bytes);
+        enc.copyBufferToBuffer(c.src, c.srcOff, c.dst, c.dstOff, c.bytes);
       }
     });
     (pass as GPUComputePassEncoder | null)?.end();
-    const nFrames = p.chunks[kind]!.graph.framesOut;
-    const rgbBytes = nFrames * p.outFrameElems * 4;
-    const outBytes = p.maxFramesPerChunk * p.outFrameElems * 4;
-    enc.copyBufferToBuffer(this.outBuf, 0, this.stagingBuf, 0, rgbBytes);
-    const rgbaBytes = nFrames * p.height * p.width * 4;
-    if (this.rgbaBuf) enc.copyBufferToBuffer(this.rgbaBuf, 0, this.stagingBuf, outBytes, rgbaBytes);
+    const outputs = pp.prog.steps.filter((s): s is OutputStep => s.kind === 'output');
+    const rgbBytes = pp.prog.outElems * 4, rgbaBytes = p.outRgbaElems ? pp.prog.outRgbaElems * 4 : 0;
+    if (rgbBytes) enc.copyBufferToBuffer(this.outBuf, 0, this.stagingBuf, 0, rgbBytes);
+    if (rgbaBytes) enc.copyBufferToBuffer(this.rgbaBuf, 0, this.stagingBuf, p.outElems * 4, rgbaBytes);
     this.device.queue.submit([enc.finish()]);
+    if (!rgbBytes) return this.device.queue.onSubmittedWorkDone();
     await this.stagingBuf.mapAsync(GPUMapMode.READ);
     try {
-      const rgb = new Float32Array(this.stagingBuf.getMappedRange(0, rgbBytes).slice(0));
-      const rgba = this.rgbaBuf ? new Uint8ClampedArray(this.stagingBuf.getMappedRange(outBytes, rgbaBytes).slice(0)) : null;
-      for (let f = 0; f < nFrames; f++) {
-        const frame: Frame = { index: firstIndex + f, rgb: rgb.slice(f * p.outFrameElems, (f + 1) * p.outFrameElems) };
-        if (rgba) frame.rgba = rgba.slice(f * p.height * p.width * 4, (f + 1) * p.height * p.width * 4);
-        onFrame(frame);
+      const rgb = new Float32Array(this.stagingBuf.getMappedRange(0, rgbBytes));
+      const rgba = rgbaBytes ? new Uint32Array(this.stagingBuf.getMappedRange(p.outElems * 4, rgbaBytes)) : null;
+      for (const o of outputs) {
+        const px = o.region.oh * o.region.ow;
+        asm.place(firstFrame + o.frame, o.region, rgb.subarray(o.rgbOff, o.rgbOff + 3 * px), rgba ? rgba.subarray(o.rgbaOff, o.rgbaOff + px) : null);
       }
     } finally {
       this.stagingBuf.unmap();
     }
-    return nFrames;
   }
 
   dispose(): void {
@@ -309,5 +348,3 @@ export class GpuDecoder {
     this.arena.dispose();
   }
 }
-
-export { paramsSize };

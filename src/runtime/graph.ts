@@ -1,21 +1,26 @@
-// The decoder as a linear list of GPU steps for ONE latent chunk, frame by frame at every level
-// (design §2): the 2 or 4 frames of a chunk are pushed one at a time through the higher levels,
-// depth first, so each level holds one frame. Each step is labelled with its vae.py module path.
-// Three chunk kinds: 'first' (chunk 0: time_conv skipped = vae.py 'Rep', 1 frame out), 'steady'
-// (every later chunk: 2^k frames out) and 'nocache' (the official feat_cache=None loop: like 'first'
-// with no causal history at all). Values are SSA tensors (VTensor); the planner assigns them to
-// physical slots by liveness. Causal history lives in per-conv rings (2 frames), indexed by `ring`.
+// The decoder as linear step lists ("programs") for ONE latent chunk, frame by frame at every level
+// (design §2): the 2 or 4 frames of a chunk are pushed one at a time through the higher levels, depth
+// first, so each level holds one frame. Steps are labelled with their vae.py module paths.
+// Chunk kinds: 'first' (chunk 0: time_conv skipped = vae.py 'Rep', 1 frame out), 'steady' (every later
+// chunk) and 'nocache' (the official feat_cache=None loop: like 'first' with no causal history).
+// Values are SSA tensors (VTensor) that the planner assigns to physical slots by liveness. Causal history
+// lives in rings of 2 frames, one per cached conv (and per tile), named by `ring` keys.
+//
+// Spatial tiling (tiling.ts): 'frame-major' puts the latent-rate part and every tile in one program per
+// chunk (each tile keeps its own rings, frames stream per chunk); 'tile-major' splits it into a 'latent'
+// program that stores the latent-rate output of every chunk, and one program per tile that crops from
+// that store, so only one tile's rings exist at a time (frames complete with the last tile).
 import type { DecoderConfig, DupUpCfg, ResBlockCfg, UpBlockCfg } from '../model/config';
+import type { Tile } from './tiling';
 
 export type ChunkKind = 'first' | 'steady' | 'nocache';
 
-/** A value of the chunk program: `elems` Elem values. */
+/** A value of a program: `elems` Elem values. `io` tensors are host-written, not slot-assigned. */
 export interface VTensor {
   id: number;
   name: string;
   elems: number;
-  /** 'io' tensors are written/read by the host (latent frame in, not slot-assigned) */
-  io?: boolean;
+  io?: 'latent';
 }
 
 /** A tensor plus an element offset (frame s of a 2-frame time_conv output). */
@@ -40,36 +45,83 @@ export interface ConvStep {
   x: View;
   y: View;
   res?: View;
-  /** cache ring holding frames t-2, t-1 of this conv's input (KT=3 with cache); undefined = zero history */
-  ring?: number;
-  /** copy x into the ring after the conv (the cache stores the conv input) */
-  push: boolean;
+  /** ring holding frames t-2, t-1 of this conv's input (undefined: zero history); the conv pushes x into it */
+  ring?: string;
+  /** elements of one ring frame (= of x) */
+  ringFrame: number;
 }
 
 export interface NormStep { kind: 'norm'; label: string; gkey: string; c: number; hw: number; silu: boolean; x: View; y: View }
 export interface AttnStep { kind: 'attn'; label: string; c: number; n: number; qkv: View; o: View }
 export interface DupAddStep { kind: 'dupadd'; label: string; d: DupUpCfg; a: number; h: number; w: number; x: View; y: View }
-export interface OutputStep { kind: 'output'; label: string; h: number; w: number; x: View; frame: number }
-export type Step = ConvStep | NormStep | AttnStep | DupAddStep | OutputStep;
-
-export interface Ring {
-  slot: number;
-  /** module path of the conv whose input it stores */
+/** Copy x into the latent store at (chunk, which) (tile-major). */
+export interface StoreStep { kind: 'store'; label: string; x: View; elems: number; which: number }
+/** A window of a [c, srcH, srcW] frame, from a live tensor or from the store at (chunk, which). */
+export interface CropStep {
+  kind: 'crop';
   label: string;
-  /** elements of one frame */
-  frameElems: number;
+  c: number;
+  srcH: number;
+  srcW: number;
+  y0: number;
+  x0: number;
+  h: number;
+  w: number;
+  x: View | { store: number };
+  y: View;
 }
 
-export interface ChunkGraph {
+/** Output region: the window [cy, cy+oh) x [cx, cx+ow) of the tile's output, placed at (dy, dx) in the frame. */
+export interface Region {
+  cy: number;
+  cx: number;
+  oh: number;
+  ow: number;
+  dy: number;
+  dx: number;
+  /** blend ramps (output pixels) on the interior sides, 0 = hard edge */
+  ramp: { top: number; bottom: number; left: number; right: number };
+}
+
+export interface OutputStep {
+  kind: 'output';
+  label: string;
+  h: number;
+  w: number;
+  x: View;
+  /** frame index within the chunk */
+  frame: number;
+  region: Region;
+  /** element offsets of the region in the program's rgb / rgba output buffers */
+  rgbOff: number;
+  rgbaOff: number;
+}
+
+export type Step = ConvStep | NormStep | AttnStep | DupAddStep | StoreStep | CropStep | OutputStep;
+
+export interface Program {
+  /** 'full' (untiled or frame-major), 'latent' or 'tile <j>' (tile-major) */
+  name: string;
   kind: ChunkKind;
   steps: Step[];
   tensors: VTensor[];
-  /** the de-normalised latent frame [z, h, w], written by the host before the chunk */
-  latent: VTensor;
+  /** the de-normalised latent frame [z, h, w], written by the host (null for tile programs) */
+  latent: VTensor | null;
+  /** frames per chunk this program writes to */
   framesOut: number;
+  /** rgb floats / rgba words its output steps write */
+  outElems: number;
+  outRgbaElems: number;
 }
 
-/** Spatial size of each level: level 0 = latent h x w, each up block's resample doubles. */
+export interface TilePlan {
+  order: 'frame-major' | 'tile-major';
+  tiles: Tile[];
+  /** blend ramps: overlap in latent pixels (0 exact) */
+  overlap: number;
+}
+
+/** Spatial size of each level: level 0 = h x w, each up block's resample doubles. */
 export function levelSizes(cfg: DecoderConfig, h: number, w: number): { h: number; w: number }[] {
   const sizes = [{ h, w }];
   for (const b of cfg.upBlocks) {
@@ -79,56 +131,37 @@ export function levelSizes(cfg: DecoderConfig, h: number, w: number): { h: numbe
   return sizes;
 }
 
-/** The cache rings of a decoder at latent size h x w, one per cached conv, by slot. */
-export function rings(cfg: DecoderConfig, h: number, w: number): Ring[] {
-  const sz = levelSizes(cfg, h, w);
-  const out: Ring[] = [];
-  const hw0 = sz[0]!.h * sz[0]!.w;
-  out.push({ slot: 0, label: 'decoder.conv1', frameElems: cfg.zDim * hw0 });
-  for (const rb of [cfg.middle.res0, cfg.middle.res1]) pushRb(out, rb, hw0);
-  cfg.upBlocks.forEach((b, i) => {
-    const hw = sz[i]!.h * sz[i]!.w;
-    for (const rb of b.resblocks) pushRb(out, rb, hw);
-    if (b.resample?.mode === 'upsample3d') out.push({ slot: b.resample.slot, label: `${b.resample.path}.time_conv`, frameElems: b.resample.cin * hw });
-  });
-  const last = sz[sz.length - 1]!;
-  out.push({ slot: cfg.head.slot, label: 'decoder.head.2', frameElems: cfg.head.cin * last.h * last.w });
-  return out;
-}
-
-function pushRb(out: Ring[], rb: ResBlockCfg, hw: number) {
-  out.push({ slot: rb.slots[0], label: `${rb.path}.residual.2`, frameElems: rb.cin * hw });
-  out.push({ slot: rb.slots[1], label: `${rb.path}.residual.6`, frameElems: rb.cout * hw });
-}
-
 class Builder {
-  steps: Step[] = [];
-  tensors: VTensor[] = [];
-  framesOut = 0;
+  readonly sizes: { h: number; w: number }[];
   constructor(
     readonly cfg: DecoderConfig,
-    readonly kind: ChunkKind,
-    readonly sizes: { h: number; w: number }[],
-  ) {}
+    readonly prog: Program,
+    h: number,
+    w: number,
+    /** prefix of ring keys: '' untiled, 't<j>.' per tile (frame-major), 'tile.' (tile-major) */
+    readonly ringPrefix: string,
+    /** output region of this tile in latent pixels (relative to the frame) and the tile origin */
+    readonly out: { region: Omit<Region, 'oh' | 'ow' | 'cy' | 'cx' | 'dy' | 'dx'> & { y0: number; x0: number; y1: number; x1: number }; originY: number; originX: number },
+  ) {
+    this.sizes = levelSizes(cfg, h, w);
+  }
 
   t(name: string, elems: number): VTensor {
-    const v = { id: this.tensors.length, name, elems };
-    this.tensors.push(v);
+    const v = { id: this.prog.tensors.length, name, elems };
+    this.prog.tensors.push(v);
     return v;
   }
 
-  cached(): boolean {
-    return this.kind !== 'nocache';
+  conv(label: string, a: Omit<ConvStep, 'kind' | 'label' | 'wkey' | 'ringFrame'> & { wkey?: string }): void {
+    const hwIn = a.up ? (a.h / 2) * (a.w / 2) : a.h * a.w;
+    this.prog.steps.push({ kind: 'conv', label, wkey: a.wkey ?? label, ringFrame: a.cin * hwIn, ...a });
   }
 
-  conv(label: string, a: Omit<ConvStep, 'kind' | 'label' | 'wkey' | 'push'> & { wkey?: string }): void {
-    this.steps.push({ kind: 'conv', label, wkey: a.wkey ?? label, push: a.ring !== undefined, ...a });
-  }
-
-  /** 3x3x3 causal conv with its cache ring (none in 'nocache'). */
+  /** 3x3x3 causal conv with its ring (none in 'nocache'). */
   cconv(label: string, slot: number, cin: number, cout: number, L: number, x: View, y: View, res?: View): void {
     const { h, w } = this.sizes[L]!;
-    this.conv(label, { cin, cout, kt: 3, ks: 3, up: 0, h, w, x, y, res, ring: this.cached() ? slot : undefined });
+    const ring = this.prog.kind === 'nocache' ? undefined : `${this.ringPrefix}s${slot}`;
+    this.conv(label, { cin, cout, kt: 3, ks: 3, up: 0, h, w, x, y, res, ring });
   }
 
   /**
@@ -145,11 +178,11 @@ class Builder {
     }
     const out = { t: this.t(`${rb.path}:out`, rb.cout * hw), off: 0 };
     const n0 = { t: this.t(`${rb.path}.residual.1:out`, rb.cin * hw), off: 0 };
-    this.steps.push({ kind: 'norm', label: `${rb.path}.residual.0`, gkey: `${rb.path}.residual.0.gamma`, c: rb.cin, hw, silu: true, x, y: n0 });
+    this.prog.steps.push({ kind: 'norm', label: `${rb.path}.residual.0`, gkey: `${rb.path}.residual.0.gamma`, c: rb.cin, hw, silu: true, x, y: n0 });
     const m = { t: this.t(`${rb.path}.residual.2:out`, rb.cout * hw), off: 0 };
     this.cconv(`${rb.path}.residual.2`, rb.slots[0], rb.cin, rb.cout, L, n0, m);
     const n1 = { t: this.t(`${rb.path}.residual.4:out`, rb.cout * hw), off: 0 };
-    this.steps.push({ kind: 'norm', label: `${rb.path}.residual.3`, gkey: `${rb.path}.residual.3.gamma`, c: rb.cout, hw, silu: true, x: m, y: n1 });
+    this.prog.steps.push({ kind: 'norm', label: `${rb.path}.residual.3`, gkey: `${rb.path}.residual.3.gamma`, c: rb.cout, hw, silu: true, x: m, y: n1 });
     this.cconv(`${rb.path}.residual.6`, rb.slots[1], rb.cout, rb.cout, L, n1, out, sc);
     return out;
   }
@@ -159,36 +192,56 @@ class Builder {
     const { h, w } = this.sizes[0]!;
     const n = h * w;
     const u = { t: this.t(`${a.path}.norm:out`, a.c * n), off: 0 };
-    this.steps.push({ kind: 'norm', label: `${a.path}.norm`, gkey: `${a.path}.norm.gamma`, c: a.c, hw: n, silu: false, x, y: u });
+    this.prog.steps.push({ kind: 'norm', label: `${a.path}.norm`, gkey: `${a.path}.norm.gamma`, c: a.c, hw: n, silu: false, x, y: u });
     const qkv = { t: this.t(`${a.path}.to_qkv:out`, 3 * a.c * n), off: 0 };
     this.conv(`${a.path}.to_qkv`, { cin: a.c, cout: 3 * a.c, kt: 1, ks: 1, up: 0, h, w, x: u, y: qkv });
     const o = { t: this.t(`${a.path}.attn:out`, a.c * n), off: 0 };
-    this.steps.push({ kind: 'attn', label: `${a.path}.attn`, c: a.c, n, qkv, o });
+    this.prog.steps.push({ kind: 'attn', label: `${a.path}.attn`, c: a.c, n, qkv, o });
     const y = { t: this.t(`${a.path}:out`, a.c * n), off: 0 };
     this.conv(`${a.path}.proj`, { cin: a.c, cout: a.c, kt: 1, ks: 1, up: 0, h, w, x: o, y, res: x });
     return y;
   }
 
-  /** Up block `bi` at level bi on one frame x, then recursion into level bi+1 for each produced frame. */
+  /** conv2, conv1 and the middle block on the latent frame; returns the middle block's output. */
+  latentHead(latent: VTensor): View {
+    const cfg = this.cfg;
+    const { h, w } = this.sizes[0]!;
+    const hw = h * w;
+    const z = { t: this.t('conv2:out', cfg.zDim * hw), off: 0 };
+    this.conv('conv2', { cin: cfg.zDim, cout: cfg.zDim, kt: 1, ks: 1, up: 0, h, w, x: { t: latent, off: 0 }, y: z });
+    const x = { t: this.t('decoder.conv1:out', cfg.midDim * hw), off: 0 };
+    this.cconv('decoder.conv1', 0, cfg.zDim, cfg.midDim, 0, z, x);
+    const m0 = this.resBlock(cfg.middle.res0, 0, x);
+    const m1 = this.attention(m0);
+    return this.resBlock(cfg.middle.res1, 0, m1);
+  }
+
+  /** The ResBlocks of up block `bi` at level bi. */
+  resBlocks(bi: number, x: View): View {
+    for (const rb of this.cfg.upBlocks[bi]!.resblocks) x = this.resBlock(rb, bi, x);
+    return x;
+  }
+
+  /** Up block `bi` on one frame x, then recursion into the next level for each produced frame. */
   upBlock(bi: number, x: View): void {
     const blk = this.cfg.upBlocks[bi];
     if (!blk) return this.head(x);
-    const L = bi;
-    const input = x;
-    for (const rb of blk.resblocks) x = this.resBlock(rb, L, x);
-    if (!blk.resample) return this.upBlock(bi + 1, x);
-    this.resample(blk, L, x, input);
+    const y = this.resBlocks(bi, x);
+    if (!blk.resample) return this.upBlock(bi + 1, y);
+    this.resample(blk, y, x);
   }
 
-  resample(blk: UpBlockCfg, L: number, x: View, blockInput: View): void {
+  /** Resample of `blk` (at level blk.index) on x, with the DupUp3D shortcut of the block input (Wan2.2). */
+  resample(blk: UpBlockCfg, x: View, blockInput: View): void {
     const rs = blk.resample!;
+    const L = blk.index;
     const { h, w } = this.sizes[L]!;
     const hw = h * w;
     let frames: View[] = [x];
-    if (rs.mode === 'upsample3d' && this.kind === 'steady') {
+    if (rs.mode === 'upsample3d' && this.prog.kind === 'steady') {
       // time_conv: [2C, h, w] = the two interleaved frames back to back (out[k, 2τ+s] = tc[s·C + k])
       const tc = this.t(`${rs.path}.time_conv:out`, 2 * rs.cin * hw);
-      this.conv(`${rs.path}.time_conv`, { cin: rs.cin, cout: 2 * rs.cin, kt: 3, ks: 1, up: 0, h, w, x, y: { t: tc, off: 0 }, ring: rs.slot });
+      this.conv(`${rs.path}.time_conv`, { cin: rs.cin, cout: 2 * rs.cin, kt: 3, ks: 1, up: 0, h, w, x, y: { t: tc, off: 0 }, ring: `${this.ringPrefix}s${rs.slot}` });
       frames = [{ t: tc, off: 0 }, { t: tc, off: rs.cin * hw }];
     }
     const next = this.sizes[L + 1]!;
@@ -198,7 +251,8 @@ class Builder {
       if (blk.dupUp) {
         // first chunk: DupUp3D drops its first ft-1 frames, so the one main frame pairs with sub-frame ft-1
         const a = frames.length === 1 ? blk.dupUp.ft - 1 : s;
-        this.steps.push({ kind: 'dupadd', label: `${blk.resample!.path.replace(/\.upsamples\.\d+$/, '')}.avg_shortcut`, d: blk.dupUp, a, h: next.h, w: next.w, x: blockInput, y });
+        const label = `${rs.path.replace(/\.upsamples\.\d+$/, '')}.avg_shortcut`;
+        this.prog.steps.push({ kind: 'dupadd', label, d: blk.dupUp, a, h: next.h, w: next.w, x: blockInput, y });
       }
       this.upBlock(blk.index + 1, y);
     });
@@ -209,26 +263,91 @@ class Builder {
     const { h, w } = this.sizes[L]!;
     const hc = this.cfg.head;
     const n = { t: this.t('decoder.head.1:out', hc.cin * h * w), off: 0 };
-    this.steps.push({ kind: 'norm', label: 'decoder.head.0', gkey: 'decoder.head.0.gamma', c: hc.cin, hw: h * w, silu: true, x, y: n });
+    this.prog.steps.push({ kind: 'norm', label: 'decoder.head.0', gkey: 'decoder.head.0.gamma', c: hc.cin, hw: h * w, silu: true, x, y: n });
     const y = { t: this.t('decoder.head.2:out', hc.cout * h * w), off: 0 };
     this.cconv('decoder.head.2', hc.slot, hc.cin, hc.cout, L, n, y);
-    this.steps.push({ kind: 'output', label: 'output', h, w, x: y, frame: this.framesOut++ });
+    // output region in output pixels: the tile's `out` rect relative to its computed origin
+    const s = this.cfg.scale;
+    const o = this.out.region;
+    const r = o.ramp;
+    const region: Region = {
+      cy: (o.y0 - this.out.originY) * s, cx: (o.x0 - this.out.originX) * s,
+      oh: (o.y1 - o.y0) * s, ow: (o.x1 - o.x0) * s, dy: o.y0 * s, dx: o.x0 * s,
+      ramp: { top: r.top * s, bottom: r.bottom * s, left: r.left * s, right: r.right * s },
+    };
+    const px = region.oh * region.ow;
+    this.prog.steps.push({ kind: 'output', label: 'output', h, w, x: y, frame: this.frameCounter++, region, rgbOff: this.prog.outElems, rgbaOff: this.prog.outRgbaElems });
+    this.prog.outElems += 3 * px;
+    this.prog.outRgbaElems += px;
+    this.prog.framesOut = Math.max(this.prog.framesOut, this.frameCounter);
+  }
+
+  frameCounter = 0;
+
+  /** Crop the window `ext` of a level-0 frame (live tensor or store entry) into a new tile tensor. */
+  crop(label: string, c: number, src: View | { store: number }, ext: { y0: number; y1: number; x0: number; x1: number }, H: number, W: number): View {
+    const h = ext.y1 - ext.y0, w = ext.x1 - ext.x0;
+    const y = { t: this.t(`${label}:tile`, c * h * w), off: 0 };
+    this.prog.steps.push({ kind: 'crop', label, c, srcH: H, srcW: W, y0: ext.y0, x0: ext.x0, h, w, x: src, y });
+    return y;
   }
 }
 
-/** The step list of one chunk at latent size h x w. */
-export function buildChunk(cfg: DecoderConfig, kind: ChunkKind, h: number, w: number): ChunkGraph {
-  const b = new Builder(cfg, kind, levelSizes(cfg, h, w));
-  const hw = h * w;
-  const latent = { ...b.t('latent', cfg.zDim * hw), io: true };
-  b.tensors[latent.id] = latent;
-  const z = { t: b.t('conv2:out', cfg.zDim * hw), off: 0 };
-  b.conv('conv2', { cin: cfg.zDim, cout: cfg.zDim, kt: 1, ks: 1, up: 0, h, w, x: { t: latent, off: 0 }, y: z });
-  const x = { t: b.t('decoder.conv1:out', cfg.midDim * hw), off: 0 };
-  b.cconv('decoder.conv1', 0, cfg.zDim, cfg.midDim, 0, z, x);
-  const m0 = b.resBlock(cfg.middle.res0, 0, x);
-  const m1 = b.attention(m0);
-  const m2 = b.resBlock(cfg.middle.res1, 0, m1);
-  b.upBlock(0, m2);
-  return { kind, steps: b.steps, tensors: b.tensors, latent, framesOut: b.framesOut };
+function newProgram(name: string, kind: ChunkKind): Program {
+  return { name, kind, steps: [], tensors: [], latent: null, framesOut: 0, outElems: 0, outRgbaElems: 0 };
+}
+
+const NO_RAMP = { top: 0, bottom: 0, left: 0, right: 0 };
+
+function wholeFrame(h: number, w: number) {
+  return { region: { y0: 0, y1: h, x0: 0, x1: w, ramp: NO_RAMP }, originY: 0, originX: 0 };
+}
+
+function tileOut(t: Tile, overlap: number) {
+  const o = t.out, c = t.core;
+  // ramps only where a neighbour overlaps: interior sides (out extends beyond the core)
+  const ramp = { top: c.y0 > o.y0 ? 2 * overlap : 0, bottom: o.y1 > c.y1 ? 2 * overlap : 0, left: c.x0 > o.x0 ? 2 * overlap : 0, right: o.x1 > c.x1 ? 2 * overlap : 0 };
+  return { region: { ...o, ramp }, originY: t.ext.y0, originX: t.ext.x0 };
+}
+
+/** Programs of one chunk kind at latent size h x w, untiled or with the tile plan. */
+export function buildPrograms(cfg: DecoderConfig, kind: ChunkKind, h: number, w: number, tiling?: TilePlan): Program[] {
+  const b0 = cfg.upBlocks[0]!;
+  if (!tiling) {
+    const prog = newProgram('full', kind);
+    const b = new Builder(cfg, prog, h, w, '', wholeFrame(h, w));
+    prog.latent = { ...b.t('latent', cfg.zDim * h * w), io: 'latent' };
+    prog.tensors[prog.latent.id] = prog.latent;
+    b.upBlock(0, b.latentHead(prog.latent));
+    return [prog];
+  }
+  const c0 = b0.resblocks.at(-1)?.cout ?? cfg.midDim;
+  // the latent-rate part: through up block 0's ResBlocks, on the whole frame
+  const main = newProgram(tiling.order === 'frame-major' ? 'full' : 'latent', kind);
+  const lb = new Builder(cfg, main, h, w, '', wholeFrame(h, w));
+  main.latent = { ...lb.t('latent', cfg.zDim * h * w), io: 'latent' };
+  main.tensors[main.latent.id] = main.latent;
+  const blockIn = lb.latentHead(main.latent);
+  const stream = lb.resBlocks(0, blockIn);
+  if (!b0.resample) throw new Error('spatial tiling needs an upsampling first up block');
+  const tileProg = (t: Tile, prog: Program, src: View | { store: number }, srcIn: View | { store: number }, prefix: string) => {
+    const e = t.ext;
+    const tb = new Builder(cfg, prog, e.y1 - e.y0, e.x1 - e.x0, prefix, tileOut(t, tiling.overlap));
+    const x = tb.crop(`tile ${t.index} crop`, c0, src, e, h, w);
+    const xin = b0.dupUp ? tb.crop(`tile ${t.index} crop block input`, cfg.midDim, srcIn, e, h, w) : x;
+    tb.resample(b0, x, xin);
+  };
+  if (tiling.order === 'frame-major') {
+    for (const t of tiling.tiles) tileProg(t, main, stream, blockIn, `t${t.index}.`);
+    return [main];
+  }
+  main.steps.push({ kind: 'store', label: 'store up block 0', x: stream, elems: c0 * h * w, which: 0 });
+  if (b0.dupUp) main.steps.push({ kind: 'store', label: 'store up block 0 input', x: blockIn, elems: cfg.midDim * h * w, which: 1 });
+  const progs = [main];
+  for (const t of tiling.tiles) {
+    const p = newProgram(`tile ${t.index}`, kind);
+    tileProg(t, p, { store: 0 }, { store: 1 }, 'tile.');
+    progs.push(p);
+  }
+  return progs;
 }

@@ -5,9 +5,20 @@
 import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
 import { packedConvWeightLength } from '../kernels/conv3d';
-import { buildChunk, rings, type ChunkGraph, type ChunkKind, type Ring, type Step, type View } from './graph';
+import { buildPrograms, type ChunkKind, type ConvStep, type Program, type Step, type TilePlan, type View } from './graph';
+import { makeTiles, tileOverhead, type Tile } from './tiling';
 
 export type Precision = 'f32' | 'f16';
+
+export interface TileOption {
+  /** tile core in latent pixels */
+  th: number;
+  tw: number;
+  mode: 'exact' | 'blend';
+  order: 'tile-major' | 'frame-major';
+  /** halo in latent pixels (default 7 exact, 2 blend) */
+  halo?: number;
+}
 
 export interface PlanOptions {
   /** latent frames T */
@@ -21,6 +32,8 @@ export interface PlanOptions {
   precision: Precision;
   /** read back RGBA8 frames too (for display) */
   rgba?: boolean;
+  /** spatial tiling; undefined = whole frames */
+  tile?: TileOption;
 }
 
 export interface Slot {
@@ -28,8 +41,8 @@ export interface Slot {
   bytes: number;
 }
 
-export interface ChunkPlan {
-  graph: ChunkGraph;
+export interface ProgramPlan {
+  prog: Program;
   /** slot index of each tensor id (-1 for io tensors) */
   slotOf: Int32Array;
 }
@@ -38,31 +51,50 @@ export type MemoryBreakdown = {
   weights: number;
   cache: number;
   activations: number;
+  /** tile-major tiling: the latent-rate output of every latent frame */
+  store: number;
   io: number;
   staging: number;
   uniforms: number;
   total: number;
 };
 
+export interface RingPlan {
+  key: string;
+  label: string;
+  /** elements of one frame (largest tile) */
+  frameElems: number;
+  bytes: number;
+}
+
 export interface Plan {
   cfg: DecoderConfig;
-  opts: Required<PlanOptions>;
+  opts: PlanOptions & { rgba: boolean };
   elemBytes: number;
-  chunks: Partial<Record<ChunkKind, ChunkPlan>>;
+  /** programs by chunk kind, in execution order within a chunk (latent, then tiles) */
+  programs: Partial<Record<ChunkKind, ProgramPlan[]>>;
+  tiles: Tile[] | null;
   slots: Slot[];
-  rings: Ring[];
-  /** bytes of one ring (2 frames) per ring, same order as rings */
-  ringBytes: number[];
+  rings: RingPlan[];
+  /** ring keys of the tile programs (zeroed at every tile start in tile-major order) */
+  tileRingKeys: string[];
+  /** store entry size in elements and entries per chunk (tile-major) */
+  storeFrameElems: number;
+  storePerChunk: number;
   outFrameElems: number;
   framesOut: number;
   height: number;
   width: number;
-  maxFramesPerChunk: number;
+  /** largest rgb / rgba element counts any program writes */
+  outElems: number;
+  outRgbaElems: number;
   uniformStride: number;
   maxSteps: number;
   memory: MemoryBreakdown;
   /** largest single buffer, for the binding-size limit check */
   largestBuffer: number;
+  /** computed area of the tiled part / frame area (1 untiled) */
+  tileOverhead: number;
 }
 
 const UNIFORM_STRIDE = 256; // minUniformBufferOffsetAlignment upper bound in the spec
@@ -76,18 +108,20 @@ function viewsOf(s: Step): View[] {
     case 'conv':
       return s.res ? [s.x, s.y, s.res] : [s.x, s.y];
     case 'norm':
+    case 'dupadd':
       return [s.x, s.y];
     case 'attn':
       return [s.qkv, s.o];
-    case 'dupadd':
-      return [s.x, s.y];
+    case 'store':
     case 'output':
       return [s.x];
+    case 'crop':
+      return 'store' in s.x ? [s.y] : [s.x, s.y];
   }
 }
 
 /** Live range [first, last] step index of every tensor. */
-function liveness(g: ChunkGraph): [number, number][] {
+function liveness(g: Program): [number, number][] {
   const r: [number, number][] = g.tensors.map(() => [Infinity, -Infinity]);
   g.steps.forEach((s, i) => {
     for (const v of viewsOf(s)) {
@@ -101,9 +135,9 @@ function liveness(g: ChunkGraph): [number, number][] {
 
 /**
  * Assign tensors to slots: walk tensors by first use; reuse the free slot whose size fits best
- * (smallest >= need), else grow the largest free slot, else open a new slot. Returns slot sizes.
+ * (smallest >= need), else grow the largest free slot, else open a new slot. Grows `slots` in place.
  */
-function assignSlots(g: ChunkGraph, elemBytes: number, slots: Slot[]): Int32Array {
+function assignSlots(g: Program, elemBytes: number, slots: Slot[]): Int32Array {
   const live = liveness(g);
   const slotOf = new Int32Array(g.tensors.length).fill(-1);
   const busyUntil = slots.map(() => -1);
@@ -132,10 +166,10 @@ function assignSlots(g: ChunkGraph, elemBytes: number, slots: Slot[]): Int32Arra
 }
 
 /**
- * Every weight buffer the steps of the plan's chunk kinds use: conv weights packed by packConvWeight
+ * Every weight buffer the steps of the programs use: conv weights packed by packConvWeight
  * (cout padded to a multiple of 4), biases, norm gammas. The arena uploads exactly these.
  */
-export function weightBuffers(chunks: ChunkGraph[]): { key: string; elems: number; step: Step }[] {
+export function weightBuffers(programs: Program[]): { key: string; elems: number; step: Step }[] {
   const seen = new Set<string>();
   const out: { key: string; elems: number; step: Step }[] = [];
   const add = (key: string, elems: number, step: Step) => {
@@ -143,7 +177,7 @@ export function weightBuffers(chunks: ChunkGraph[]): { key: string; elems: numbe
     seen.add(key);
     out.push({ key, elems, step });
   };
-  for (const g of chunks)
+  for (const g of programs)
     for (const s of g.steps) {
       if (s.kind === 'conv') {
         add(`${s.wkey}.weight`, packedConvWeightLength(s.cout, s.cin, s.kt, s.ks), s);
@@ -153,46 +187,75 @@ export function weightBuffers(chunks: ChunkGraph[]): { key: string; elems: numbe
   return out;
 }
 
+function ringLabel(s: ConvStep): string {
+  return s.label;
+}
+
 export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
-  const opts: Required<PlanOptions> = { rgba: false, ...options };
+  const opts = { ...options, rgba: options.rgba ?? false };
   const { frames, h, w } = opts;
   if (!(frames >= 1 && h >= 1 && w >= 1) || ![frames, h, w].every(Number.isInteger))
     throw new DecoderError('bad-input', `latent size must be positive integers, got T=${frames} h=${h} w=${w}`);
   if (opts.cache === 'off' && cfg.version === '2.2')
     throw new DecoderError('unsupported', 'cache off is not possible for Wan2.2: with feat_cache=None its DupUp3D shortcut doubles time while the main path does not, and the official code raises a shape error');
   const elemBytes = opts.precision === 'f16' ? 2 : 4;
+  const tiles = opts.tile ? makeTiles(h, w, { th: opts.tile.th, tw: opts.tile.tw, mode: opts.tile.mode, halo: opts.tile.halo }) : null;
+  const tiling: TilePlan | undefined = tiles && opts.tile
+    ? { order: opts.tile.order, tiles, overlap: opts.tile.mode === 'blend' ? (opts.tile.halo ?? 2) : 0 }
+    : undefined;
   const kinds: ChunkKind[] = opts.cache === 'off' ? ['nocache'] : frames > 1 ? ['first', 'steady'] : ['first'];
   const slots: Slot[] = [];
-  const chunks: Partial<Record<ChunkKind, ChunkPlan>> = {};
+  const programs: Partial<Record<ChunkKind, ProgramPlan[]>> = {};
+  const all: Program[] = [];
   for (const k of kinds) {
-    const graph = buildChunk(cfg, k, h, w);
-    chunks[k] = { graph, slotOf: assignSlots(graph, elemBytes, slots) };
+    programs[k] = buildPrograms(cfg, k, h, w, tiling).map((prog) => {
+      all.push(prog);
+      return { prog, slotOf: assignSlots(prog, elemBytes, slots) };
+    });
   }
-  const rs = opts.cache === 'on' ? rings(cfg, h, w) : [];
-  const ringBytes = rs.map((r) => align4(2 * r.frameElems * elemBytes));
-  const maxFramesPerChunk = Math.max(...kinds.map((k) => chunks[k]!.graph.framesOut));
+  // rings: one per key, sized for its largest frame (tiles differ in size)
+  const ringMap = new Map<string, RingPlan>();
+  const tileRingKeys = new Set<string>();
+  for (const p of all)
+    for (const s of p.steps)
+      if (s.kind === 'conv' && s.ring) {
+        const r = ringMap.get(s.ring) ?? { key: s.ring, label: ringLabel(s), frameElems: 0, bytes: 0 };
+        r.frameElems = Math.max(r.frameElems, s.ringFrame);
+        r.bytes = align4(2 * r.frameElems * elemBytes);
+        ringMap.set(s.ring, r);
+        if (p.name.startsWith('tile ')) tileRingKeys.add(s.ring);
+      }
+  const rings = [...ringMap.values()];
   const H = h * cfg.scale, W = w * cfg.scale;
   const outFrameElems = 3 * H * W;
-  const framesOut = opts.cache === 'off' ? frames : 1 + (frames - 1) * (chunks.steady?.graph.framesOut ?? 0);
-  const maxSteps = Math.max(...kinds.map((k) => chunks[k]!.graph.steps.length));
+  const steadyFrames = programs.steady ? Math.max(...programs.steady.map((p) => p.prog.framesOut)) : 0;
+  const framesOut = opts.cache === 'off' ? frames : 1 + (frames - 1) * steadyFrames;
+  const maxSteps = Math.max(...all.map((p) => p.steps.length));
+  const outElems = Math.max(...all.map((p) => p.outElems));
+  const outRgbaElems = opts.rgba ? Math.max(...all.map((p) => p.outRgbaElems)) : 0;
+  const b0 = cfg.upBlocks[0]!;
+  const storePerChunk = tiling?.order === 'tile-major' ? (b0.dupUp ? 2 : 1) : 0;
+  const storeFrameElems = storePerChunk ? Math.max(b0.resblocks.at(-1)?.cout ?? cfg.midDim, cfg.midDim) * h * w : 0;
   const latentBytes = align4(cfg.zDim * h * w * elemBytes);
-  const outBytes = maxFramesPerChunk * outFrameElems * 4;
-  const rgbaBytes = opts.rgba ? maxFramesPerChunk * H * W * 4 : 0;
+  const outBytes = outElems * 4, rgbaBytes = outRgbaElems * 4;
+  const storeEntryBytes = align4(storeFrameElems * elemBytes);
   const memory: MemoryBreakdown = {
-    weights: weightBuffers(kinds.map((k) => chunks[k]!.graph)).reduce((a, w) => a + align4(w.elems * elemBytes), 0),
-    cache: ringBytes.reduce((a, b) => a + b, 0),
+    weights: weightBuffers(all).reduce((a, w) => a + align4(w.elems * elemBytes), 0),
+    cache: rings.reduce((a, r) => a + r.bytes, 0),
     activations: slots.reduce((a, s) => a + s.bytes, 0),
-    // latent frame in; rgb f32 (+ rgba) frames of one chunk out; a 4-byte dummy for unused bindings
+    store: storeEntryBytes * storePerChunk * frames,
+    // latent frame in; rgb f32 (+ rgba) regions of one program out; a 4-byte dummy for unused bindings
     io: latentBytes + outBytes + rgbaBytes + 4,
     staging: outBytes + rgbaBytes,
     uniforms: maxSteps * UNIFORM_STRIDE,
     total: 0,
   };
-  memory.total = memory.weights + memory.cache + memory.activations + memory.io + memory.staging + memory.uniforms;
-  const largestBuffer = Math.max(outBytes, ...ringBytes, ...slots.map((s) => s.bytes));
+  memory.total = memory.weights + memory.cache + memory.activations + memory.store + memory.io + memory.staging + memory.uniforms;
+  const largestBuffer = Math.max(outBytes, storeEntryBytes * storePerChunk * frames, ...rings.map((r) => r.bytes), ...slots.map((s) => s.bytes));
   return {
-    cfg, opts, elemBytes, chunks, slots, rings: rs, ringBytes, outFrameElems, framesOut, height: H, width: W,
-    maxFramesPerChunk, uniformStride: UNIFORM_STRIDE, maxSteps, memory, largestBuffer,
+    cfg, opts, elemBytes, programs, tiles, slots, rings, tileRingKeys: [...tileRingKeys], storeFrameElems, storePerChunk,
+    outFrameElems, framesOut, height: H, width: W, outElems, outRgbaElems, uniformStride: UNIFORM_STRIDE, maxSteps, memory,
+    largestBuffer, tileOverhead: tiles ? tileOverhead(tiles, h, w) : 1,
   };
 }
 
@@ -200,5 +263,5 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
 export function checkLimits(p: Plan, limits: { maxStorageBufferBindingSize: number; maxBufferSize: number }): void {
   const max = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
   if (p.largestBuffer > max)
-    throw new DecoderError('limits', `this decode needs a ${(p.largestBuffer / 2 ** 20).toFixed(1)} MiB buffer; the adapter allows ${(max / 2 ** 20).toFixed(1)} MiB per binding: use a smaller size, f16 precision or spatial tiling`);
+    throw new DecoderError('limits', `this decode needs a ${(p.largestBuffer / 2 ** 20).toFixed(1)} MiB buffer; the adapter allows ${(max / 2 ** 20).toFixed(1)} MiB per binding: use spatial tiling (--tile auto), f16 precision or a smaller size`);
 }

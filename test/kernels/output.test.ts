@@ -29,7 +29,7 @@ async function runCase(k: (typeof cases)[number], elem: Elem) {
   const [rgb, rgba] = await withDevice(async (s) => {
     const rgbBuf = s.zeros(3 * H * W, 4, 'rgb');
     const rgbaBuf = s.zeros(H * W, 4, 'rgba');
-    const p: OutputParams = { h: k.h, w: k.w, x_off: xOff, frame: 0 };
+    const p: OutputParams = { h: k.h, w: k.w, x_off: xOff, cy: 0, cx: 0, oh: H, ow: W, rgb_off: 0, rgba_off: 0 };
     await s.run(output, p, { PATCH: P }, elem, [s.upload(xData, elem, 'x'), rgbBuf, rgbaBuf]);
     return [await s.read(rgbBuf, 'f32', 3 * H * W), await s.readU32(rgbaBuf, H * W)] as const;
   });

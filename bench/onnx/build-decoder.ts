@@ -37,6 +37,12 @@ export interface ChunkModelOptions {
   kind: ChunkKind;
   /** default 'conv3d' */
   layout?: OnnxLayout;
+  /**
+   * weights in external data files (onnxruntime-web: session option `externalData`) instead of inside the
+   * protobuf, which cannot exceed 2 GiB (Wan2.2 at full width has 2.1 GiB of f32 weights). Default 'auto':
+   * external when the initializers exceed 1.5 GiB.
+   */
+  externalData?: boolean | 'auto';
 }
 
 export interface CacheSlotIO {
@@ -71,8 +77,16 @@ export interface ChunkModelStats {
   macs: number;
 }
 
+export interface ExternalDataFile {
+  /** the `location` the model refers to; pass as { path, data } in the session option externalData */
+  path: string;
+  data: Uint8Array;
+}
+
 export interface BuiltChunkModel {
   bytes: Uint8Array;
+  /** the weights when they are external (see ChunkModelOptions.externalData), else empty */
+  externalData: ExternalDataFile[];
   io: ChunkModelIO;
   stats: ChunkModelStats;
 }
@@ -481,23 +495,62 @@ class ChunkGraph {
 
 function normalise(opts: ChunkModelOptions): Required<ChunkModelOptions> {
   if (!(opts.h > 0 && opts.w > 0 && Number.isInteger(opts.h) && Number.isInteger(opts.w))) throw new Error(`buildChunkModel: bad latent size ${opts.h}x${opts.w}`);
-  return { layout: 'conv3d', ...opts };
+  return { layout: 'conv3d', externalData: 'auto', ...opts };
+}
+
+const EXTERNAL_AUTO_BYTES = 1.5 * 2 ** 30;
+/** external data files are cut at 1 GiB (one ArrayBuffer each, well inside every engine's limits) */
+const EXTERNAL_FILE_BYTES = 2 ** 30;
+
+/** Moves the float initializers of at least 1 KiB into external files of at most 1 GiB, 64-byte aligned. */
+function externalize(inits: TensorDef[], kind: ChunkKind): ExternalDataFile[] {
+  const big = inits.filter((t) => t.data instanceof Float32Array && t.data.byteLength >= 1024);
+  const files: { path: string; parts: { t: TensorDef; offset: number }[]; size: number }[] = [];
+  for (const t of big) {
+    let f = files[files.length - 1];
+    let at = f ? Math.ceil(f.size / 64) * 64 : 0;
+    if (!f || at + t.data.byteLength > EXTERNAL_FILE_BYTES) {
+      f = { path: `wan-decoder-${kind}.weights.${files.length}.bin`, parts: [], size: 0 };
+      files.push(f);
+      at = 0;
+    }
+    f.parts.push({ t, offset: at });
+    f.size = at + t.data.byteLength;
+  }
+  return files.map((f) => {
+    const data = new Uint8Array(f.size);
+    for (const { t, offset } of f.parts) {
+      data.set(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength), offset);
+      t.external = { location: f.path, offset, length: t.data.byteLength };
+    }
+    return { path: f.path, data };
+  });
 }
 
 /** The chunk model with its IO description and statistics. `weights: null` gives io/stats only (bytes empty). */
 export function buildChunk(cfg: DecoderConfig, weights: Weights | null, opts: ChunkModelOptions): BuiltChunkModel {
-  const g = new ChunkGraph(cfg, weights, normalise(opts));
+  const o = normalise(opts);
+  const g = new ChunkGraph(cfg, weights, o);
   g.build();
   const ops: Record<string, number> = {};
   for (const n of g.nodes) ops[n.op] = (ops[n.op] ?? 0) + 1;
   const initializerBytes = g.inits.reduce((a, t) => a + (weights ? t.data.byteLength : t.dims.reduce((x, y) => x * y, 1) * 4), 0);
-  const bytes = weights ? encodeModel({ graph: g.graph(), opset: 17 }) : new Uint8Array(0);
-  return { bytes, io: g.io, stats: { nodes: g.nodes.length, ops, initializerBytes, macs: g.macs } };
+  const stats = { nodes: g.nodes.length, ops, initializerBytes, macs: g.macs };
+  if (!weights) return { bytes: new Uint8Array(0), externalData: [], io: g.io, stats };
+  const external = o.externalData === 'auto' ? initializerBytes > EXTERNAL_AUTO_BYTES : o.externalData;
+  const externalData = external ? externalize(g.inits, o.kind) : [];
+  return { bytes: encodeModel({ graph: g.graph(), opset: 17 }), externalData, io: g.io, stats };
 }
 
-/** ONNX bytes of the decoder of one latent chunk (see the file header for inputs, outputs and layouts). */
+/**
+ * ONNX bytes of the decoder of one latent chunk (see the file header for inputs, outputs and layouts).
+ * Throws when the weights do not fit in one protobuf (use buildChunk and its externalData then).
+ */
 export function buildChunkModel(cfg: DecoderConfig, weights: Weights, opts: ChunkModelOptions): Uint8Array {
-  return buildChunk(cfg, weights, opts).bytes;
+  const m = buildChunk(cfg, weights, opts);
+  if (m.externalData.length)
+    throw new Error(`buildChunkModel: the weights (${(m.stats.initializerBytes / 2 ** 30).toFixed(2)} GiB) need ONNX external data: use buildChunk() and pass the model with its externalData to runOrtDecode`);
+  return m.bytes;
 }
 
 /** The chunk model's inputs and outputs without building it. */

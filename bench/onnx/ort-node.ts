@@ -3,7 +3,7 @@
 // decoder on the same device and latents for max |err| and time. One JSON object per line on stdout.
 //
 //   npx tsx bench/onnx/ort-node.ts --version 2.1 --dim 96 --z 16 --latent 2,30,52 --layout conv3d,frames --ours
-//   options: --dist <folder of ort.webgpu.min.mjs + ort-wasm-simd-threaded.asyncify.{mjs,wasm}> (default:
+//   options: --external (weights as ONNX external data; default only when they exceed 1.5 GiB), --dist <folder of ort.webgpu.min.mjs + ort-wasm-simd-threaded.asyncify.{mjs,wasm}> (default:
 //   node_modules/onnxruntime-web/dist), --dawn-flags <comma list> (e.g. enable-dawn-features=allow_unsafe_apis)
 import { WanVaeDecoder } from '../../src/decoder';
 import { requestDecoderDevice } from '../../src/gpu/device';
@@ -44,6 +44,7 @@ async function main(): Promise<void> {
   const zDim = Number(a.get('z') ?? (version === '2.1' ? 16 : 48));
   const [T, h, w] = (a.get('latent') ?? '2,8,8').split(',').map(Number) as [number, number, number];
   const layouts = (a.get('layout') ?? 'conv3d,frames').split(',') as OnnxLayout[];
+  const externalData = a.has('external') ? a.get('external') !== 'false' : 'auto';
   await installNodeWebGPU((a.get('dawn-flags') ?? '').split(',').filter(Boolean));
   const dev = await requestDecoderDevice({ wantF16: false });
   const adapter = [dev.info.vendor, dev.info.architecture, dev.info.description].filter(Boolean).join(' / ');
@@ -72,13 +73,13 @@ async function main(): Promise<void> {
   let firstVideo: Float32Array | null = null;
   for (const layout of layouts) {
     const tb = performance.now();
-    const first = buildChunk(cfg, weights, { h, w, kind: 'first', layout });
-    const steady = buildChunk(cfg, weights, { h, w, kind: 'steady', layout });
+    const first = buildChunk(cfg, weights, { h, w, kind: 'first', layout, externalData });
+    const steady = buildChunk(cfg, weights, { h, w, kind: 'steady', layout, externalData });
     const buildSeconds = (performance.now() - tb) / 1000;
     try {
-      const r = await runOrtDecode(first.bytes, steady.bytes, latents, cfg, { ort, device: dev.device });
+      const r = await runOrtDecode(first, steady, latents, cfg, { ort, device: dev.device });
       log({
-        event: 'ort', layout, buildSeconds, modelBytes: [first.bytes.byteLength, steady.bytes.byteLength], nodes: [first.stats.nodes, steady.stats.nodes],
+        event: 'ort', layout, buildSeconds, modelBytes: [first.bytes.byteLength, steady.bytes.byteLength], externalBytes: [first, steady].map((m) => m.externalData.reduce((a, f) => a + f.data.byteLength, 0)), nodes: [first.stats.nodes, steady.stats.nodes],
         gmac: [first.stats.macs / 1e9, steady.stats.macs / 1e9], seconds: r.seconds, createSeconds: r.createSeconds, chunkSeconds: r.chunkSeconds,
         peakGpuBytes: r.peakGpuBytes, liveGpuBytesAtEnd: r.liveGpuBytesAtEnd, frames: r.frames,
         maxAbsVsOurs: ours ? maxAbs(r.video, ours) : undefined,

@@ -9,7 +9,7 @@
 //   GraphProto      node 1, name 2, initializer 5, input 11, output 12, value_info 13
 //   NodeProto       input 1, output 2, name 3, op_type 4, attribute 5, domain 7
 //   AttributeProto  name 1, f 2, i 3, s 4, t 5, floats 7, ints 8, type 20
-//   TensorProto     dims 1, data_type 2, name 8, raw_data 9
+//   TensorProto     dims 1, data_type 2, name 8, raw_data 9, external_data 13 (key 1, value 2), data_location 14
 //   ValueInfoProto  name 1, type 2;  TypeProto tensor_type 1;  TypeProto.Tensor elem_type 1, shape 2
 //   TensorShapeProto dim 1;  Dimension dim_value 1, dim_param 2
 
@@ -40,6 +40,8 @@ export interface TensorDef {
   dims: readonly number[];
   /** float -> Float32Array, int64 -> BigInt64Array (stored little-endian as raw_data) */
   data: Float32Array | BigInt64Array;
+  /** store the data in an external file instead (data_location EXTERNAL; `data` only gives the type) */
+  external?: { location: string; offset: number; length: number };
 }
 
 export interface NodeDef {
@@ -153,11 +155,18 @@ class Msg {
 
 function tensorMsg(t: TensorDef): Msg {
   const n = t.dims.reduce((a, b) => a * b, 1);
-  if (t.data.length !== n) throw new Error(`ONNX tensor ${t.name}: ${t.data.length} values for dims [${t.dims}]`);
   const m = new Msg();
   for (const d of t.dims) m.varint(1, d);
   m.varint(2, t.data instanceof Float32Array ? DataType.float : DataType.int64);
   m.string(8, t.name);
+  if (t.external) {
+    // external_data (13): StringStringEntryProto { key 1, value 2 }; data_location (14): EXTERNAL = 1
+    const { location, offset, length } = t.external;
+    if (length !== n * t.data.BYTES_PER_ELEMENT) throw new Error(`ONNX tensor ${t.name}: external length ${length} for dims [${t.dims}]`);
+    for (const [k, v] of [['location', location], ['offset', String(offset)], ['length', String(length)]] as const) m.msg(13, new Msg().string(1, k).string(2, v));
+    return m.varint(14, 1);
+  }
+  if (t.data.length !== n) throw new Error(`ONNX tensor ${t.name}: ${t.data.length} values for dims [${t.dims}]`);
   // raw_data is little-endian; typed arrays are in platform order, which is little-endian on every WebGPU target
   m.bytes(9, new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
   return m;

@@ -9,6 +9,9 @@ import type * as OrtTypes from 'onnxruntime-web';
 import type { DecoderConfig } from '../../src/model/config';
 
 export type Ort = typeof OrtTypes;
+
+/** A chunk model: ONNX bytes, or bytes plus external weight files (buildChunk's result fits as is). */
+export type OrtChunkModel = Uint8Array | { bytes: Uint8Array; externalData?: readonly { path: string; data: Uint8Array }[] };
 type OrtTensor = OrtTypes.Tensor;
 type OrtSession = OrtTypes.InferenceSession;
 
@@ -117,8 +120,8 @@ function describe(e: unknown): string {
  * (session creation / run of chunk i / readback) and onnxruntime's message when onnxruntime fails.
  */
 export async function runOrtDecode(
-  modelFirst: Uint8Array,
-  modelSteady: Uint8Array,
+  modelFirst: OrtChunkModel,
+  modelSteady: OrtChunkModel,
   latents: { data: Float32Array; shape: readonly number[] },
   cfg: DecoderConfig,
   opts: OrtDecodeOptions,
@@ -148,15 +151,18 @@ export async function runOrtDecode(
   const sessions: OrtSession[] = [];
   const zeroBuffers: GPUBuffer[] = [];
 
-  const create = async (bytes: Uint8Array, kind: 'first' | 'steady'): Promise<OrtSession> => {
+  const create = async (model: OrtChunkModel, kind: 'first' | 'steady'): Promise<OrtSession> => {
     const t0 = now();
+    const bytes = model instanceof Uint8Array ? model : model.bytes;
+    const external = model instanceof Uint8Array ? [] : (model.externalData ?? []);
     try {
-      const s = await ort.InferenceSession.create(bytes, sessionOptions);
+      const s = await ort.InferenceSession.create(bytes, external.length ? { ...sessionOptions, externalData: external.map((f) => ({ path: f.path, data: f.data })) } : sessionOptions);
       sessions.push(s);
       return s;
     } catch (e) {
       throw new Error(
-        `onnxruntime-web could not create the '${kind}' chunk session on the WebGPU EP (model ${(bytes.byteLength / 2 ** 20).toFixed(1)} MiB): ${describe(e)}`,
+        `onnxruntime-web could not create the '${kind}' chunk session on the WebGPU EP (model ${(bytes.byteLength / 2 ** 20).toFixed(1)} MiB` +
+          `${external.length ? ` + ${external.length} external weight files, ${(external.reduce((a, f) => a + f.data.byteLength, 0) / 2 ** 20).toFixed(1)} MiB` : ''}): ${describe(e)}`,
         { cause: e },
       );
     } finally {

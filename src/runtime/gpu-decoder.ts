@@ -237,7 +237,8 @@ export class GpuDecoder {
     for (const r of this.ringBufs.values()) this.device.queue.writeBuffer(r, 0, new Uint8Array(r.size));
     const asm = new FrameAssembler(p.height, p.width, p.opts.rgba, p.opts.tile?.mode === 'blend');
     const kindOf = (i: number): ChunkKind => (p.opts.cache === 'off' ? 'nocache' : i === 0 ? 'first' : 'steady');
-    const steady = p.programs.steady?.[0]?.prog.framesOut ?? 0;
+    // frames of a later chunk (the tile programs write them in tile-major order, not the latent program)
+    const steady = Math.max(0, ...(p.programs.steady ?? []).map((x) => x.prog.framesOut));
     const firstFrame = (i: number) => (p.opts.cache === 'off' || i === 0 ? i : 1 + (i - 1) * steady);
     const latentFrame = (i: number) => {
       const f = new Float32Array(z * h * w);

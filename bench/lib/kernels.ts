@@ -1,0 +1,114 @@
+// Per-kernel microbenchmarks at the decoder's layer shapes: one pipeline (the decoder's overrides for
+// this adapter class), buffers filled with small random values, `warmup` untimed passes, then `runs`
+// timed passes (PassTimer). GFLOP/s and GB/s from the kernel's own cost(). Buffers live for one case.
+import { DecoderError } from '../../src/gpu/errors';
+import { encodeParams, pipelineKey, resolveOverrides, type AnyKernelDef, type Elem, type PipelineCache } from '../../src/gpu/kernel';
+import { conv3dTuning, kernels, packedConvWeightLength } from '../../src/kernels/index';
+import { storageBytes } from '../../src/runtime/f16';
+import { PassTimer } from './gpu-timer';
+import { describeError, spread } from './stats';
+import type { KernelScenario, Result } from './types';
+
+const STORAGE = () => GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+/** Host chunk of a random fill (elements): bounds the temporary arrays for 100+ MB buffers. */
+const FILL_CHUNK = 1 << 22;
+
+export interface KernelContext {
+  device: GPUDevice;
+  cache: PipelineCache;
+  f16: boolean;
+  /** CPU adapter: the decoder's `cpu` conv tiling, else `gpu` */
+  cpuAdapter: boolean;
+  runs?: number;
+}
+
+/** Buffer element counts of each binding and the full params of a kernel case. */
+function layout(s: KernelScenario): { def: AnyKernelDef; sizes: number[]; params: Record<string, number> } {
+  const p = s.shape;
+  switch (s.kernel) {
+    case 'conv3d': {
+      const frame = p.cin! * p.h! * p.w!;
+      const params = { x_off: 0, prev2_off: 0, prev1_off: frame, res_off: 0, y_off: 0, tap0: 0, ...p };
+      return { def: kernels.conv3d, sizes: [frame, 2 * frame, packedConvWeightLength(p.cout!, p.cin!, 3, 3), p.cout!, 4, p.cout! * p.h! * p.w!], params };
+    }
+    case 'rmsNorm':
+      return { def: kernels.rmsNorm, sizes: [p.c! * p.hw!, p.c!, p.c! * p.hw!], params: { x_off: 0, y_off: 0, ...p } };
+    case 'attention':
+      return { def: kernels.attention, sizes: [3 * p.c! * p.n!, p.c! * p.n!], params: { ...p } };
+  }
+}
+
+function randomBuffer(device: GPUDevice, elems: number, elem: Elem, label: string, seed: number): GPUBuffer {
+  const bpe = elem === 'f16' ? 2 : 4;
+  const buf = device.createBuffer({ label, size: Math.max(16, Math.ceil((elems * bpe) / 16) * 16), usage: STORAGE() });
+  let s = seed >>> 0;
+  for (let start = 0; start < elems; start += FILL_CHUNK) {
+    const n = Math.min(FILL_CHUNK, elems - start);
+    const data = new Float32Array(n + (n & 1));
+    for (let i = 0; i < n; i++) {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      data[i] = (s / 2 ** 32 - 0.5) * 0.5;
+    }
+    device.queue.writeBuffer(buf, start * bpe, storageBytes(data, elem));
+  }
+  return buf;
+}
+
+/** One kernel scenario at one storage type. */
+async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promise<Result> {
+  const { def, sizes, params } = layout(s);
+  const tuning = s.kernel === 'conv3d' ? (ctx.cpuAdapter ? conv3dTuning.cpu : conv3dTuning.gpu) : {};
+  const ov = resolveOverrides(def, { ...tuning, ...s.overrides });
+  const runs = ctx.runs ?? s.runs;
+  const base: Result = { name: `${s.name}/${elem}`, group: s.group, status: 'ok', params: { ...s.shape, elem, overrides: ov, runs, warmup: s.warmup }, key: '' };
+  base.key = `${base.name}|${pipelineKey(def, ov, elem)}|${JSON.stringify(s.shape)}`;
+  if (elem === 'f16' && !ctx.f16) return { ...base, status: 'skipped', error: "no 'shader-f16' on this adapter" };
+  const { device } = ctx;
+  const owned: GPUBuffer[] = [];
+  const timer = new PassTimer(device);
+  device.pushErrorScope('out-of-memory');
+  device.pushErrorScope('validation');
+  try {
+    const pipeline = await ctx.cache.get(def, ov, elem);
+    const bufs = sizes.map((n, i) => randomBuffer(device, n, elem, `${def.id} ${def.bindings[i]!.name}`, 17 + i));
+    owned.push(...bufs);
+    const data = encodeParams(def, params);
+    const uni = device.createBuffer({ label: `${def.id} params`, size: 256, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    owned.push(uni);
+    device.queue.writeBuffer(uni, 0, data);
+    const g0 = device.createBindGroup({ layout: ctx.cache.bindGroupLayout(def), entries: bufs.map((buffer, i) => ({ binding: i, resource: { buffer } })) });
+    const g1 = device.createBindGroup({ layout: ctx.cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uni, size: data.byteLength } }] });
+    const counts = def.dispatch(params, ov);
+    const encode = (pass: GPUComputePassEncoder) => {
+      pass.setPipeline(pipeline);
+      pass.setBindGroup(0, g0);
+      pass.setBindGroup(1, g1, [0]);
+      pass.dispatchWorkgroups(...counts);
+    };
+    await timer.time(s.warmup, encode);
+    const ms = spread(await timer.time(runs, encode));
+    const cost = def.cost(params, ov, elem);
+    return { ...base, timing: timer.source, ms, gflops: cost.flops / (ms.median * 1e6), gbps: cost.bytes / (ms.median * 1e6), extra: { dispatch: JSON.stringify(counts), flops: cost.flops, bytes: cost.bytes } };
+  } catch (e) {
+    return { ...base, status: 'failed', error: describeError(e) };
+  } finally {
+    const v = await device.popErrorScope();
+    const m = await device.popErrorScope();
+    timer.dispose();
+    for (const b of owned) b.destroy();
+    if (v || m) throw new DecoderError(m ? 'oom' : 'validation', `${s.name}/${elem}: ${(v ?? m)!.message}`);
+  }
+}
+
+/** Every storage type of a kernel scenario; a WebGPU error scope failure becomes a failed row. */
+export async function runKernelScenario(ctx: KernelContext, s: KernelScenario): Promise<Result[]> {
+  const out: Result[] = [];
+  for (const elem of s.elems) {
+    try {
+      out.push(await runCase(ctx, s, elem));
+    } catch (e) {
+      out.push({ name: `${s.name}/${elem}`, group: s.group, status: 'failed', error: describeError(e), params: { ...s.shape, elem }, key: `${s.name}/${elem}` });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,112 @@
+// The benchmark scenarios, as data. `scenarios(quick)` lists what a run does; `select` applies --only.
+// Full sizes are the decoder's real shapes (official widths, ../shared/ANCHORS.md); quick sizes are
+// small enough for a CPU adapter (SwiftShader ~1 GFLOP/s, lavapipe ~4) to finish in under two minutes.
+// A new decode switch (tile, tileMode, norm mode, memory budget) is one line in MATRIX_SWITCHES; its
+// first value is the exact reference the others are compared with.
+import type { DecodeScenario, KernelScenario, MatrixScenario, ModelSpec, OrtScenario, Scenario, SuiteConfig } from './lib/types';
+
+const WAN21: ModelSpec = { version: '2.1', dim: 96, zDim: 16, seed: 1 };
+const WAN22: ModelSpec = { version: '2.2', dim: 256, zDim: 48, seed: 1 };
+const model = (version: '2.1' | '2.2', dim: number, zDim: number): ModelSpec => ({ version, dim, zDim, seed: 1 });
+
+/** Switches of the trade-off matrix: every combination runs; the first value of each is the reference. */
+export const MATRIX_SWITCHES: MatrixScenario['switches'] = {
+  cache: ['on', 'off'],
+  precision: ['f32', 'f16'],
+};
+
+/** The four conv layer shapes of ANCHORS.md: [channels, output height, width] (3x3x3, 3 frames -> 1). */
+const CONV_ANCHORS: [number, number, number][] = [
+  [96, 480, 832],
+  [192, 240, 416],
+  [384, 120, 208],
+  [384, 60, 104],
+];
+
+function convScenarios(quick: boolean): KernelScenario[] {
+  // quick: the same layers with channels and both spatial sides divided by 8 (same FLOP ratios)
+  const d = quick ? 8 : 1;
+  return CONV_ANCHORS.map(([c, h, w]) => ({
+    name: `conv3d/${c / d}ch-${Math.ceil(h / d)}x${Math.ceil(w / d)}`,
+    group: 'conv3d',
+    kernel: 'conv3d',
+    shape: { cin: c / d, cout: c / d, h: Math.ceil(h / d), w: Math.ceil(w / d), tap0: 0 },
+    overrides: { KT: 3, KS: 3, UP: 0, HAS_RES: 0 },
+    elems: ['f32', 'f16'],
+    runs: quick ? 6 : 50,
+    warmup: quick ? 1 : 5,
+    note: quick ? `ANCHORS shape ${c}ch ${h}x${w} / 8` : 'ANCHORS layer shape',
+  }));
+}
+
+function normAttnScenarios(quick: boolean): KernelScenario[] {
+  const runs = quick ? 6 : 50, warmup = quick ? 1 : 5;
+  const norms: [number, number, number, number][] = quick ? [[12, 60, 104, 1], [48, 8, 13, 0]] : [[96, 480, 832, 1], [384, 60, 104, 0]];
+  const [ac, an] = quick ? [48, 8 * 13] : [384, 60 * 104];
+  return [
+    ...norms.map(([c, h, w, silu]): KernelScenario => ({
+      name: `rms-norm/${c}ch-${h}x${w}${silu ? '-silu' : ''}`,
+      group: 'rms-norm', kernel: 'rmsNorm', shape: { c, hw: h * w }, overrides: { SILU: silu }, elems: ['f32', 'f16'], runs, warmup,
+    })),
+    { name: `attention/n${an}-c${ac}`, group: 'attention', kernel: 'attention', shape: { c: ac, n: an, scale: 1 / Math.sqrt(ac) }, elems: ['f32', 'f16'], runs, warmup, note: 'middle.1 of Wan2.1 at 480x832: N = 60·104' },
+  ];
+}
+
+/** End-to-end decodes: [model, latent [T, h, w], label]. */
+function decodeScenarios(quick: boolean, frames: number | undefined): DecodeScenario[] {
+  const T = frames ?? 3;
+  const cases: [ModelSpec, [number, number, number], string][] = quick
+    ? [
+        [model('2.1', 8, 16), [2, 4, 6], 'wan2.1-dim8-32x48'],
+        [model('2.1', 16, 16), [2, 2, 3], 'wan2.1-dim16-16x24'],
+        [model('2.2', 8, 48), [2, 4, 6], 'wan2.2-dim8-64x96'],
+      ]
+    : [
+        [WAN21, [T, 60, 104], 'wan2.1-dim96-480x832'],
+        [WAN21, [T, 90, 160], 'wan2.1-dim96-720x1280'],
+        [model('2.1', 48, 16), [T, 60, 104], 'wan2.1-dim48-480x832'],
+        [WAN22, [T, 30, 52], 'wan2.2-dim256-480x832'],
+        [WAN22, [T, 44, 80], 'wan2.2-dim256-704x1280'],
+      ];
+  // quick: GPU busy time (one more decode) for the first case only: SwiftShader decodes take seconds
+  return cases.map(([m, latent, label], i) => ({
+    name: `decode/${label}`, group: 'decode', model: m, latent, options: { cache: 'on', precision: 'f32' }, repeats: quick ? 1 : 3, checkCpu: quick, probe: !quick || i === 0,
+  }));
+}
+
+function matrixScenarios(quick: boolean, frames: number | undefined): MatrixScenario[] {
+  return quick
+    ? // same model, latent and repeats as decode/wan2.1-dim8-32x48: its cache=on,f32 row is reused
+      [{ name: 'matrix/wan2.1-dim8-32x48', group: 'matrix', model: model('2.1', 8, 16), latent: [2, 4, 6], switches: MATRIX_SWITCHES, repeats: 1 }]
+    : [{ name: 'matrix/wan2.1-dim96-480x832', group: 'matrix', model: WAN21, latent: [frames ?? 3, 60, 104], switches: MATRIX_SWITCHES, repeats: 2 }];
+}
+
+function coldScenarios(quick: boolean): DecodeScenario[] {
+  const [m, latent, label]: [ModelSpec, [number, number, number], string] = quick ? [model('2.1', 8, 16), [1, 4, 6], 'wan2.1-dim8-32x48'] : [WAN21, [1, 60, 104], 'wan2.1-dim96-480x832'];
+  return [{ name: `cold/${label}`, group: 'cold', model: m, latent, options: { cache: 'on', precision: 'f32' }, repeats: 0, note: 'fresh device: import -> weights -> upload -> compile -> first frame' }];
+}
+
+function ortScenarios(quick: boolean): OrtScenario[] {
+  return quick
+    ? // the 'conv3d' graph spends minutes compiling onnxruntime's shape-baked Conv3D shaders on a CPU adapter
+      [{ name: 'ort/wan2.1-dim8-32x48', group: 'ort', model: model('2.1', 8, 16), latent: [2, 4, 6], layouts: ['frames'], repeats: 1, note: "quick: the 'frames' graph only" }]
+    : [
+        { name: 'ort/wan2.1-dim96-240x416', group: 'ort', model: WAN21, latent: [2, 30, 52], layouts: ['frames', 'conv3d'], repeats: 2 },
+        { name: 'ort/wan2.1-dim96-480x832', group: 'ort', model: WAN21, latent: [2, 60, 104], layouts: ['frames', 'conv3d'], repeats: 1 },
+      ];
+}
+
+/** Every scenario of a run, cold start first (it must see no compiled pipeline). */
+export function scenarios(cfg: Pick<SuiteConfig, 'quick' | 'frames'>): Scenario[] {
+  const q = cfg.quick;
+  return [...coldScenarios(q), ...convScenarios(q), ...normAttnScenarios(q), ...decodeScenarios(q, cfg.frames), ...matrixScenarios(q, cfg.frames), ...ortScenarios(q)];
+}
+
+/** --only: comma list of groups (`conv3d`, `decode`, `kernels` = conv3d + rms-norm + attention) or name prefixes. */
+export function select(list: Scenario[], only: string[]): Scenario[] {
+  if (!only.length) return list;
+  const want = only.flatMap((o) => (o === 'kernels' ? ['conv3d', 'rms-norm', 'attention'] : [o]));
+  const picked = list.filter((s) => want.some((o) => s.group === o || s.name.startsWith(o)));
+  if (!picked.length) throw new Error(`--only ${only.join(',')} matches no scenario; names: ${list.map((s) => s.name).join(', ')}`);
+  return picked;
+}

@@ -29,8 +29,19 @@ const MAX_TN = wgslConst(src, 'MAX_TN');
  */
 export const conv3dTuning = {
   cpu: { WG_N: 32, WG_M: 1, TM4: 8, TN: 8, SMEM: 0, BK: 1 },
-  gpu: { WG_N: 16, WG_M: 16, TM4: 1, TN: 4, SMEM: 1, BK: 16 },
+  gpu: { WG_N: 16, WG_M: 16, TM4: 2, TN: 4, SMEM: 1, BK: 16 },
 } as const;
+
+/** True for software adapters (SwiftShader, lavapipe/llvmpipe), which want `conv3dTuning.cpu`. */
+export function isCpuAdapter(info: { isFallbackAdapter?: boolean; vendor?: string; architecture?: string; description?: string }): boolean {
+  const text = `${info.vendor ?? ''} ${info.architecture ?? ''} ${info.description ?? ''}`.toLowerCase();
+  return Boolean(info.isFallbackAdapter) || /swiftshader|llvmpipe|lavapipe|software/.test(text);
+}
+
+/** conv3d tiling overrides for an adapter (from `requestDecoderDevice().info`). */
+export function conv3dTuningFor(info: Parameters<typeof isCpuAdapter>[0]): Record<string, number> {
+  return { ...(isCpuAdapter(info) ? conv3dTuning.cpu : conv3dTuning.gpu) };
+}
 
 const overrides: Record<string, number> = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, ...conv3dTuning.cpu };
 
@@ -60,7 +71,7 @@ export const conv3d: KernelDef<Conv3dParams> = {
   overrides,
   dispatch(p, ov) {
     const o = { ...overrides, ...ov };
-    checkTiling(o);
+    check(p, o);
     const bn = o.WG_N! * o.TN!;
     const bm = o.WG_M! * o.TM4! * 4;
     return [Math.ceil((p.h * p.w) / bn), Math.ceil(p.cout / bm), 1];
@@ -77,10 +88,15 @@ export const conv3d: KernelDef<Conv3dParams> = {
   },
 };
 
-function checkTiling(o: Record<string, number>): void {
-  const bad = (why: string) => new DecoderError('bad-input', `conv3d tiling ${JSON.stringify(o)}: ${why}`);
+/** Plan-time checks of overrides and params the shader relies on; throws DecoderError('bad-input'). */
+function check(p: Conv3dParams, o: Record<string, number>): void {
+  const bad = (why: string) => new DecoderError('bad-input', `conv3d ${JSON.stringify({ ...p, ...o })}: ${why}`);
   if (o.TM4! < 1 || o.TM4! > MAX_TM4 || o.TN! < 1 || o.TN! > MAX_TN) throw bad(`TM4 <= ${MAX_TM4}, TN <= ${MAX_TN}`);
   if (o.SMEM && o.WG_M! % o.TN! !== 0) throw bad('SMEM=1 needs WG_M % TN == 0 (one loader pixel per invocation)');
+  if (o.KT !== 1 && o.KT !== 3) throw bad('KT must be 1 or 3');
+  if (o.KS !== 1 && o.KS !== 3) throw bad('KS must be 1 or 3');
+  if (p.tap0 >= o.KT!) throw bad('tap0 must be < KT');
+  if (o.UP && (p.h % 2 || p.w % 2)) throw bad('UP=1 needs an even output size');
 }
 
 /** Number of elements `packConvWeight` returns. */

@@ -16,4 +16,4 @@ export type { CropParams } from './crop';
 export type { DupUpAddParams } from './dup-up-add';
 export type { OutputParams } from './output';
 export type { RmsNormParams } from './rms-norm';
-export { conv3dTuning, packConvWeight, packedConvWeightLength } from './conv3d';
+export { conv3dTuning, conv3dTuningFor, isCpuAdapter, packConvWeight, packedConvWeightLength } from './conv3d';

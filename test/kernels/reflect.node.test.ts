@@ -1,6 +1,6 @@
 // Node only (no GPU): every KernelDef agrees with its WGSL. A small regex reflector reads the storage
 // bindings of group 0 (names, order, access), `struct Params` (field names, order, scalar types), the
-// params uniform at group 1 binding 0, the override names, and the `alias Elem = f32;` line. Also checks
+// params uniform at group 1 binding 0, the override names and defaults, and the `alias Elem = f32;` line. Also checks
 // encodeParams' layout and pipelineKey's normalisation.
 import { describe, expect, it } from 'vitest';
 import { encodeParams, pipelineKey, shaderSource, type AnyKernelDef } from '../../src/gpu/kernel';
@@ -10,7 +10,8 @@ interface Reflection {
   bindings: { group: number; binding: number; name: string; access: string }[];
   uniform: { group: number; binding: number; type: string } | null;
   params: { name: string; type: string }[];
-  overrides: string[];
+  /** name and default value */
+  overrides: (readonly [string, number])[];
 }
 
 function reflect(wgsl: string): Reflection {
@@ -30,7 +31,7 @@ function reflect(wgsl: string): Reflection {
           return { name: name!, type: type! };
         })
     : [];
-  const overrides = [...code.matchAll(/^\s*override\s+(\w+)/gm)].map((m) => m[1]!);
+  const overrides = [...code.matchAll(/^\s*override\s+(\w+)\s*:\s*\w+\s*=\s*([0-9.]+)/gm)].map((m) => [m[1]!, Number(m[2])] as const);
   return {
     bindings,
     uniform: u ? { group: Number(u[1]), binding: Number(u[2]), type: u[3]! } : null,
@@ -49,7 +50,7 @@ describe('KernelDef matches WGSL', () => {
     expect(r.bindings.map((b) => [b.name, b.access])).toEqual(def.bindings.map((b) => [b.name, b.access]));
     expect(r.uniform).toEqual({ group: 1, binding: 0, type: 'Params' });
     expect(r.params).toEqual(def.params.map((p) => ({ name: p.name, type: p.type })));
-    expect(r.overrides.sort()).toEqual(Object.keys(def.overrides).sort());
+    expect(Object.fromEntries(r.overrides)).toEqual(def.overrides);
     expect(def.wgsl).toMatch(/^alias Elem = f32;$/m);
     expect(def.wgsl).not.toMatch(/^\s*enable /m);
     expect(shaderSource(def, 'f16')).toMatch(/^enable f16;\nalias Elem = f16;$/m);

@@ -168,14 +168,14 @@ export class GpuDecoder {
       for (const step of pp.prog.steps) {
         const k = this.stepKernel(step);
         const e = { step, def: k?.def, overrides: k?.overrides ?? {}, group: null } as unknown as Encoded;
-        if (k) {
+        if (k && !(step.kind === 'crop' && 'store' in step.x)) {
           e.group = this.device.createBindGroup({
             label: step.label,
             layout: this.cache.bindGroupLayout(k.def),
             entries: this.bindings(step, pp).map((buffer, i) => ({ binding: i, resource: { buffer } })),
           });
-          jobs.push(this.cache.get(k.def, k.overrides, this.elem).then((p) => void (e.pipeline = p)));
         }
+        if (k) jobs.push(this.cache.get(k.def, k.overrides, this.elem).then((p) => void (e.pipeline = p)));
         list.push(e);
       }
       this.encoded.set(pp.prog, list);
@@ -188,8 +188,30 @@ export class GpuDecoder {
     });
   }
 
+  /** Byte offset of store entry (chunk, which); entries are bound one at a time (binding-size limit). */
   private storeOffset(chunk: number, which: number): number {
-    return (chunk * this.plan.storePerChunk + which) * this.plan.storeFrameElems;
+    return (chunk * this.plan.storePerChunk + which) * this.plan.storeEntryBytes;
+  }
+
+  private readonly storeGroups = new Map<string, GPUBindGroup>();
+
+  /** Bind group of a crop from the store entry of `chunk` (one per step and chunk, made once). */
+  private storeGroup(e: Encoded, pp: ProgramPlan, chunk: number, which: number): GPUBindGroup {
+    const key = `${pp.prog.name}|${pp.prog.kind}|${e.step.label}|${chunk}`;
+    let g = this.storeGroups.get(key);
+    if (!g) {
+      const s = e.step as Extract<Step, { kind: 'crop' }>;
+      g = this.device.createBindGroup({
+        label: `${s.label} chunk ${chunk}`,
+        layout: this.cache.bindGroupLayout(e.def),
+        entries: [
+          { binding: 0, resource: { buffer: this.storeBuf!, offset: this.storeOffset(chunk, which), size: this.plan.storeEntryBytes } },
+          { binding: 1, resource: { buffer: this.buf(s.y, pp) } },
+        ],
+      });
+      this.storeGroups.set(key, g);
+    }
+    return g;
   }
 
   /** Params of step `s` at the current ring counters (counters advance when the program is encoded). */
@@ -212,7 +234,7 @@ export class GpuDecoder {
       case 'dupadd':
         return { cout: s.d.cout, h: s.h, w: s.w, cin: s.d.cin, ft: s.d.ft, fs: s.d.fs, r: s.d.r, a: s.a, x_off: s.x.off, y_off: s.y.off };
       case 'crop':
-        return { c: s.c, src_h: s.srcH, src_w: s.srcW, y0: s.y0, x0: s.x0, h: s.h, w: s.w, x_off: 'store' in s.x ? this.storeOffset(chunk, s.x.store) : s.x.off, y_off: s.y.off };
+        return { c: s.c, src_h: s.srcH, src_w: s.srcW, y0: s.y0, x0: s.x0, h: s.h, w: s.w, x_off: 'store' in s.x ? 0 : s.x.off, y_off: s.y.off };
       case 'output': {
         const r = s.region;
         return { h: s.h, w: s.w, x_off: s.x.off, cy: r.cy, cx: r.cx, oh: r.oh, ow: r.ow, rgb_off: s.rgbOff, rgba_off: s.rgbaOff };
@@ -303,7 +325,7 @@ export class GpuDecoder {
         copies.push({ src: this.buf(s.x, pp), srcOff: s.x.off * p.elemBytes, dst: this.ringBufs.get(s.ring)!, dstOff: (k & 1) * s.ringFrame * p.elemBytes, bytes: align(s.ringFrame * p.elemBytes) });
         this.counters.set(s.ring, k + 1);
       } else if (s.kind === 'store') {
-        copies.push({ src: this.buf(s.x, pp), srcOff: s.x.off * p.elemBytes, dst: this.storeBuf!, dstOff: this.storeOffset(chunk, s.which) * p.elemBytes, bytes: align(s.elems * p.elemBytes) });
+        copies.push({ src: this.buf(s.x, pp), srcOff: s.x.off * p.elemBytes, dst: this.storeBuf!, dstOff: this.storeOffset(chunk, s.which), bytes: align(s.elems * p.elemBytes) });
       } else copies.push(null);
     });
     this.device.queue.writeBuffer(this.uniformBuf, 0, uni);
@@ -313,7 +335,8 @@ export class GpuDecoder {
       if (e.def) {
         pass ??= enc.beginComputePass({ label: pp.prog.name });
         pass.setPipeline(e.pipeline);
-        pass.setBindGroup(0, e.group!);
+        const s = e.step;
+        pass.setBindGroup(0, s.kind === 'crop' && 'store' in s.x ? this.storeGroup(e, pp, chunk, s.x.store) : e.group!);
         pass.setBindGroup(1, this.paramsGroup, [i * p.uniformStride]);
         pass.dispatchWorkgroups(...counts[i]!);
       }

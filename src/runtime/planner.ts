@@ -91,8 +91,12 @@ export interface Plan {
   uniformStride: number;
   maxSteps: number;
   memory: MemoryBreakdown;
-  /** largest single buffer, for the binding-size limit check */
+  /** largest single buffer (maxBufferSize) */
   largestBuffer: number;
+  /** largest range bound to a shader (maxStorageBufferBindingSize): the store is bound one entry at a time */
+  largestBinding: number;
+  /** bytes of one store entry, padded to the 256-byte storage offset alignment */
+  storeEntryBytes: number;
   /** computed area of the tiled part / frame area (1 untiled) */
   tileOverhead: number;
 }
@@ -238,7 +242,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const storeFrameElems = storePerChunk ? Math.max(b0.resblocks.at(-1)?.cout ?? cfg.midDim, cfg.midDim) * h * w : 0;
   const latentBytes = align4(cfg.zDim * h * w * elemBytes);
   const outBytes = outElems * 4, rgbaBytes = outRgbaElems * 4;
-  const storeEntryBytes = align4(storeFrameElems * elemBytes);
+  const storeEntryBytes = Math.ceil((storeFrameElems * elemBytes) / 256) * 256;
   const memory: MemoryBreakdown = {
     weights: weightBuffers(all).reduce((a, w) => a + align4(w.elems * elemBytes), 0),
     cache: rings.reduce((a, r) => a + r.bytes, 0),
@@ -251,17 +255,20 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
     total: 0,
   };
   memory.total = memory.weights + memory.cache + memory.activations + memory.store + memory.io + memory.staging + memory.uniforms;
-  const largestBuffer = Math.max(outBytes, storeEntryBytes * storePerChunk * frames, ...rings.map((r) => r.bytes), ...slots.map((s) => s.bytes));
+  const largestBinding = Math.max(outBytes, storeEntryBytes, ...rings.map((r) => r.bytes), ...slots.map((s) => s.bytes));
+  const largestBuffer = Math.max(largestBinding, memory.store);
   return {
     cfg, opts, elemBytes, programs, tiles, slots, rings, tileRingKeys: [...tileRingKeys], storeFrameElems, storePerChunk,
     outFrameElems, framesOut, height: H, width: W, outElems, outRgbaElems, uniformStride: UNIFORM_STRIDE, maxSteps, memory,
-    largestBuffer, tileOverhead: tiles ? tileOverhead(tiles, h, w) : 1,
+    largestBuffer, largestBinding, storeEntryBytes, tileOverhead: tiles ? tileOverhead(tiles, h, w) : 1,
   };
 }
 
 /** Throws DecoderError('limits') naming the buffer and the limit when the plan cannot run on `limits`. */
 export function checkLimits(p: Plan, limits: { maxStorageBufferBindingSize: number; maxBufferSize: number }): void {
-  const max = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
-  if (p.largestBuffer > max)
-    throw new DecoderError('limits', `this decode needs a ${(p.largestBuffer / 2 ** 20).toFixed(1)} MiB buffer; the adapter allows ${(max / 2 ** 20).toFixed(1)} MiB per binding: use spatial tiling (--tile auto), f16 precision or a smaller size`);
+  const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
+  if (p.largestBinding > limits.maxStorageBufferBindingSize)
+    throw new DecoderError('limits', `this decode binds a ${mib(p.largestBinding)} buffer; the adapter allows ${mib(limits.maxStorageBufferBindingSize)} per binding (maxStorageBufferBindingSize): use spatial tiling (--tile auto), f16 precision or a smaller size`);
+  if (p.largestBuffer > limits.maxBufferSize)
+    throw new DecoderError('limits', `this decode needs a ${mib(p.largestBuffer)} buffer; the adapter allows ${mib(limits.maxBufferSize)} (maxBufferSize): use spatial tiling, f16 precision or a smaller size`);
 }

@@ -85,6 +85,17 @@ export class WanVaeDecoder {
     return this.device;
   }
 
+  /** The device's buffer limits (requests the device). */
+  async gpuLimits(): Promise<{ maxStorageBufferBindingSize: number; maxBufferSize: number }> {
+    const l = (await this.gpuDevice()).device.limits;
+    return { maxStorageBufferBindingSize: l.maxStorageBufferBindingSize, maxBufferSize: l.maxBufferSize };
+  }
+
+  /** Whether the device offers shader-f16 (f16 storage). */
+  async hasF16(): Promise<boolean> {
+    return (await this.gpuDevice()).f16;
+  }
+
   async decode(latents: Latents, opts: DecodeOptions = {}): Promise<DecodeResult> {
     const cache = opts.cache ?? 'on', precision = opts.precision ?? 'f32', backend = opts.backend ?? 'webgpu';
     const statsName = typeof opts.latentStats === 'object' ? 'file' : (opts.latentStats ?? 'official');

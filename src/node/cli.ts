@@ -9,17 +9,24 @@ import { writeNpy } from '../model/npy';
 import { OFFICIAL, syntheticLatents, syntheticWeights } from '../model/synthetic';
 import { Weights } from '../model/weights';
 import { inferConfig } from '../model/config';
-import { plan, type Plan } from '../runtime/planner';
+import { type Plan } from '../runtime/planner';
+import { fitPlan, type FitRequest } from '../runtime/auto';
 import { installNodeWebGPU } from './install-webgpu';
 
 const USAGE = `usage:
   wan-vae decode [--weights W.safetensors --latents L.npy|L.safetensors [--latents-key NAME]]
                  [--latent-stats official|none|FILE.safetensors] [--out OUT.npy]
-                 [--backend webgpu|cpu] [--cache on|off] [--precision f32|f16] [--json]
+                 [--backend webgpu|cpu] [--cache on|off] [--precision f32|f16|auto]
+                 [--tile none|auto|HxW] [--tile-mode exact|blend] [--tile-order tile-major|frame-major]
+                 [--budget MiB] [--json]
       Without --weights/--latents: decodes the embedded default (a generated Wan2.1-architecture
       decoder, dim 16, and a generated 16x3x8x8 latent).
-  wan-vae plan --vae 2.1|2.2 --size HxW --frames N [--cache on|off] [--precision f32|f16] [--json]
-      Dry run: planned peak GPU bytes by owner, no GPU touched.`;
+  wan-vae plan --vae 2.1|2.2 --size HxW --frames N [--cache on|off] [--precision f32|f16|auto]
+               [--tile none|auto|HxW] [--tile-mode exact|blend] [--tile-order tile-major|frame-major]
+               [--budget MiB] [--limit-binding MiB] [--json]
+      Dry run: planned peak GPU bytes by owner, no GPU touched. --tile HxW is the tile core in latent
+      pixels; auto (the default) keeps whole frames when they fit, else picks the fewest exact tiles that
+      fit the budget and the binding limit (default 128 MiB, WebGPU's default maxStorageBufferBindingSize).`;
 
 type Args = Record<string, string | true>;
 
@@ -64,18 +71,49 @@ function planSummary(p: Plan) {
     breakdown: { ...p.memory },
     video: { frames: p.framesOut, height: p.height, width: p.width },
     latent: { frames: p.opts.frames, h: p.opts.h, w: p.opts.w },
-    options: { cache: p.opts.cache, precision: p.opts.precision },
+    options: { cache: p.opts.cache, precision: p.opts.precision, tile: p.opts.tile ?? null },
+    tiles: p.tiles?.length ?? 0,
+    tileComputeOverhead: p.tileOverhead,
+    largestBindingBytes: p.largestBinding,
     transientSlots: p.slots.length,
     largestBufferBytes: p.largestBuffer,
     stepsPerChunk: p.maxSteps,
   };
 }
 
-async function decodeCmd(argv: string[]): Promise<number> {
-  const a = parseArgs(argv, ['weights', 'latents', 'latents-key', 'latent-stats', 'out', 'backend', 'cache', 'precision'], ['json']);
-  const backend = choice(a, 'backend', ['webgpu', 'cpu'] as const, 'webgpu');
+const PLAN_FLAGS = ['cache', 'precision', 'tile', 'tile-mode', 'tile-order', 'budget'];
+
+/** --cache, --precision, --tile, --tile-mode, --tile-order, --budget -> a FitRequest (what fitPlan needs besides size and limits). */
+function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on' | 'off'; req: FitRequest } {
   const cache = choice(a, 'cache', ['on', 'off'] as const, 'on');
-  const precision = choice(a, 'precision', ['f32', 'f16'] as const, 'f32');
+  const precision = choice(a, 'precision', ['f32', 'f16', 'auto'] as const, 'f32');
+  const tileArg = typeof a.tile === 'string' ? a.tile : 'auto';
+  let tile: FitRequest['tile'];
+  if (tileArg === 'auto' || tileArg === 'none') tile = tileArg;
+  else {
+    const m = /^(\d+)x(\d+)$/.exec(tileArg);
+    if (!m) throw new DecoderError('bad-input', `--tile must be none, auto or HxW (tile core in latent pixels), got '${tileArg}'`);
+    tile = { th: Number(m[1]), tw: Number(m[2]) };
+  }
+  let budget: number | undefined;
+  if (a.budget !== undefined) {
+    budget = Number(a.budget) * 2 ** 20;
+    if (!(budget > 0)) throw new DecoderError('bad-input', `--budget must be a positive number of MiB, got '${String(a.budget)}'`);
+  }
+  return {
+    cache,
+    req: {
+      budget, limits, tile,
+      precisions: precision === 'auto' ? ['f32', 'f16'] : [precision],
+      tileMode: choice(a, 'tile-mode', ['exact', 'blend'] as const, 'exact'),
+      tileOrder: choice(a, 'tile-order', ['tile-major', 'frame-major'] as const, 'tile-major'),
+    },
+  };
+}
+
+async function decodeCmd(argv: string[]): Promise<number> {
+  const a = parseArgs(argv, ['weights', 'latents', 'latents-key', 'latent-stats', 'out', 'backend', ...PLAN_FLAGS], ['json']);
+  const backend = choice(a, 'backend', ['webgpu', 'cpu'] as const, 'webgpu');
   if (!!a.weights !== !!a.latents) throw new DecoderError('bad-input', 'pass both --weights and --latents, or neither (embedded default)');
   let dec: WanVaeDecoder;
   let latents: Latents;
@@ -92,21 +130,36 @@ async function decodeCmd(argv: string[]): Promise<number> {
   const statsArg = typeof a['latent-stats'] === 'string' ? a['latent-stats'] : 'official';
   const latentStats: DecodeOptions['latentStats'] =
     statsArg === 'official' || statsArg === 'none' ? statsArg : parseStats(readInput(statsArg, 'latent statistics'), statsArg);
-  if (backend === 'webgpu') await installNodeWebGPU();
+  let opts: DecodeOptions = { backend, latentStats };
+  let reason = 'CPU reference';
+  if (backend === 'webgpu') {
+    await installNodeWebGPU();
+    const limits = (await dec.gpuLimits());
+    const { cache, req } = fitOptions(a, limits);
+    if (!(await dec.hasF16())) req.precisions = req.precisions.filter((p) => p === 'f32');
+    if (!req.precisions.length) throw new DecoderError('unsupported', "--precision f16 needs the WebGPU feature 'shader-f16', which this adapter does not offer");
+    const fit = fitPlan(dec.cfg, { frames: latents.shape[1], h: latents.shape[2], w: latents.shape[3], cache }, req);
+    opts = { ...opts, cache, precision: fit.plan.opts.precision, tile: fit.plan.opts.tile };
+    reason = fit.reason;
+  } else {
+    const cache = choice(a, 'cache', ['on', 'off'] as const, 'on');
+    if (a.precision === 'f16' || a.tile !== undefined || a.budget !== undefined) throw new DecoderError('bad-input', '--precision f16, --tile and --budget apply to the webgpu backend only');
+    opts = { ...opts, cache };
+  }
   const out = typeof a.out === 'string' ? a.out : 'out/video.npy';
-  const r = await dec.decode(latents, { backend, cache, precision, latentStats });
+  const r = await dec.decode(latents, opts);
   mkdirSync(dirname(out) || '.', { recursive: true });
   writeFileSync(out, writeNpy([3, r.frames, r.height, r.width], r.video));
   const summary = {
     weights: source, version: dec.cfg.version, dim: dec.cfg.dim, zDim: dec.cfg.zDim, latentShape: latents.shape,
     out, frames: r.frames, height: r.height, width: r.width, seconds: Number(r.seconds.toFixed(3)),
-    backend: r.backend, adapter: r.adapter, options: r.options,
+    backend: r.backend, adapter: r.adapter, options: r.options, plan: reason,
     peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, memory: r.memory,
   };
   if (a.json) console.log(JSON.stringify(summary));
   else {
     console.log(`decoded ${source} (Wan${dec.cfg.version}, dim ${dec.cfg.dim}, z ${dec.cfg.zDim}) latents [${latents.shape}] -> [3, ${r.frames}, ${r.height}, ${r.width}] in ${r.seconds.toFixed(2)} s on ${r.adapter}`);
-    if (r.peakGpuBytes !== undefined) console.log(`peak GPU memory ${mib(r.peakGpuBytes)} (planned ${mib(r.plannedPeakGpuBytes!)})`);
+    if (r.peakGpuBytes !== undefined) console.log(`peak GPU memory ${mib(r.peakGpuBytes)} (planned ${mib(r.plannedPeakGpuBytes!)}; ${reason})`);
     console.log(`wrote ${out}`);
   }
   dec.dispose();
@@ -114,27 +167,27 @@ async function decodeCmd(argv: string[]): Promise<number> {
 }
 
 function planCmd(argv: string[]): number {
-  const a = parseArgs(argv, ['vae', 'size', 'frames', 'cache', 'precision'], ['json']);
+  const a = parseArgs(argv, ['vae', 'size', 'frames', 'limit-binding', ...PLAN_FLAGS], ['json']);
   const vae = choice(a, 'vae', ['2.1', '2.2'] as const, '2.1');
-  const cache = choice(a, 'cache', ['on', 'off'] as const, 'on');
-  const precision = choice(a, 'precision', ['f32', 'f16'] as const, 'f32');
   const size = typeof a.size === 'string' ? /^(\d+)x(\d+)$/.exec(a.size) : null;
   if (!size) throw new DecoderError('bad-input', `--size must be HxW in pixels, e.g. 480x832, got '${String(a.size ?? '')}'`);
   const cfg = inferConfig(syntheticWeights(OFFICIAL[vae], { values: false }));
   const H = Number(size[1]), W = Number(size[2]);
   if (H % cfg.scale || W % cfg.scale) throw new DecoderError('bad-input', `--size ${H}x${W}: Wan${vae} needs multiples of ${cfg.scale}`);
+  const bind = a['limit-binding'] === undefined ? 128 * 2 ** 20 : Number(a['limit-binding']) * 2 ** 20;
+  if (!(bind > 0)) throw new DecoderError('bad-input', `--limit-binding must be a positive number of MiB`);
+  const { cache, req } = fitOptions(a, { maxStorageBufferBindingSize: bind, maxBufferSize: Math.max(bind, 256 * 2 ** 20) * 2 ** 10 });
   const frames = Number(a.frames ?? 81);
-  const tUp = 4;
-  if (!Number.isInteger(frames) || frames < 1 || (cache === 'on' && (frames - 1) % tUp))
+  if (!Number.isInteger(frames) || frames < 1 || (cache === 'on' && (frames - 1) % 4))
     throw new DecoderError('bad-input', `--frames ${String(a.frames)}: with the cache a video has 1 + 4k frames (81, 121, ...)`);
-  const T = cache === 'on' ? (frames - 1) / tUp + 1 : frames;
-  const p = plan(cfg, { frames: T, h: H / cfg.scale, w: W / cfg.scale, cache, precision });
+  const T = cache === 'on' ? (frames - 1) / 4 + 1 : frames;
+  const { plan: p, reason } = fitPlan(cfg, { frames: T, h: H / cfg.scale, w: W / cfg.scale, cache }, req);
   const s = planSummary(p);
-  if (a.json) console.log(JSON.stringify({ vae, ...s }));
+  if (a.json) console.log(JSON.stringify({ vae, ...s, plan: reason }));
   else {
-    console.log(`Wan${vae} ${H}x${W}, ${p.framesOut} frames (${T} latents), cache ${cache}, ${precision}: planned peak ${mib(p.memory.total)}`);
+    console.log(`Wan${vae} ${H}x${W}, ${p.framesOut} frames (${T} latents), cache ${cache}: ${reason}`);
     for (const [k, v] of Object.entries(p.memory)) if (k !== 'total') console.log(`  ${k.padEnd(12)} ${mib(v)}`);
-    console.log(`  largest buffer ${mib(p.largestBuffer)}`);
+    console.log(`  ${'total'.padEnd(12)} ${mib(p.memory.total)}\n  largest binding ${mib(p.largestBinding)}, tiled-part compute x${p.tileOverhead.toFixed(2)}`);
   }
   return 0;
 }

@@ -77,3 +77,19 @@ describe.each(CASES)('golden %s', (name) => {
     });
   }
 });
+
+describe.each(CASES)('golden %s, f16 storage', (name) => {
+  it('PSNR >= 45 dB against the official decode (needs shader-f16)', async () => {
+    const gpu = await getTestDevice();
+    const f = await loadCase(name);
+    if (!f || !gpu) return;
+    if (!gpu.f16) {
+      console.warn(`no shader-f16 on this adapter: f16 test of ${name} skipped`);
+      return;
+    }
+    const r = (await run(f, name, { precision: 'f16' }))!;
+    const c = compare(r.video, clamped(f, '@video'));
+    console.log(`${name} f16 storage: max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB, peak ${r.peakGpuBytes} B`);
+    expect(c.psnr).toBeGreaterThanOrEqual(45);
+  });
+});

@@ -11,8 +11,10 @@
 // Bindings: 0 x, 1 cache, 2 w, 3 b, 4 res (read), 5 y (read_write). Params: group 1 uniform.
 // Dispatch: one workgroup per BN = WG_N*TN pixels x BM = WG_M*TM4*4 channels; an invocation owns
 //   TM4 vec4 channel groups (ty + WG_M*j) x TN pixels (tx + WG_N*i), strided so loads and stores
-//   of neighbouring invocations are contiguous. SMEM=0 (CPU adapters): operands straight from storage,
-//   no barriers. SMEM=1 (GPUs): BK channels of one tap staged in workgroup memory per step.
+//   of neighbouring invocations are contiguous. MODE picks the K loop: 0 operands straight from storage,
+//   no barriers (lavapipe); 1 BK channels of one tap staged in workgroup memory per step (GPUs); 2 as 0
+//   with a fixed 2x4 tile in named registers (SwiftShader). Three loops in one file (over the 150-line
+//   style budget) so that one KernelDef, one binding table and one epilogue serve every adapter.
 alias Elem = f32;
 
 struct Params {
@@ -36,7 +38,7 @@ override WG_N: u32 = 32;
 override WG_M: u32 = 1;
 override TM4: u32 = 8; // vec4 channel groups per invocation (<= MAX_TM4)
 override TN: u32 = 8; // pixels per invocation (<= MAX_TN)
-override SMEM: u32 = 0;
+override MODE: u32 = 0; // 0 direct (LLVM-based CPU adapters), 1 tiled (GPUs), 2 direct 2x4 (SwiftShader)
 override BK: u32 = 1;
 
 // Register tile capacity. Loops run to the override bounds, so once overrides are substituted the
@@ -51,6 +53,8 @@ var<workgroup> b_s: array<f32, BK * WG_N * TN>; // [BK][BN]
 
 struct Tap { base: u32, from_cache: bool, dy: u32, dx: u32 }
 
+const NONE: u32 = 0xffffffffu; // src_offset of a padding pixel
+
 // Source frame and spatial shift of tap index `tap` (= (dt*KS + dy)*KS + dx).
 fn tap_info(tap: u32) -> Tap {
   let dt = tap / (KS * KS);
@@ -59,12 +63,12 @@ fn tap_info(tap: u32) -> Tap {
   return Tap(base, from_cache, (tap / KS) % KS, tap % KS);
 }
 
-// Offset of output pixel p's tap source inside one input channel plane, or 0xffffffff when it is padding.
+// Offset of output pixel p's tap source inside one input channel plane, or NONE when it is padding.
 fn src_offset(p: u32, dy: u32, dx: u32) -> u32 {
   let pad = (KS - 1u) / 2u;
   let sy = i32(p / prm.w) + i32(dy) - i32(pad);
   let sx = i32(p % prm.w) + i32(dx) - i32(pad);
-  if (p >= prm.h * prm.w || sy < 0 || sx < 0 || sy >= i32(prm.h) || sx >= i32(prm.w)) { return 0xffffffffu; }
+  if (p >= prm.h * prm.w || sy < 0 || sx < 0 || sy >= i32(prm.h) || sx >= i32(prm.w)) { return NONE; }
   if (UP == 1u) { return u32(sy >> 1u) * (prm.w >> 1u) + u32(sx >> 1u); }
   return u32(sy) * prm.w + u32(sx);
 }
@@ -82,78 +86,125 @@ fn mac(acc: ptr<function, Acc>, v: ptr<function, Px>, wcol: ptr<function, array<
   }
 }
 
+// Per-tap source offsets of this invocation's TN pixels (tx + WG_N*i), invalid ones clamped to the frame start.
+fn tap_offsets(t: Tap, px0: u32, off: ptr<function, array<u32, MAX_TN>>, ok: ptr<function, array<bool, MAX_TN>>) {
+  for (var i = 0u; i < TN; i++) {
+    let o = src_offset(px0 + WG_N * i, t.dy, t.dx);
+    (*ok)[i] = o != NONE;
+    (*off)[i] = t.base + select(0u, o, (*ok)[i]);
+  }
+}
+
+// MODE 0: operands straight from storage into a TM4 x TN register tile (loops unrolled by the driver).
+fn direct(acc: ptr<function, Acc>, wcol: ptr<function, array<u32, MAX_TM4>>, px0: u32, hw_in: u32, cout4: u32) {
+  for (var tap = prm.tap0 * KS * KS; tap < KT * KS * KS; tap++) {
+    let t = tap_info(tap);
+    var off: array<u32, MAX_TN>;
+    var ok: array<bool, MAX_TN>;
+    tap_offsets(t, px0, &off, &ok);
+    var wi = tap * prm.cin * cout4;
+    var v: Px;
+    // the two loops differ only in the binding read: a per-load branch costs CPU adapters ~15%
+    if (t.from_cache) {
+      for (var c = 0u; c < prm.cin; c++) {
+        for (var i = 0u; i < TN; i++) { v[i] = select(0.0, f32(cache[off[i]]), ok[i]); off[i] += hw_in; }
+        mac(acc, &v, wcol, wi);
+        wi += cout4;
+      }
+    } else {
+      for (var c = 0u; c < prm.cin; c++) {
+        for (var i = 0u; i < TN; i++) { v[i] = select(0.0, f32(x[off[i]]), ok[i]); off[i] += hw_in; }
+        mac(acc, &v, wcol, wi);
+        wi += cout4;
+      }
+    }
+  }
+}
+
+fn outer(a: vec4<f32>, v: vec4<f32>) -> mat4x4<f32> { return mat4x4<f32>(a * v.x, a * v.y, a * v.z, a * v.w); }
+
+// MODE 2: MODE 0 with the tile fixed at TM4 = 2, TN = 4 in named registers (two 4x4 matrices), for
+// adapters that do not unroll loops and keep indexed arrays in memory (SwiftShader: ~2.8x faster).
+fn direct_2x4(acc: ptr<function, Acc>, w0: u32, w1: u32, px0: u32, hw_in: u32, cout4: u32) {
+  var m0 = mat4x4<f32>();
+  var m1 = mat4x4<f32>();
+  for (var tap = prm.tap0 * KS * KS; tap < KT * KS * KS; tap++) {
+    let t = tap_info(tap);
+    var off: array<u32, MAX_TN>;
+    var okv: array<bool, MAX_TN>;
+    tap_offsets(t, px0, &off, &okv);
+    var o = vec4<u32>(off[0], off[1], off[2], off[3]);
+    let ok = vec4<bool>(okv[0], okv[1], okv[2], okv[3]);
+    var wi = tap * prm.cin * cout4;
+    if (t.from_cache) {
+      for (var c = 0u; c < prm.cin; c++) {
+        let v = select(vec4<f32>(), vec4<f32>(f32(cache[o.x]), f32(cache[o.y]), f32(cache[o.z]), f32(cache[o.w])), ok);
+        m0 += outer(vec4<f32>(w[wi + w0]), v);
+        m1 += outer(vec4<f32>(w[wi + w1]), v);
+        o += vec4<u32>(hw_in);
+        wi += cout4;
+      }
+    } else {
+      for (var c = 0u; c < prm.cin; c++) {
+        let v = select(vec4<f32>(), vec4<f32>(f32(x[o.x]), f32(x[o.y]), f32(x[o.z]), f32(x[o.w])), ok);
+        m0 += outer(vec4<f32>(w[wi + w0]), v);
+        m1 += outer(vec4<f32>(w[wi + w1]), v);
+        o += vec4<u32>(hw_in);
+        wi += cout4;
+      }
+    }
+  }
+  for (var i = 0u; i < 4u; i++) { (*acc)[i] = m0[i]; (*acc)[4u + i] = m1[i]; }
+}
+
+// MODE 1: BK input channels of one tap staged in workgroup memory per step (A: weights, B: im2col).
+fn tiled(acc: ptr<function, Acc>, lid: vec3<u32>, p0: u32, m40: u32, hw_in: u32, cout4: u32) {
+  let nt = WG_N * WG_M;
+  let lin = lid.y * WG_N + lid.x;
+  let bm4 = WG_M * TM4;
+  let bn = WG_N * TN;
+  for (var tap = prm.tap0 * KS * KS; tap < KT * KS * KS; tap++) {
+    let t = tap_info(tap);
+    let off = src_offset(p0 + lin % bn, t.dy, t.dx); // one loader pixel per invocation: nt % bn == 0
+    let ok = off != NONE;
+    for (var c0 = 0u; c0 < prm.cin; c0 += BK) {
+      for (var e = lin; e < BK * bm4; e += nt) {
+        let c = c0 + e / bm4;
+        let m4 = min(m40 + e % bm4, cout4 - 1u);
+        a_s[e] = select(vec4<f32>(0.0), vec4<f32>(w[(tap * prm.cin + c) * cout4 + m4]), c < prm.cin);
+      }
+      for (var e = lin; e < BK * bn; e += nt) {
+        let c = c0 + e / bn;
+        let good = ok && c < prm.cin;
+        b_s[e] = select(0.0, load_src(t.from_cache, t.base + select(0u, c * hw_in + off, good)), good);
+      }
+      workgroupBarrier();
+      for (var k = 0u; k < BK; k++) {
+        var v: Px;
+        for (var i = 0u; i < TN; i++) { v[i] = b_s[k * bn + lid.x + WG_N * i]; }
+        for (var j = 0u; j < TM4; j++) {
+          let a = a_s[k * bm4 + lid.y + WG_M * j];
+          for (var i = 0u; i < TN; i++) { (*acc)[j * TN + i] += a * v[i]; }
+        }
+      }
+      workgroupBarrier();
+    }
+  }
+}
+
 @compute @workgroup_size(WG_N, WG_M, 1)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
   let hw = prm.h * prm.w;
   let hw_in = select(hw, (prm.h >> 1u) * (prm.w >> 1u), UP == 1u);
   let cout4 = (prm.cout + 3u) / 4u;
-  let bm4 = WG_M * TM4;
-  let bn = WG_N * TN;
-  let p0 = wg.x * bn;
-  let m40 = wg.y * bm4;
-  let taps = KT * KS * KS;
+  let p0 = wg.x * WG_N * TN;
+  let m40 = wg.y * WG_M * TM4;
   var acc: Acc;
   var wcol: array<u32, MAX_TM4>; // this invocation's vec4 weight columns, clamped into range
   for (var j = 0u; j < TM4; j++) { wcol[j] = min(m40 + lid.y + WG_M * j, cout4 - 1u); }
-
-  if (SMEM == 0u) {
-    for (var tap = prm.tap0 * KS * KS; tap < taps; tap++) {
-      let t = tap_info(tap);
-      var off: array<u32, MAX_TN>;
-      var ok: array<bool, MAX_TN>;
-      for (var i = 0u; i < TN; i++) {
-        let o = src_offset(p0 + lid.x + WG_N * i, t.dy, t.dx);
-        ok[i] = o != 0xffffffffu;
-        off[i] = t.base + select(0u, o, ok[i]);
-      }
-      var wi = tap * prm.cin * cout4;
-      var v: Px;
-      // the two loops differ only in the binding read: a per-load branch costs CPU adapters ~15%
-      if (t.from_cache) {
-        for (var c = 0u; c < prm.cin; c++) {
-          for (var i = 0u; i < TN; i++) { v[i] = select(0.0, f32(cache[off[i]]), ok[i]); off[i] += hw_in; }
-          mac(&acc, &v, &wcol, wi);
-          wi += cout4;
-        }
-      } else {
-        for (var c = 0u; c < prm.cin; c++) {
-          for (var i = 0u; i < TN; i++) { v[i] = select(0.0, f32(x[off[i]]), ok[i]); off[i] += hw_in; }
-          mac(&acc, &v, &wcol, wi);
-          wi += cout4;
-        }
-      }
-    }
-  } else {
-    let nt = WG_N * WG_M;
-    let lin = lid.y * WG_N + lid.x;
-    for (var tap = prm.tap0 * KS * KS; tap < taps; tap++) {
-      let t = tap_info(tap);
-      let off = src_offset(p0 + lin % bn, t.dy, t.dx); // requires nt % bn == 0 (WG_M % TN == 0)
-      let ok = off != 0xffffffffu;
-      for (var c0 = 0u; c0 < prm.cin; c0 += BK) {
-        for (var e = lin; e < BK * bm4; e += nt) {
-          let c = c0 + e / bm4;
-          let m4 = min(m40 + e % bm4, cout4 - 1u);
-          a_s[e] = select(vec4<f32>(0.0), vec4<f32>(w[(tap * prm.cin + c) * cout4 + m4]), c < prm.cin);
-        }
-        for (var e = lin; e < BK * bn; e += nt) {
-          let c = c0 + e / bn;
-          let good = ok && c < prm.cin;
-          b_s[e] = select(0.0, load_src(t.from_cache, t.base + select(0u, c * hw_in + off, good)), good);
-        }
-        workgroupBarrier();
-        for (var k = 0u; k < BK; k++) {
-          var v: Px;
-          for (var i = 0u; i < TN; i++) { v[i] = b_s[k * bn + lid.x + WG_N * i]; }
-          for (var j = 0u; j < TM4; j++) {
-            let a = a_s[k * bm4 + lid.y + WG_M * j];
-            for (var i = 0u; i < TN; i++) { acc[j * TN + i] += a * v[i]; }
-          }
-        }
-        workgroupBarrier();
-      }
-    }
-  }
+  if (MODE == 0u) { direct(&acc, &wcol, p0 + lid.x, hw_in, cout4); }
+  if (MODE == 1u) { tiled(&acc, lid, p0, m40, hw_in, cout4); }
+  if (MODE == 2u) { direct_2x4(&acc, wcol[0], wcol[1], p0 + lid.x, hw_in, cout4); }
 
   for (var j = 0u; j < TM4; j++) {
     for (var q = 0u; q < 4u; q++) {

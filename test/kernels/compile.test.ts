@@ -1,5 +1,5 @@
 // Every shader compiles with its default overrides (f32, and f16 when the device has shader-f16), and
-// the conv3d GPU tuning compiles too (its workgroup arrays depend on the overrides).
+// every shipped conv3d tuning compiles too (its workgroup arrays and loops depend on the overrides).
 import { describe, expect, it } from 'vitest';
 import type { Elem } from '../../src/gpu/kernel';
 import { conv3dTuning } from '../../src/kernels/conv3d';
@@ -15,7 +15,7 @@ describe.skipIf(!gpu)('shaders compile', () => {
     const pipeline = await gpu!.cache.get(def, {}, elem);
     expect(pipeline).toBeTruthy();
   });
-  it('conv3d gpu tuning f32', async () => {
-    expect(await gpu!.cache.get(kernels.conv3d, conv3dTuning.gpu, 'f32')).toBeTruthy();
+  it.each(Object.entries(conv3dTuning))('conv3d %s tuning f32', async (_n, tuning) => {
+    expect(await gpu!.cache.get(kernels.conv3d, tuning, 'f32')).toBeTruthy();
   });
 });

@@ -15,10 +15,11 @@ import { installNodeWebGPU } from './install-webgpu';
 
 const USAGE = `usage:
   wan-vae decode [--weights W.safetensors --latents L.npy|L.safetensors [--latents-key NAME]]
+                 [--synthetic 2.1|2.2 --latent-size TxHxW]  (official-shape generated weights, for sizing)
                  [--latent-stats official|none|FILE.safetensors] [--out OUT.npy]
                  [--backend webgpu|cpu] [--cache on|off] [--precision f32|f16|auto]
                  [--tile none|auto|HxW] [--tile-mode exact|blend] [--tile-order tile-major|frame-major]
-                 [--budget MiB] [--json]
+                 [--budget MiB] [--dawn-flags a,b] [--json]
       Without --weights/--latents: decodes the embedded default (a generated Wan2.1-architecture
       decoder, dim 16, and a generated 16x3x8x8 latent).
   wan-vae plan --vae 2.1|2.2 --size HxW --frames N [--cache on|off] [--precision f32|f16|auto]
@@ -112,9 +113,10 @@ function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on' | 'off
 }
 
 async function decodeCmd(argv: string[]): Promise<number> {
-  const a = parseArgs(argv, ['weights', 'latents', 'latents-key', 'latent-stats', 'out', 'backend', ...PLAN_FLAGS], ['json']);
+  const a = parseArgs(argv, ['weights', 'latents', 'latents-key', 'latent-stats', 'out', 'backend', 'synthetic', 'latent-size', 'dawn-flags', ...PLAN_FLAGS], ['json']);
   const backend = choice(a, 'backend', ['webgpu', 'cpu'] as const, 'webgpu');
   if (!!a.weights !== !!a.latents) throw new DecoderError('bad-input', 'pass both --weights and --latents, or neither (embedded default)');
+  if (a.synthetic !== undefined && a.weights) throw new DecoderError('bad-input', '--synthetic replaces --weights/--latents: pass one or the other');
   let dec: WanVaeDecoder;
   let latents: Latents;
   let source: string;
@@ -122,6 +124,14 @@ async function decodeCmd(argv: string[]): Promise<number> {
     dec = WanVaeDecoder.fromSafetensors(readInput(a.weights, 'weights'), a.weights);
     latents = parseLatents(readInput(a.latents, 'latents'), a.latents, typeof a['latents-key'] === 'string' ? a['latents-key'] : undefined);
     source = a.weights;
+  } else if (a.synthetic !== undefined) {
+    const v = choice(a, 'synthetic', ['2.1', '2.2'] as const, '2.1');
+    const m = typeof a['latent-size'] === 'string' ? /^(\d+)x(\d+)x(\d+)$/.exec(a['latent-size']) : null;
+    if (!m) throw new DecoderError('bad-input', `--synthetic needs --latent-size TxHxW in latent frames and pixels (e.g. 21x60x104 for 81 frames of 480x832)`);
+    const [T, h, w] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    dec = new WanVaeDecoder(syntheticWeights({ ...OFFICIAL[v], seed: 1 }));
+    latents = { data: syntheticLatents(dec.cfg.zDim, T, h, w), shape: [dec.cfg.zDim, T, h, w] };
+    source = `generated Wan${v} (official shapes)`;
   } else {
     dec = new WanVaeDecoder(syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 1 }));
     latents = { data: syntheticLatents(16, 3, 8, 8), shape: [16, 3, 8, 8] };
@@ -133,7 +143,7 @@ async function decodeCmd(argv: string[]): Promise<number> {
   let opts: DecodeOptions = { backend, latentStats };
   let reason = 'CPU reference';
   if (backend === 'webgpu') {
-    await installNodeWebGPU();
+    await installNodeWebGPU(typeof a['dawn-flags'] === 'string' ? [a['dawn-flags']] : []);
     const limits = (await dec.gpuLimits());
     const { cache, req } = fitOptions(a, limits);
     if (!(await dec.hasF16())) req.precisions = req.precisions.filter((p) => p === 'f32');

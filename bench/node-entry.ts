@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installNodeWebGPU } from '../src/node/install-webgpu';
@@ -59,10 +60,16 @@ function ortDist(arg: string | undefined): string | undefined {
 async function main(argv: string[]): Promise<number> {
   const a = parseArgs(argv);
   const load0 = loadavg()[0]!;
+  const flags = [...a.dawnFlags];
+  // before onnxruntime's wasm is compiled (it loads lazily in the ort scenarios)
+  if (a.wasmLiftoff ?? a.quick) {
+    setFlagsFromString('--liftoff-only');
+    flags.push('v8:--liftoff-only (onnxruntime wasm unoptimized)');
+  }
   await installNodeWebGPU(a.dawnFlags);
   const log = (line: string) => console.log(`[bench] ${line}`);
   const rep = await runSuite(
-    { quick: a.quick, only: a.only, runs: a.runs, repeats: a.repeats, frames: a.frames, commit: a.commit ?? commit(), machine: a.machine, flags: a.dawnFlags, args: a.raw, ortDist: ortDist(a.ortDist), engine: dawnVersion() },
+    { quick: a.quick, only: a.only, runs: a.runs, repeats: a.repeats, frames: a.frames, commit: a.commit ?? commit(), machine: a.machine, flags, args: a.raw, ortDist: ortDist(a.ortDist), ortLayouts: a.ortLayouts, engine: dawnVersion() },
     'node',
     log,
     startedMs,

@@ -86,10 +86,12 @@ function coldScenarios(quick: boolean): DecodeScenario[] {
   return [{ name: `cold/${label}`, group: 'cold', model: m, latent, options: { cache: 'on', precision: 'f32' }, repeats: 0, note: 'fresh device: import -> weights -> upload -> compile -> first frame' }];
 }
 
-function ortScenarios(quick: boolean): OrtScenario[] {
+function ortScenarios(quick: boolean, runtime: 'chromium' | 'node'): OrtScenario[] {
+  // quick in Chromium: SwiftShader runs each of onnxruntime's ~600 dispatches per chunk at 10-25 ms, so
+  // only the 'frames' graph (the 'conv3d' one adds about a minute); Dawn + lavapipe runs both in seconds
+  const quickLayouts: OrtScenario['layouts'] = runtime === 'chromium' ? ['frames'] : ['frames', 'conv3d'];
   return quick
-    ? // the 'conv3d' graph spends minutes compiling onnxruntime's shape-baked Conv3D shaders on a CPU adapter
-      [{ name: 'ort/wan2.1-dim8-32x48', group: 'ort', model: model('2.1', 8, 16), latent: [2, 4, 6], layouts: ['frames'], repeats: 1, note: "quick: the 'frames' graph only" }]
+    ? [{ name: 'ort/wan2.1-dim8-32x48', group: 'ort', model: model('2.1', 8, 16), latent: [2, 4, 6], layouts: quickLayouts, repeats: 1 }]
     : [
         { name: 'ort/wan2.1-dim96-240x416', group: 'ort', model: WAN21, latent: [2, 30, 52], layouts: ['frames', 'conv3d'], repeats: 2 },
         { name: 'ort/wan2.1-dim96-480x832', group: 'ort', model: WAN21, latent: [2, 60, 104], layouts: ['frames', 'conv3d'], repeats: 1 },
@@ -97,9 +99,10 @@ function ortScenarios(quick: boolean): OrtScenario[] {
 }
 
 /** Every scenario of a run, cold start first (it must see no compiled pipeline). */
-export function scenarios(cfg: Pick<SuiteConfig, 'quick' | 'frames'>): Scenario[] {
+export function scenarios(cfg: Pick<SuiteConfig, 'quick' | 'frames' | 'ortLayouts'>, runtime: 'chromium' | 'node'): Scenario[] {
   const q = cfg.quick;
-  return [...coldScenarios(q), ...convScenarios(q), ...normAttnScenarios(q), ...decodeScenarios(q, cfg.frames), ...matrixScenarios(q, cfg.frames), ...ortScenarios(q)];
+  const ort = ortScenarios(q, runtime).map((s) => (cfg.ortLayouts?.length ? { ...s, layouts: cfg.ortLayouts as OrtScenario['layouts'] } : s));
+  return [...coldScenarios(q), ...convScenarios(q), ...normAttnScenarios(q), ...decodeScenarios(q, cfg.frames), ...matrixScenarios(q, cfg.frames), ...ort];
 }
 
 /** --only: comma list of groups (`conv3d`, `decode`, `kernels` = conv3d + rms-norm + attention) or name prefixes. */

@@ -4,7 +4,7 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, type BenchArgs } from '../lib/args';
 import type { Report } from '../lib/types';
-import { writeReport } from '../report/write';
+import { readReport, writeReport } from '../report/write';
 import { runBrowser } from './browser';
 import { gitCommit, repoRoot } from './git';
 import { runNode } from './node';
@@ -30,6 +30,7 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`bench: ${(e as Error).message}`);
     return 2;
   }
+  if (a.report) return write(readReport(resolve(a.report)), a);
   if (a.node) return runNode(a);
   const load0 = loadavg()[0]!;
   const rep = await runBrowser(a, a.commit ?? gitCommit());

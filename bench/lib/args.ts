@@ -8,7 +8,11 @@
 //   --baseline FILE | --no-baseline | --update-baseline
 //   --dawn-flags a,b        Node: Dawn toggles, e.g. enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia
 //   --ort-dist DIR          Node: folder with onnxruntime-web's ort.webgpu.min.mjs + ort-wasm-simd-threaded.asyncify.{mjs,wasm}
+//   --ort-layouts a,b       onnxruntime graph layouts (conv3d = as torch.onnx.export gives, frames = Conv2d per frame)
+//   --report FILE.json      run.mjs only: no run; rewrite the .md/.svg of a report (e.g. from the GPU machine) and compare it
 //   --commit SHA            when git is not available where the benchmark runs
+//   --wasm-liftoff | --no-wasm-liftoff   Node: V8 --liftoff-only (default with --quick): V8's optimizing
+//                           compile of onnxruntime's 26 MB wasm otherwise costs ~80 s of CPU on a 2-core machine
 export interface BenchArgs {
   quick: boolean;
   only: string[];
@@ -22,15 +26,19 @@ export interface BenchArgs {
   updateBaseline: boolean;
   dawnFlags: string[];
   ortDist?: string;
+  ortLayouts?: string[];
   commit?: string;
+  /** Node: V8 --liftoff-only before onnxruntime loads (undefined: on with --quick) */
+  wasmLiftoff?: boolean;
   /** host only (run.mjs) */
   node: boolean;
   bundle?: string;
+  report?: string;
   raw: string[];
 }
 
-const FLAGS = new Set(['quick', 'no-baseline', 'update-baseline', 'node']);
-const VALUES = new Set(['only', 'runs', 'repeats', 'frames', 'machine', 'out', 'baseline', 'dawn-flags', 'ort-dist', 'commit', 'bundle']);
+const FLAGS = new Set(['quick', 'no-baseline', 'update-baseline', 'node', 'wasm-liftoff', 'no-wasm-liftoff']);
+const VALUES = new Set(['report', 'ort-layouts', 'only', 'runs', 'repeats', 'frames', 'machine', 'out', 'baseline', 'dawn-flags', 'ort-dist', 'commit', 'bundle']);
 
 function positive(name: string, v: string): number {
   const n = Number(v);
@@ -57,6 +65,7 @@ export function parseArgs(argv: string[]): BenchArgs {
       if (k === 'quick') a.quick = true;
       else if (k === 'no-baseline') a.noBaseline = true;
       else if (k === 'update-baseline') a.updateBaseline = true;
+      else if (k === 'wasm-liftoff' || k === 'no-wasm-liftoff') a.wasmLiftoff = k === 'wasm-liftoff';
       else a.node = true;
       continue;
     }
@@ -68,7 +77,8 @@ export function parseArgs(argv: string[]): BenchArgs {
     else if (k === 'runs' || k === 'repeats' || k === 'frames') a[k] = positive(k, v);
     else if (k === 'dawn-flags') a.dawnFlags.push(...dawnFlags(v));
     else if (k === 'ort-dist') a.ortDist = v;
-    else if (k === 'machine' || k === 'out' || k === 'baseline' || k === 'commit' || k === 'bundle') a[k] = v;
+    else if (k === 'ort-layouts') a.ortLayouts = list;
+    else if (k === 'machine' || k === 'out' || k === 'baseline' || k === 'commit' || k === 'bundle' || k === 'report') a[k] = v;
   }
   return a;
 }

@@ -47,7 +47,7 @@ async function runOne(s: Scenario, ctx: KernelContext & { gpu: Awaited<ReturnTyp
 export async function runSuite(cfg: SuiteConfig, runtime: 'chromium' | 'node', log: Log, importMs: number): Promise<Report> {
   const started = new Date();
   const t0 = now();
-  const list = select(scenarios(cfg), cfg.only);
+  const list = select(scenarios(cfg, runtime), cfg.only);
   log(`${list.length} scenarios: ${list.map((s) => s.name).join(', ')}`);
   const results: Result[] = [];
   // cold start first, before this suite's device compiles anything

@@ -158,5 +158,7 @@ export interface SuiteConfig {
   args: string[];
   /** Node: folder with ort.webgpu.min.mjs and its wasm */
   ortDist?: string;
+  /** override of the onnxruntime graph layouts of the ort scenarios */
+  ortLayouts?: string[];
   engine?: string;
 }

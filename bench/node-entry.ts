@@ -7,7 +7,7 @@
 // onnxruntime-web's runtime in out/bench/ort/ (found there by default).
 // Writes <out>/<machine>-<date>[-quick].{json,md,svg} and compares with bench/baselines/<machine>.json.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { installNodeWebGPU } from '../src/node/install-webgpu';
 import { parseArgs } from './lib/args';
 import { runSuite } from './lib/suite';
-import { writeReport } from './report/write';
+import type { Report } from './lib/types';
+import { json, reportStem, writeReport } from './report/write';
 
 const startedMs = performance.now();
 
@@ -68,15 +69,25 @@ async function main(argv: string[]): Promise<number> {
   }
   await installNodeWebGPU(a.dawnFlags);
   const log = (line: string) => console.log(`[bench] ${line}`);
+  const outDir = resolve(a.out ?? join('bench', 'results'));
+  let partial: string | null = null;
+  // the report so far after each scenario: a run killed by a time limit still leaves its rows
+  const progress = (r: Report) => {
+    mkdirSync(outDir, { recursive: true });
+    partial = join(outDir, `${reportStem(r)}.partial.json`);
+    writeFileSync(partial, json(r));
+  };
   const rep = await runSuite(
-    { quick: a.quick, only: a.only, runs: a.runs, repeats: a.repeats, frames: a.frames, commit: a.commit ?? commit(), machine: a.machine, flags, args: a.raw, ortDist: ortDist(a.ortDist), ortLayouts: a.ortLayouts, engine: dawnVersion() },
+    { quick: a.quick, only: a.only, tag: a.tag, runs: a.runs, repeats: a.repeats, frames: a.frames, commit: a.commit ?? commit(), machine: a.machine, flags, args: a.raw, ortDist: ortDist(a.ortDist), ortLayouts: a.ortLayouts, engine: dawnVersion() },
     'node',
     log,
     startedMs,
+    progress,
   );
   rep.env.hostLoad = [load0, loadavg()[0]!];
   const baseline = a.noBaseline ? null : resolve(a.baseline ?? join('bench', 'baselines', `${rep.env.machine}.json`));
-  const w = writeReport(rep, { outDir: resolve(a.out ?? join('bench', 'results')), baseline, updateBaseline: a.updateBaseline });
+  const w = writeReport(rep, { outDir, baseline, updateBaseline: a.updateBaseline });
+  if (partial) rmSync(partial, { force: true });
   log(`wrote ${w.json}, ${w.md}${w.svg ? `, ${w.svg}` : ''}${w.baselineWritten ? `; baseline ${w.baselineWritten}` : ''}`);
   if (w.comparison) {
     log(`baseline ${w.comparison.baseline}: ${w.comparison.compared} rows compared, ${w.comparison.regressions.length} regressions > 10%`);

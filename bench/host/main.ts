@@ -4,7 +4,7 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, type BenchArgs } from '../lib/args';
 import type { Report } from '../lib/types';
-import { readReport, writeReport } from '../report/write';
+import { mergeReports, readReport, writeReport } from '../report/write';
 import { runBrowser } from './browser';
 import { gitCommit, repoRoot } from './git';
 import { runNode } from './node';
@@ -30,10 +30,11 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`bench: ${(e as Error).message}`);
     return 2;
   }
-  if (a.report) return write(readReport(resolve(a.report)), a);
+  if (a.report) return write(mergeReports(a.report.split(',').map((f) => readReport(resolve(f)))), a);
   if (a.node) return runNode(a);
   const load0 = loadavg()[0]!;
   const rep = await runBrowser(a, a.commit ?? gitCommit());
+  rep.tag = a.tag;
   rep.env.hostLoad = [load0, loadavg()[0]!];
   return write(rep, a);
 }

@@ -3,13 +3,15 @@
 //   --only a,b              groups (cold, conv3d, rms-norm, attention, kernels, decode, matrix, ort) or name prefixes
 //   --runs N / --repeats N  kernel runs / warm decodes per scenario (override the scenario data)
 //   --frames T              latent frames of the full-size decode / matrix scenarios (21 = 81 video frames)
+//   --tag NAME              file name part (default: the --only selection)
 //   --machine NAME          label of the machine (results file name and baseline; default from the adapter)
 //   --out DIR               where results go (default bench/results)
 //   --baseline FILE | --no-baseline | --update-baseline
 //   --dawn-flags a,b        Node: Dawn toggles, e.g. enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia
 //   --ort-dist DIR          Node: folder with onnxruntime-web's ort.webgpu.min.mjs + ort-wasm-simd-threaded.asyncify.{mjs,wasm}
 //   --ort-layouts a,b       onnxruntime graph layouts (conv3d = as torch.onnx.export gives, frames = Conv2d per frame)
-//   --report FILE.json      run.mjs only: no run; rewrite the .md/.svg of a report (e.g. from the GPU machine) and compare it
+//   --report A.json[,B.json] run.mjs only: no run; rewrite the .md/.svg of a report (e.g. from the GPU machine),
+//                           several (split --only runs) merged into one, and compare with the baseline
 //   --commit SHA            when git is not available where the benchmark runs
 //   --wasm-liftoff | --no-wasm-liftoff   Node: V8 --liftoff-only (default with --quick): V8's optimizing
 //                           compile of onnxruntime's 26 MB wasm otherwise costs ~80 s of CPU on a 2-core machine
@@ -20,6 +22,7 @@ export interface BenchArgs {
   repeats?: number;
   frames?: number;
   machine?: string;
+  tag?: string;
   out?: string;
   baseline?: string;
   noBaseline: boolean;
@@ -38,7 +41,7 @@ export interface BenchArgs {
 }
 
 const FLAGS = new Set(['quick', 'no-baseline', 'update-baseline', 'node', 'wasm-liftoff', 'no-wasm-liftoff']);
-const VALUES = new Set(['report', 'ort-layouts', 'only', 'runs', 'repeats', 'frames', 'machine', 'out', 'baseline', 'dawn-flags', 'ort-dist', 'commit', 'bundle']);
+const VALUES = new Set(['tag', 'report', 'ort-layouts', 'only', 'runs', 'repeats', 'frames', 'machine', 'out', 'baseline', 'dawn-flags', 'ort-dist', 'commit', 'bundle']);
 
 function positive(name: string, v: string): number {
   const n = Number(v);
@@ -78,7 +81,8 @@ export function parseArgs(argv: string[]): BenchArgs {
     else if (k === 'dawn-flags') a.dawnFlags.push(...dawnFlags(v));
     else if (k === 'ort-dist') a.ortDist = v;
     else if (k === 'ort-layouts') a.ortLayouts = list;
-    else if (k === 'machine' || k === 'out' || k === 'baseline' || k === 'commit' || k === 'bundle' || k === 'report') a[k] = v;
+    else if (k === 'machine' || k === 'out' || k === 'baseline' || k === 'commit' || k === 'bundle' || k === 'report' || k === 'tag') a[k] = v;
   }
+  a.tag ??= a.only.length ? a.only.join('+').replace(/[^A-Za-z0-9.+-]+/g, '-') : undefined;
   return a;
 }

@@ -52,6 +52,9 @@ export interface DecodeTarget {
   probe?: boolean;
 }
 
+/** Warm decodes stop (after the first) once they took this long in total; no GPU-busy decode past it. */
+const WARM_BUDGET_MS = 60_000;
+
 /** Measurements by (model, latent, options, repeats): a later scenario decoding the same thing reuses them. */
 const measured = new Map<string, DecodeMeasure>();
 /** Bytes of decoded video kept for reuse (oldest dropped first): full-size outputs are hundreds of MB. */
@@ -97,7 +100,11 @@ async function measureFresh(gpu: DecoderDevice, s: DecodeTarget, opts: Switches,
       counter.stop();
     }
     const warm: DecodeRun[] = [];
-    for (let i = 0; i < repeats; i++) warm.push(await timedDecode(dec, lat, opts));
+    // time guard for slow paths at full size: stop repeating once WARM_BUDGET_MS is spent (>= 1 warm run)
+    for (let i = 0, spent = 0; i < repeats && (i === 0 || spent < WARM_BUDGET_MS); i++) {
+      warm.push(await timedDecode(dec, lat, opts));
+      spent += warm[warm.length - 1]!.ms;
+    }
     const runs = warm.length ? warm : [cold];
     const ms = spread(runs.map((r) => r.ms));
     const flops = opts.cache === 'off' ? undefined : decodeFlops(cfg, s.latent);
@@ -106,7 +113,7 @@ async function measureFresh(gpu: DecoderDevice, s: DecodeTarget, opts: Switches,
       peakGpuBytes: cold.result.peakGpuBytes, plannedPeakGpuBytes: cold.result.plannedPeakGpuBytes, countedPeakGpuBytes: counter.peak,
       extra: { coldMs: cold.ms, firstFrameMs: runs[0]!.chunkEnds[0], msPerLatentFrame: perLatentFrame(runs), frames: cold.result.frames, size: `${cold.result.width}x${cold.result.height}`, flops, adapter: cold.result.adapter },
     });
-    if ((s.probe ?? true) && PassProbe.available(gpu.device)) Object.assign(row.extra!, await probeDecode(gpu.device, () => timedDecode(dec, lat, opts)));
+    if ((s.probe ?? true) && PassProbe.available(gpu.device) && cold.ms < WARM_BUDGET_MS) Object.assign(row.extra!, await probeDecode(gpu.device, () => timedDecode(dec, lat, opts)));
     return { row, video: runs[runs.length - 1]!.result.video };
   } catch (e) {
     const unsupported = e instanceof DecoderError && e.code === 'unsupported';

@@ -10,6 +10,8 @@ import { describeError, spread } from './stats';
 import type { KernelScenario, Result } from './types';
 
 const STORAGE = () => GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+const CASE_BUDGET_MS = 30_000;
+const MIN_RUNS = 10;
 /** Host chunk of a random fill (elements): bounds the temporary arrays for 100+ MB buffers. */
 const FILL_CHUNK = 1 << 22;
 
@@ -85,8 +87,10 @@ async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promi
       pass.setBindGroup(1, g1, [0]);
       pass.dispatchWorkgroups(...counts);
     };
-    await timer.time(s.warmup, encode);
-    const ms = spread(await timer.time(runs, encode));
+    const warm = await timer.time(Math.max(1, s.warmup), encode);
+    // time guard for a pathologically slow kernel: fit the runs in CASE_BUDGET_MS (>= MIN_RUNS)
+    const fit = Math.max(MIN_RUNS, Math.floor(CASE_BUDGET_MS / Math.max(1e-3, warm[warm.length - 1]!)));
+    const ms = spread(await timer.time(Math.min(runs, fit), encode));
     const cost = def.cost(params, ov, elem);
     return { ...base, timing: timer.source, ms, gflops: cost.flops / (ms.median * 1e6), gbps: cost.bytes / (ms.median * 1e6), extra: { dispatch: JSON.stringify(counts), flops: cost.flops, bytes: cost.bytes } };
   } catch (e) {

@@ -43,8 +43,8 @@ async function runOne(s: Scenario, ctx: KernelContext & { gpu: Awaited<ReturnTyp
   }
 }
 
-/** `importMs`: entry start (worker / process) to this call. */
-export async function runSuite(cfg: SuiteConfig, runtime: 'chromium' | 'node', log: Log, importMs: number): Promise<Report> {
+/** `importMs`: entry start (worker / process) to this call; `progress` gets the report so far after each scenario. */
+export async function runSuite(cfg: SuiteConfig, runtime: 'chromium' | 'node', log: Log, importMs: number, progress?: (r: Report) => void): Promise<Report> {
   const started = new Date();
   const t0 = now();
   const list = select(scenarios(cfg, runtime), cfg.only);
@@ -74,10 +74,15 @@ export async function runSuite(cfg: SuiteConfig, runtime: 'chromium' | 'node', l
       log(`${r.name}: ${summary(r)}`);
     }
     log(`  (${s.name}: ${((now() - ts) / 1000).toFixed(1)} s)`);
+    progress?.(report(cfg, env, started, t0, results));
   }
   releaseModels();
   forgetMeasurements();
   gpu.device.destroy();
   for (const r of results) r.extra = { ...r.extra, runtime, machine: env.machine, commit: cfg.commit, adapter: env.adapter.description || env.adapter.device };
-  return { schema: 1, suite: 'wan-vae-webgpu', quick: cfg.quick, args: cfg.args, startedAt: started.toISOString(), seconds: (now() - t0) / 1000, env, results };
+  return report(cfg, env, started, t0, results);
+}
+
+function report(cfg: SuiteConfig, env: Report['env'], started: Date, t0: number, results: Result[]): Report {
+  return { schema: 1, suite: 'wan-vae-webgpu', quick: cfg.quick, tag: cfg.tag, args: cfg.args, startedAt: started.toISOString(), seconds: (now() - t0) / 1000, env, results: [...results] };
 }

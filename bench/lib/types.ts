@@ -136,6 +136,8 @@ export interface Report {
   schema: 1;
   suite: 'wan-vae-webgpu';
   quick: boolean;
+  /** part of the file name: the --only selection (or --tag), so split runs do not overwrite each other */
+  tag?: string;
   args: string[];
   startedAt: string;
   seconds: number;
@@ -147,6 +149,7 @@ export interface Report {
 export interface SuiteConfig {
   quick: boolean;
   only: string[];
+  tag?: string;
   /** override of kernel runs / decode repeats */
   runs?: number;
   repeats?: number;

@@ -23,7 +23,11 @@ export interface Written {
   baselineWritten: string | null;
 }
 
-const json = (v: unknown) => JSON.stringify(v, (_k, x) => (x === Infinity ? 'Infinity' : x), 1);
+export function reportStem(rep: Report): string {
+  return `${rep.env.machine}-${rep.startedAt.slice(0, 10)}${rep.quick ? '-quick' : ''}${rep.tag ? `-${rep.tag}` : ''}`;
+}
+
+export const json = (v: unknown): string => JSON.stringify(v, (_k, x) => (x === Infinity ? 'Infinity' : x), 1);
 
 function readReport(path: string): Report {
   return JSON.parse(readFileSync(path, 'utf8'), (_k, x) => (x === 'Infinity' ? Infinity : x)) as Report;
@@ -31,7 +35,7 @@ function readReport(path: string): Report {
 
 export function writeReport(rep: Report, o: WriteOptions): Written {
   mkdirSync(o.outDir, { recursive: true });
-  const stem = join(o.outDir, `${rep.env.machine}-${rep.startedAt.slice(0, 10)}${rep.quick ? '-quick' : ''}`);
+  const stem = join(o.outDir, reportStem(rep));
   const chart = tradeoffChart(rep);
   const svg = chart ? `${stem}.svg` : null;
   if (svg) writeFileSync(svg, chart!);
@@ -52,3 +56,12 @@ export function writeReport(rep: Report, o: WriteOptions): Written {
 
 /** Report JSON as stored by writeReport (Infinity restored). */
 export { readReport };
+
+/** Reports of split runs (--only) of one machine as one: results concatenated, env of the first. */
+export function mergeReports(reps: Report[]): Report {
+  const first = reps[0]!;
+  if (reps.length === 1) return first;
+  return {
+    ...first, tag: undefined, args: reps.flatMap((r) => r.args.concat(';')), seconds: reps.reduce((a, r) => a + r.seconds, 0), results: reps.flatMap((r) => r.results),
+  };
+}

@@ -15,29 +15,30 @@ import { getTestDevice } from '../helpers/gpu';
 
 const exact = (th: number, tw: number, order: TileOption['order'] = 'tile-major', halo?: number): TileOption => ({ th, tw, mode: 'exact', order, halo });
 
-describe.each(['2.1', '2.2'] as const)('tiling, generated Wan%s decoder (dim 4) on an odd 2x23x21 latent', (v) => {
-  it('exact tiles equal the untiled decode; a 5-pixel halo does not; blend error reported', async () => {
+// 3x3 grid of ~7x7 cores on 22x21 latent pixels: the middle tile's halo reaches 7 pixels past its core
+// on every side without touching the frame edge, so a short halo shows. Node project only (CI time).
+describe.each(['2.1', '2.2'] as const)('tiling, generated Wan%s decoder (dim 4) on an odd 2x22x21 latent', (v) => {
+  it.skipIf(isBrowser)('exact tiles equal the untiled decode; a 5-pixel halo does not; blend error reported', async () => {
     const gpu = await getTestDevice();
     if (!gpu) return;
     const z = v === '2.1' ? 4 : 8;
     const dec = new WanVaeDecoder(syntheticWeights({ version: v, dim: 4, zDim: z, seed: 5 }), gpu);
-    const shape = [z, 2, 23, 21] as [number, number, number, number];
+    const shape = [z, 2, 22, 21] as [number, number, number, number];
     const lat = { data: syntheticLatents(...shape), shape };
     try {
       const ref = await dec.decode(lat, { latentStats: 'none' });
       const err = (r: DecodeResult) => compare(r.video, ref.video);
-      // 4x4 grid of ~6x5 cores: the two middle bands are interior on both axes
       for (const order of ['tile-major', 'frame-major'] as const) {
-        const r = await dec.decode(lat, { latentStats: 'none', tile: exact(6, 5, order) });
+        const r = await dec.decode(lat, { latentStats: 'none', tile: exact(8, 7, order) });
         const c = err(r);
-        console.log(`Wan${v} exact ${order} 6x5 tiles: max|err| ${c.maxAbs.toExponential(2)}, peak ${r.peakGpuBytes} B (untiled ${ref.peakGpuBytes})`);
+        console.log(`Wan${v} exact ${order} 8x7 tiles: max|err| ${c.maxAbs.toExponential(2)}, peak ${r.peakGpuBytes} B (untiled ${ref.peakGpuBytes})`);
         expect(c.maxAbs).toBeLessThanOrEqual(1e-5);
         expect(r.peakGpuBytes).toBe(r.plannedPeakGpuBytes);
       }
-      const short = err(await dec.decode(lat, { latentStats: 'none', tile: exact(6, 5, 'tile-major', 5) }));
+      const short = err(await dec.decode(lat, { latentStats: 'none', tile: exact(8, 7, 'tile-major', 5) }));
       console.log(`Wan${v} halo 5: max|err| ${short.maxAbs.toExponential(2)} (not exact, as expected)`);
       expect(short.maxAbs).toBeGreaterThan(1e-6); // exact tiles give 0 here: any difference shows the halo is short
-      const blend = err(await dec.decode(lat, { latentStats: 'none', tile: { th: 6, tw: 5, mode: 'blend', order: 'tile-major', halo: 2 } }));
+      const blend = err(await dec.decode(lat, { latentStats: 'none', tile: { th: 8, tw: 7, mode: 'blend', order: 'tile-major', halo: 2 } }));
       console.log(`Wan${v} blend halo 2: max|err| ${blend.maxAbs.toExponential(2)}, PSNR ${blend.psnr.toFixed(1)} dB`);
       expect(blend.psnr).toBeGreaterThan(10);
     } finally {

@@ -66,7 +66,7 @@ export class WanVaeDecoder {
   prepare(latents: Latents, stats: DecodeOptions['latentStats'] = 'official'): Float32Array {
     const [z, T, h, w] = latents.shape;
     if (z !== this.cfg.zDim)
-      throw new DecoderError('bad-input', `latents have ${z} channels, the Wan${this.cfg.version} decoder expects ${this.cfg.zDim} (shape [${latents.shape}])`);
+      throw new DecoderError('bad-input', `${latents.source ? `${latents.source}: ` : ''}latents have ${z} channels, the Wan${this.cfg.version} decoder (${this.weights.source}) expects ${this.cfg.zDim} (shape [${latents.shape}])`);
     if (T < 1 || h < 1 || w < 1) throw new DecoderError('bad-input', `latents shape [${latents.shape}] has an empty dimension`);
     const s = stats === 'official' ? officialStats(z) : stats === 'none' ? noStats(z) : stats;
     return denormalize(latents.data, z, s);

@@ -8,6 +8,8 @@ export interface Latents {
   data: Float32Array;
   /** [z, T, h, w] */
   shape: [number, number, number, number];
+  /** where they came from, for error messages */
+  source?: string;
 }
 
 function isNpy(b: Uint8Array): boolean {
@@ -20,7 +22,7 @@ function toLatents(shape: number[], data: Float32Array, source: string): Latents
   if (s.length !== 4) throw new DecoderError('bad-input', `${source}: latents have shape [${shape}], expected [z, T, h, w] (or [1, z, T, h, w])`);
   for (let i = 0; i < data.length; i++)
     if (!Number.isFinite(data[i]!)) throw new DecoderError('bad-input', `${source}: latents hold a non-finite value (${data[i]}) at index ${i}`);
-  return { data, shape: s as [number, number, number, number] };
+  return { data, shape: s as [number, number, number, number], source };
 }
 
 /**

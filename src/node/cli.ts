@@ -140,6 +140,7 @@ async function decodeCmd(argv: string[]): Promise<number> {
   const statsArg = typeof a['latent-stats'] === 'string' ? a['latent-stats'] : 'official';
   const latentStats: DecodeOptions['latentStats'] =
     statsArg === 'official' || statsArg === 'none' ? statsArg : parseStats(readInput(statsArg, 'latent statistics'), statsArg);
+  dec.prepare(latents, latentStats); // validate the input before touching a GPU
   let opts: DecodeOptions = { backend, latentStats };
   let reason = 'CPU reference';
   if (backend === 'webgpu') {

@@ -26,6 +26,14 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Whole-suite limit: a full run on a CPU adapter is long; the quick one is minutes. */
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 3 * 3600) * 1000;
 
+/** `--serve`: the bench page for a browser of your own (a real GPU); runs until interrupted. */
+export async function serveOnly(): Promise<number> {
+  const server = await startVite();
+  console.log(`[bench] open ${serverUrl(server)}/bench/index.html?quick=1 (or ?only=conv3d,decode&frames=21) in a WebGPU browser; Ctrl-C stops`);
+  await new Promise(() => undefined);
+  return 0;
+}
+
 async function startVite(): Promise<ViteDevServer> {
   const server = await createServer({
     configFile: false,

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs, type BenchArgs } from '../lib/args';
 import type { Report } from '../lib/types';
 import { mergeReports, readReport, writeReport } from '../report/write';
-import { runBrowser } from './browser';
+import { runBrowser, serveOnly } from './browser';
 import { gitCommit, repoRoot } from './git';
 import { runNode } from './node';
 
@@ -32,6 +32,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (a.report) return write(mergeReports(a.report.split(',').map((f) => readReport(resolve(f)))), a);
   if (a.node) return runNode(a);
+  if (a.serve) return serveOnly();
   const load0 = loadavg()[0]!;
   const rep = await runBrowser(a, a.commit ?? gitCommit());
   rep.tag = a.tag;

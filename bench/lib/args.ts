@@ -12,6 +12,7 @@
 //   --ort-layouts a,b       onnxruntime graph layouts (conv3d = as torch.onnx.export gives, frames = Conv2d per frame)
 //   --report A.json[,B.json] run.mjs only: no run; rewrite the .md/.svg of a report (e.g. from the GPU machine),
 //                           several (split --only runs) merged into one, and compare with the baseline
+//   --serve                 run.mjs only: just serve bench/index.html on 127.0.0.1 (open it in a browser with a GPU)
 //   --commit SHA            when git is not available where the benchmark runs
 //   --wasm-liftoff | --no-wasm-liftoff   Node: V8 --liftoff-only (default with --quick): V8's optimizing
 //                           compile of onnxruntime's 26 MB wasm otherwise costs ~80 s of CPU on a 2-core machine
@@ -35,12 +36,13 @@ export interface BenchArgs {
   wasmLiftoff?: boolean;
   /** host only (run.mjs) */
   node: boolean;
+  serve: boolean;
   bundle?: string;
   report?: string;
   raw: string[];
 }
 
-const FLAGS = new Set(['quick', 'no-baseline', 'update-baseline', 'node', 'wasm-liftoff', 'no-wasm-liftoff']);
+const FLAGS = new Set(['serve', 'quick', 'no-baseline', 'update-baseline', 'node', 'wasm-liftoff', 'no-wasm-liftoff']);
 const VALUES = new Set(['tag', 'report', 'ort-layouts', 'only', 'runs', 'repeats', 'frames', 'machine', 'out', 'baseline', 'dawn-flags', 'ort-dist', 'commit', 'bundle']);
 
 function positive(name: string, v: string): number {
@@ -60,7 +62,7 @@ export function dawnFlags(v: string): string[] {
 }
 
 export function parseArgs(argv: string[]): BenchArgs {
-  const a: BenchArgs = { quick: false, only: [], noBaseline: false, updateBaseline: false, dawnFlags: [], node: false, raw: [...argv] };
+  const a: BenchArgs = { quick: false, only: [], noBaseline: false, updateBaseline: false, dawnFlags: [], node: false, serve: false, raw: [...argv] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [k, inline] = arg.startsWith('--') ? (arg.slice(2).split(/=(.*)/s) as [string, string | undefined]) : ['', undefined];
@@ -69,6 +71,7 @@ export function parseArgs(argv: string[]): BenchArgs {
       else if (k === 'no-baseline') a.noBaseline = true;
       else if (k === 'update-baseline') a.updateBaseline = true;
       else if (k === 'wasm-liftoff' || k === 'no-wasm-liftoff') a.wasmLiftoff = k === 'wasm-liftoff';
+      else if (k === 'serve') a.serve = true;
       else a.node = true;
       continue;
     }

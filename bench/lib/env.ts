@@ -13,7 +13,7 @@ export function adapterSlug(env: Pick<BenchEnv, 'runtime' | 'adapter'>): string 
     : /llvmpipe|lavapipe/i.test(`${a.description} ${a.device}`)
       ? 'llvmpipe'
       : a.device || a.architecture || a.vendor || a.description || 'unknown';
-  const vendor = a.vendor && !name.includes(a.vendor) && name !== 'swiftshader' && name !== 'llvmpipe' ? `${a.vendor}-` : '';
+  const vendor = a.vendor && !name.toLowerCase().includes(a.vendor.toLowerCase()) && name !== 'swiftshader' && name !== 'llvmpipe' ? `${a.vendor}-` : '';
   return `${env.runtime}-${vendor}${name}`.toLowerCase().replace(/[^a-z0-9.]+/g, '-').replace(/^-|-$/g, '');
 }
 

@@ -115,8 +115,9 @@ export class WanVaeDecoder {
     if (backend === 'cpu') {
       if (precision !== 'f32') throw new DecoderError('bad-input', 'the CPU backend computes in f32/f64 only: precision f16 needs the webgpu backend');
       let index = 0;
-      new CpuDecoder(this.cfg, this.weights).decode({ data: input, shape: [z, T, h, w] }, {
+      await new CpuDecoder(this.cfg, this.weights).decode({ data: input, shape: [z, T, h, w] }, {
         useCache: cache === 'on',
+        signal: opts.signal,
         onChunk: (chunk) => {
           const n = chunk.shape[1]!;
           for (let f = 0; f < n; f++) {

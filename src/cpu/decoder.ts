@@ -99,8 +99,9 @@ export class CpuDecoder {
   /**
    * Decode de-normalised latents z: [zDim, T, h, w]. `useCache=false` reproduces the official per-frame loop with
    * feat_cache=None. Calls onChunk with each chunk's clamped output [3, T', H, W]; returns the whole video.
+   * Between chunks it yields to the event loop (so a worker can receive a cancel) and checks `signal`.
    */
-  decode(z: Tensor, opts: { useCache?: boolean; onChunk?: (chunk: Tensor, index: number) => void } = {}): Tensor {
+  async decode(z: Tensor, opts: { useCache?: boolean; onChunk?: (chunk: Tensor, index: number) => void; signal?: AbortSignal } = {}): Promise<Tensor> {
     const useCache = opts.useCache ?? true;
     if (!useCache && this.cfg.version === '2.2')
       throw new DecoderError('unsupported', 'cache off is not possible for Wan2.2: with feat_cache=None its DupUp3D shortcut doubles time while the main path does not, and the official code raises a shape error');
@@ -109,6 +110,8 @@ export class CpuDecoder {
     const cache: Cache = { slots: useCache ? new Array<Slot>(this.cfg.numSlots).fill(null) : undefined, idx: 0 };
     const chunks: Tensor[] = [];
     for (let i = 0; i < T; i++) {
+      await new Promise((r) => setTimeout(r, 0));
+      if (opts.signal?.aborted) throw new DecoderError('bad-input', 'decode cancelled');
       const xi = tensor([zc, 1, h, w]);
       for (let c = 0; c < zc; c++) xi.data.set(x.data.subarray((c * T + i) * h * w, (c * T + i + 1) * h * w), c * h * w);
       cache.idx = 0;

@@ -30,8 +30,12 @@ export async function createDecoder(weights: Uint8Array | null, source = 'weight
   const worker = new Worker(new URL('./decoder.worker.ts', import.meta.url), { type: 'module' });
   const api = Comlink.wrap<DecoderWorkerApi>(worker);
   let model: ModelInfo;
+  // a worker that fails to load (bad bundle, CSP) only reports through its error event
+  const failed = new Promise<never>((_, reject) =>
+    worker.addEventListener('error', (ev) => reject(new DecoderError('no-webgpu', `the decoder worker failed to start: ${ev.message || 'error event'}`)), { once: true }),
+  );
   try {
-    model = unwrap(await (weights ? api.load(Comlink.transfer(weights, [weights.buffer]), source) : api.load(null, source)));
+    model = unwrap(await Promise.race([weights ? api.load(Comlink.transfer(weights, [weights.buffer]), source) : api.load(null, source), failed]));
   } catch (e) {
     worker.terminate();
     throw e;

@@ -31,10 +31,10 @@ beforeAll(async () => {
 const refs = new Map<string, Tensor>();
 
 /** The CPU reference decode, once per (weights, latents). */
-function reference(weights: Weights, latents: { data: Float32Array; shape: [number, number, number, number] }): Tensor {
+async function reference(weights: Weights, latents: { data: Float32Array; shape: [number, number, number, number] }): Promise<Tensor> {
   const key = `${weights.source}|${latents.shape}`;
   let r = refs.get(key);
-  if (!r) refs.set(key, (r = new CpuDecoder(inferConfig(weights), weights).decode(latents)));
+  if (!r) refs.set(key, (r = await new CpuDecoder(inferConfig(weights), weights).decode(latents)));
   return r;
 }
 
@@ -46,7 +46,7 @@ async function check(weights: Weights, latents: { data: Float32Array; shape: [nu
   const steady = buildChunk(cfg, weights, { h, w, kind: 'steady', layout, externalData });
   expect(steady.externalData.length > 0).toBe(externalData);
   const r = await runOrtDecode(first, steady, latents, cfg, { ort: ort!, device: gpu!.device });
-  const want = reference(weights, latents);
+  const want = await reference(weights, latents);
   expect([3, r.frames, r.height, r.width]).toEqual(want.shape);
   const c = compare(r.video, want.data);
   console.log(

@@ -10,4 +10,9 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { main } = await import('./host/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (e) {
+  console.error(`bench: ${e instanceof Error ? e.message : String(e)}`);
+  process.exitCode = 1;
+}

@@ -32,6 +32,10 @@ export async function timedDecode(dec: WanVaeDecoder, lat: Latents, opts: Switch
   return { result, ms, chunkEnds };
 }
 
+function dropVideo(r: DecodeRun): void {
+  r.result = { ...r.result, video: new Float32Array(0) };
+}
+
 /** Steady ms per latent frame: intervals between chunk ends after chunk 0. */
 function perLatentFrame(runs: DecodeRun[]): Spread | undefined {
   const d = runs.flatMap((r) => r.chunkEnds.slice(1).map((t, i) => t - r.chunkEnds[i]!));
@@ -102,6 +106,7 @@ async function measureFresh(gpu: DecoderDevice, s: DecodeTarget, opts: Switches,
     const warm: DecodeRun[] = [];
     // time guard for slow paths at full size: stop repeating once WARM_BUDGET_MS is spent (>= 1 warm run)
     for (let i = 0, spent = 0; i < repeats && (i === 0 || spent < WARM_BUDGET_MS); i++) {
+      dropVideo(warm[warm.length - 1] ?? cold); // full-size videos are hundreds of MB: keep the last only
       warm.push(await timedDecode(dec, lat, opts));
       spent += warm[warm.length - 1]!.ms;
     }
@@ -113,7 +118,12 @@ async function measureFresh(gpu: DecoderDevice, s: DecodeTarget, opts: Switches,
       peakGpuBytes: cold.result.peakGpuBytes, plannedPeakGpuBytes: cold.result.plannedPeakGpuBytes, countedPeakGpuBytes: counter.peak,
       extra: { coldMs: cold.ms, firstFrameMs: runs[0]!.chunkEnds[0], msPerLatentFrame: perLatentFrame(runs), frames: cold.result.frames, size: `${cold.result.width}x${cold.result.height}`, flops, adapter: cold.result.adapter },
     });
-    if ((s.probe ?? true) && PassProbe.available(gpu.device) && cold.ms < WARM_BUDGET_MS) Object.assign(row.extra!, await probeDecode(gpu.device, () => timedDecode(dec, lat, opts)));
+    if ((s.probe ?? true) && PassProbe.available(gpu.device) && cold.ms < WARM_BUDGET_MS)
+      Object.assign(row.extra!, await probeDecode(gpu.device, async () => {
+        const r = await timedDecode(dec, lat, opts);
+        dropVideo(r);
+        return r;
+      }));
     return { row, video: runs[runs.length - 1]!.result.video };
   } catch (e) {
     const unsupported = e instanceof DecoderError && e.code === 'unsupported';

@@ -34,7 +34,7 @@ export async function runDecode(
   label: string,
   hooks: { onStart: (store: FrameStore) => void; onFrame: (f: StoredFrame, store: FrameStore) => void },
 ): Promise<RunOutcome> {
-  const workerOpts = toWorkerOptions(options);
+  const workerOpts = toWorkerOptions(options, latents.shape);
   const plan = await client.plan(latents.shape, workerOpts);
   const store = new FrameStore(plan.frames, plan.height, plan.width);
   hooks.onStart(store);

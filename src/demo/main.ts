@@ -204,7 +204,7 @@ async function replan(): Promise<void> {
   if (!client || !latents) return;
   const seq = ++planSeq;
   try {
-    const p = await client.plan(latents.shape, toWorkerOptions(opts));
+    const p = await client.plan(latents.shape, toWorkerOptions(opts, latents.shape));
     if (seq !== planSeq) return;
     plan = p;
     fit = checkFit(p, gpu, opts.backend);

@@ -1,6 +1,6 @@
 // The options form: read and write the decoder switches, and disable the ones this adapter or model
-// cannot use (with a note saying why). Tiling, budget and norm mode are not decoder options yet: see the
-// placeholder fieldset in index.html.
+// cannot use (with a note saying why). Tiles are chosen as a grid; the tile core in latent pixels
+// follows from the latent size. Norm mode is not a decoder option yet (see index.html).
 import type { WorkerDecodeOptions } from '../worker/protocol';
 
 export interface DemoOptions {
@@ -8,15 +8,22 @@ export interface DemoOptions {
   precision: 'f32' | 'f16';
   backend: 'webgpu' | 'cpu';
   latentStats: 'official' | 'none';
+  /** spatial tile grid (rows x columns), 'none' = whole frames */
+  tile: 'none' | '2x2' | '3x3' | '4x4';
+  tileMode: 'exact' | 'blend';
+  tileOrder: 'tile-major' | 'frame-major';
 }
 
-export const DEFAULT_OPTIONS: DemoOptions = { cache: 'on', precision: 'f32', backend: 'webgpu', latentStats: 'official' };
+export const DEFAULT_OPTIONS: DemoOptions = { cache: 'on', precision: 'f32', backend: 'webgpu', latentStats: 'official', tile: 'none', tileMode: 'exact', tileOrder: 'tile-major' };
 
 const CHOICES: { [K in keyof DemoOptions]: readonly DemoOptions[K][] } = {
   cache: ['on', 'off'],
   precision: ['f32', 'f16'],
   backend: ['webgpu', 'cpu'],
   latentStats: ['official', 'none'],
+  tile: ['none', '2x2', '3x3', '4x4'],
+  tileMode: ['exact', 'blend'],
+  tileOrder: ['tile-major', 'frame-major'],
 };
 
 export const OPTION_NAMES = Object.keys(CHOICES) as (keyof DemoOptions)[];
@@ -76,6 +83,7 @@ export function applyConstraints(form: HTMLFormElement, caps: Capabilities): Dem
     backend === 'cpu' ? 'The CPU backend computes in f32 only.' : "f16 needs the WebGPU feature 'shader-f16', which this adapter lacks.",
   );
   set('cache', 'off', caps.version === '2.2', 'on', 'Cache off is Wan2.1 only: the official Wan2.2 code fails without the cache.');
+  for (const t of ['2x2', '3x3', '4x4']) set('tile', t, backend === 'cpu', 'none', 'Tiles apply to the webgpu backend.');
   for (const k of OPTION_NAMES) {
     const el = form.querySelector<HTMLElement>(`[data-note="${k}"]`);
     if (el) el.textContent = notes[k] ?? '';
@@ -83,11 +91,20 @@ export function applyConstraints(form: HTMLFormElement, caps: Capabilities): Dem
   return readOptions(form);
 }
 
-/** What the worker gets: RGBA frames for display, no whole-video copy at the end (frames are kept here). */
-export function toWorkerOptions(o: DemoOptions): WorkerDecodeOptions {
-  return { cache: o.cache, precision: o.precision, backend: o.backend, latentStats: o.latentStats, rgba: true, collect: false };
+/**
+ * What the worker gets: RGBA frames for display, no whole-video copy at the end (frames are kept here).
+ * `shape` is the latent [z, T, h, w]: a grid of ny x nx tiles has cores of ceil(h/ny) x ceil(w/nx).
+ */
+export function toWorkerOptions(o: DemoOptions, shape: readonly number[]): WorkerDecodeOptions {
+  const out: WorkerDecodeOptions = { cache: o.cache, precision: o.precision, backend: o.backend, latentStats: o.latentStats, rgba: true, collect: false };
+  if (o.tile !== 'none' && o.backend === 'webgpu') {
+    const [ny, nx] = o.tile.split('x').map(Number) as [number, number];
+    out.tile = { th: Math.ceil(shape[2]! / ny), tw: Math.ceil(shape[3]! / nx), mode: o.tileMode, order: o.tileOrder };
+  }
+  return out;
 }
 
 export function describeOptions(o: DemoOptions): string {
-  return `cache ${o.cache} · ${o.precision} · ${o.backend}${o.latentStats === 'none' ? ' · stats none' : ''}`;
+  const tile = o.tile === 'none' ? '' : ` · ${o.tile} tiles ${o.tileMode} ${o.tileOrder}`;
+  return `cache ${o.cache} · ${o.precision} · ${o.backend}${o.latentStats === 'none' ? ' · stats none' : ''}${tile}`;
 }

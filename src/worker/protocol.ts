@@ -1,7 +1,7 @@
 // What crosses the worker boundary: results are wrapped so a DecoderError keeps its code (comlink's
 // default throw handler keeps only name, message and stack).
 import type { DecoderErrorCode } from '../gpu/errors';
-import type { MemoryBreakdown } from '../runtime/planner';
+import type { MemoryBreakdown, TileOption } from '../runtime/planner';
 
 export type Wrapped<T> = { ok: true; value: T } | { ok: false; code: DecoderErrorCode | 'internal'; message: string };
 
@@ -28,6 +28,8 @@ export interface WorkerDecodeOptions {
   precision?: 'f32' | 'f16';
   latentStats?: 'official' | 'none' | { mean: Float32Array; std: Float32Array };
   rgba?: boolean;
+  /** spatial tiling (tile core in latent pixels) */
+  tile?: TileOption;
   /** return the whole video [3, F, H, W] at the end (default true) */
   collect?: boolean;
   backend?: 'webgpu' | 'cpu';

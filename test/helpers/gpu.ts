@@ -4,6 +4,7 @@
 import { requestDecoderDevice, type DecoderDevice } from '../../src/gpu/device';
 import { PipelineCache, runKernel, type Elem, type KernelDef } from '../../src/gpu/kernel';
 import { isCI } from './env';
+import { toHalf } from '../../src/runtime/f16';
 
 export interface TestGpu extends DecoderDevice {
   cache: PipelineCache;
@@ -26,31 +27,8 @@ export function getTestDevice(): Promise<TestGpu | null> {
   return shared;
 }
 
-/** IEEE half bits of one float (round to nearest even; overflow to ±inf). */
-export function f32ToF16Bits(v: number): number {
-  const f = new Float32Array([v]);
-  const u = new Uint32Array(f.buffer)[0]!;
-  const sign = (u >>> 16) & 0x8000;
-  const exp = (u >>> 23) & 0xff;
-  let mant = u & 0x7fffff;
-  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
-  let e = exp - 127 + 15;
-  if (e >= 0x1f) return sign | 0x7c00;
-  if (e <= 0) {
-    if (e < -10) return sign;
-    mant |= 0x800000;
-    const shift = 14 - e;
-    let h = mant >>> shift;
-    const rem = mant & ((1 << shift) - 1);
-    const half = 1 << (shift - 1);
-    if (rem > half || (rem === half && h & 1)) h++;
-    return sign | h;
-  }
-  let h = (e << 10) | (mant >>> 13);
-  const rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem === 0x1000 && h & 1)) h++;
-  return sign | h;
-}
+/** IEEE half bits of one float (round to nearest even; overflow to ±inf): the runtime's own conversion. */
+export const f32ToF16Bits = toHalf;
 
 export function f16BitsToF32(h: number): number {
   const sign = h & 0x8000 ? -1 : 1;

@@ -1,16 +1,8 @@
 // Seeded random tensors for kernel tests (mulberry32 + Box-Muller): same seed, same data, everywhere.
+import { rng } from '../../src/model/synthetic';
 
-/** A function returning uniform floats in [0, 1) from a 32-bit seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A function returning uniform floats in [0, 1) from a 32-bit seed (the decoder's own mulberry32). */
+export const prng = rng;
 
 /** n standard normal samples, scaled by `std`. */
 export function randn(n: number, seed: number, std = 1): Float32Array {

@@ -7,6 +7,7 @@ import { framesFor, inferConfig, type DecoderConfig } from './model/config';
 import type { Latents } from './model/latents';
 import { denormalize, noStats, officialStats, type LatentStats } from './model/stats';
 import { loadWeights, type Weights } from './model/weights';
+import { conv3dTuningFor } from './kernels/conv3d';
 import { GpuDecoder } from './runtime/gpu-decoder';
 import type { Frame } from './runtime/assembler';
 import { plan, type MemoryBreakdown, type Plan, type Precision, type TileOption } from './runtime/planner';
@@ -47,7 +48,7 @@ export interface DecodeResult {
 
 export class WanVaeDecoder {
   readonly cfg: DecoderConfig;
-  private device: Promise<{ device: GPUDevice; description: string; fallback: boolean; f16: boolean }> | null = null;
+  private device: Promise<{ device: GPUDevice; description: string; info: DecoderDevice['info']; f16: boolean }> | null = null;
   private gpu: { key: string; dec: GpuDecoder } | null = null;
 
   /** `gpu`: an existing device to decode on (default: request one on first GPU decode). */
@@ -80,7 +81,7 @@ export class WanVaeDecoder {
   private async gpuDevice() {
     this.device ??= (this.gpuIn ? Promise.resolve(this.gpuIn) : requestDecoderDevice({ wantF16: true })).then((d) => {
       const i = d.info;
-      return { device: d.device, description: [i.vendor, i.architecture, i.description].filter(Boolean).join(' / ') || 'unknown adapter', fallback: i.isFallbackAdapter, f16: d.f16 };
+      return { device: d.device, description: [i.vendor, i.architecture, i.description].filter(Boolean).join(' / ') || 'unknown adapter', info: i, f16: d.f16 };
     });
     return this.device;
   }
@@ -134,7 +135,7 @@ export class WanVaeDecoder {
       if (this.gpu?.key !== key) {
         this.gpu?.dec.dispose();
         this.gpu = null;
-        this.gpu = { key, dec: await GpuDecoder.create(d.device, p, this.weights, { fallbackAdapter: d.fallback || /llvmpipe|swiftshader|lavapipe/i.test(d.description) }) };
+        this.gpu = { key, dec: await GpuDecoder.create(d.device, p, this.weights, { tuning: conv3dTuningFor(d.info) }) };
       }
       await this.gpu.dec.decode(input, place, opts.signal);
       result.adapter = d.description;

@@ -56,11 +56,12 @@ export class GpuDecoder {
   }
 
   /** Allocates everything the plan lists, uploads the weights and compiles every pipeline. */
-  static async create(device: GPUDevice, plan: Plan, weights: Weights, opts: { fallbackAdapter?: boolean } = {}): Promise<GpuDecoder> {
+  /** `tuning`: conv3d tiling overrides for the adapter (conv3dTuningFor(info)); default the CPU-adapter tuning. */
+  static async create(device: GPUDevice, plan: Plan, weights: Weights, opts: { tuning?: Record<string, number> } = {}): Promise<GpuDecoder> {
     checkLimits(plan, device.limits);
     if (plan.opts.precision === 'f16' && !device.features.has('shader-f16'))
       throw new DecoderError('unsupported', "f16 storage needs the WebGPU feature 'shader-f16', which this adapter does not offer: use precision f32");
-    const d = new GpuDecoder(device, plan, opts.fallbackAdapter === false ? conv3dTuning.gpu : conv3dTuning.cpu);
+    const d = new GpuDecoder(device, plan, opts.tuning ?? conv3dTuning.cpu);
     device.pushErrorScope('out-of-memory');
     device.pushErrorScope('validation');
     let failure: unknown = null;

@@ -52,11 +52,15 @@ const api = {
   decode(latents: Latents, opts: WorkerDecodeOptions, onFrame?: (f: Frame) => void): Promise<Wrapped<WorkerDecodeResult>> {
     return wrap(async () => {
       abort = new AbortController();
+      // the callback is a comlink proxy on its own channel: wait until every frame has been delivered,
+      // or the result could overtake the last frames
+      const delivered: Promise<void>[] = [];
       const r = await need().decode(latents, {
         ...opts,
         signal: abort.signal,
-        onFrame: onFrame ? (f) => void onFrame(Comlink.transfer(f, f.rgba ? [f.rgb.buffer, f.rgba.buffer] : [f.rgb.buffer])) : undefined,
+        onFrame: onFrame ? (f) => void delivered.push(Promise.resolve(onFrame(Comlink.transfer(f, f.rgba ? [f.rgb.buffer, f.rgba.buffer] : [f.rgb.buffer])))) : undefined,
       });
+      await Promise.all(delivered);
       const { video, ...rest } = r;
       const out: WorkerDecodeResult = { ...rest, video: opts.collect === false ? null : video };
       return out.video ? Comlink.transfer(out, [out.video.buffer]) : out;

@@ -172,24 +172,7 @@ export function attention(x: Tensor, gamma: Tensor, wqkv: Tensor, bqkv: Tensor, 
         for (let c = 0; c < C; c++) s += wqkv.data[o * C + c]! * u.data[c * N + n]!;
         qkv[o * N + n] = s;
       }
-    const att = new Float64Array(C * N); // o[c, n]
-    const p = new Float64Array(N);
-    for (let n = 0; n < N; n++) {
-      let m = -Infinity;
-      for (let k = 0; k < N; k++) {
-        let s = 0;
-        for (let c = 0; c < C; c++) s += qkv[c * N + n]! * qkv[(C + c) * N + k]!;
-        p[k] = s * scale;
-        m = Math.max(m, p[k]!);
-      }
-      let sum = 0;
-      for (let k = 0; k < N; k++) sum += p[k] = Math.exp(p[k]! - m);
-      for (let c = 0; c < C; c++) {
-        let s = 0;
-        for (let k = 0; k < N; k++) s += p[k]! * qkv[(2 * C + c) * N + k]!;
-        att[c * N + n] = s / sum;
-      }
-    }
+    const att = attentionCore(qkv, C, N, scale); // o[c, n]
     for (let o = 0; o < C; o++)
       for (let n = 0; n < N; n++) {
         let s = bproj.data[o]!;
@@ -198,6 +181,32 @@ export function attention(x: Tensor, gamma: Tensor, wqkv: Tensor, bqkv: Tensor, 
       }
   }
   return out;
+}
+
+/**
+ * The core of single-head attention over N tokens: o[c, n] = Σ_k softmax_k(scale · q_n·k_k) v[c, k],
+ * from qkv [3C, N] (rows 0..C-1 = q, C..2C-1 = k, 2C..3C-1 = v). f64 math; returns o [C, N].
+ */
+export function attentionCore(qkv: ArrayLike<number>, C: number, N: number, scale: number): Float64Array {
+  const att = new Float64Array(C * N);
+  const p = new Float64Array(N);
+  for (let n = 0; n < N; n++) {
+    let m = -Infinity;
+    for (let k = 0; k < N; k++) {
+      let s = 0;
+      for (let c = 0; c < C; c++) s += qkv[c * N + n]! * qkv[(C + c) * N + k]!;
+      p[k] = s * scale;
+      m = Math.max(m, p[k]!);
+    }
+    let sum = 0;
+    for (let k = 0; k < N; k++) sum += p[k] = Math.exp(p[k]! - m);
+    for (let c = 0; c < C; c++) {
+      let s = 0;
+      for (let k = 0; k < N; k++) s += p[k]! * qkv[(2 * C + c) * N + k]!;
+      att[c * N + n] = s / sum;
+    }
+  }
+  return att;
 }
 
 /**

@@ -3,6 +3,7 @@
 // residual) against src/cpu/ops.ts attention. Tolerances: NMSE <= 1e-7 (f32), <= 1e-4 (f16 storage,
 // inputs rounded for the reference too); f32 core also |err| <= 1e-5 + 1e-4·|ref|.
 import { describe, expect, it } from 'vitest';
+import { attentionCore as cpuAttentionCore } from '../../src/cpu/ops';
 import { attention as attentionRef, tensor } from '../../src/cpu/ops';
 import type { Elem } from '../../src/gpu/kernel';
 import { attention, type AttentionParams } from '../../src/kernels/attention';
@@ -14,28 +15,8 @@ import { randn } from '../helpers/random';
 
 const gpu = await getTestDevice();
 
-/** o[c, n] = Σ_k softmax_k(scale·q_n·k_k) v[c, k] from qkv [3C, N], in f64. */
-function attentionCore(qkv: Float32Array, C: number, N: number, scale: number): Float32Array {
-  const o = new Float32Array(C * N);
-  const p = new Float64Array(N);
-  for (let n = 0; n < N; n++) {
-    let m = -Infinity;
-    for (let k = 0; k < N; k++) {
-      let s = 0;
-      for (let c = 0; c < C; c++) s += qkv[c * N + n]! * qkv[(C + c) * N + k]!;
-      p[k] = s * scale;
-      m = Math.max(m, p[k]!);
-    }
-    let sum = 0;
-    for (let k = 0; k < N; k++) sum += p[k] = Math.exp(p[k]! - m);
-    for (let c = 0; c < C; c++) {
-      let s = 0;
-      for (let k = 0; k < N; k++) s += p[k]! * qkv[(2 * C + c) * N + k]!;
-      o[c * N + n] = s / sum;
-    }
-  }
-  return o;
-}
+/** o[c, n] = Σ_k softmax_k(scale·q_n·k_k) v[c, k] from qkv [3C, N]: the CPU reference's core, as f32. */
+const attentionCore = (qkv: Float32Array, C: number, N: number, scale: number) => Float32Array.from(cpuAttentionCore(qkv, C, N, scale));
 
 const cases = [
   { c: 8, n: 1, std: 1 },

@@ -7,21 +7,11 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import type { BrowserCommand } from 'vitest/node';
 import { playwright } from '@vitest/browser-playwright';
+import { chromiumFlags } from './scripts/chromium-flags.ts';
 
 const repoRoot = dirname(fileURLToPath(import.meta.url));
 /** ../shared (goldens, reference); WAN_SHARED_DIR overrides. Keep in sync with test/helpers/files.ts. */
 const sharedDir = resolve(process.env.WAN_SHARED_DIR ?? resolve(repoRoot, '..', 'shared'));
-
-// Chromium flags from shared TOOLING.md: WebGPU on SwiftShader, quiet and offline.
-const chromiumArgs = [
-  '--enable-unsafe-webgpu',
-  '--no-sandbox',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 /**
  * Browser command: a file under ../shared as base64 (binary-safe over vitest's RPC), or null when
@@ -79,7 +69,7 @@ export default defineConfig({
             enabled: true,
             headless: true,
             provider: playwright({
-              launchOptions: { executablePath: '/usr/bin/chromium', args: chromiumArgs },
+              launchOptions: { executablePath: '/usr/bin/chromium', args: chromiumFlags() },
             }),
             instances: [{ browser: 'chromium' }],
             screenshotFailures: false,

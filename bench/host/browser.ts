@@ -8,19 +8,11 @@ import { chromium, type Browser } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
 import type { BenchArgs } from '../lib/args';
 import type { Report, SuiteConfig } from '../lib/types';
+import { chromiumFlags } from '../../scripts/chromium-flags';
 import { repoRoot } from './git';
 
-/** shared/TOOLING.md: WebGPU on SwiftShader, quiet and offline; plus unquantized timestamp-query. */
-export const CHROMIUM_ARGS = [
-  '--enable-unsafe-webgpu',
-  '--enable-webgpu-developer-features',
-  '--no-sandbox',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+/** The project's Chromium flags (scripts/chromium-flags.ts) plus unquantized timestamp-query. */
+export const CHROMIUM_ARGS = chromiumFlags({ developerFeatures: true });
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Whole-suite limit: a full run on a CPU adapter is long; the quick one is minutes. */

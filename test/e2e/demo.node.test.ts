@@ -11,18 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build, preview, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumFlags } from '../../scripts/chromium-flags';
 import { isCI } from '../helpers/env';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--enable-unsafe-webgpu',
-  '--no-sandbox',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+const ARGS = chromiumFlags();
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const demoRoot = join(repoRoot, 'src', 'demo');
 const screenshot = join(repoRoot, 'docs', 'screenshot-demo.png');

@@ -1,6 +1,7 @@
-// Peak GPU bytes of one device, counted by wrapping GPUDevice.prototype.createBuffer and
-// GPUBuffer.prototype.destroy while installed: the same method bench/onnx/run-ort.ts uses for
-// onnxruntime, so the two numbers compare. Prototype patches live from construction until `stop`.
+// Peak GPU bytes, counted by wrapping GPUDevice.prototype.createBuffer and GPUBuffer.prototype.destroy
+// while installed. One counter for both sides of a comparison: our decode (bench/lib/decode.ts, one
+// device) and onnxruntime (bench/onnx/run-ort.ts, its device or every device), so the two numbers
+// compare. Prototype patches live from construction until `stop`.
 
 export class ByteCounter {
   live = 0;
@@ -9,20 +10,26 @@ export class ByteCounter {
   private readonly sizes = new WeakMap<GPUBuffer, number>();
   private readonly restore: () => void;
 
-  constructor(device: GPUDevice) {
-    const devProto = (globalThis as { GPUDevice?: { prototype: GPUDevice } }).GPUDevice!.prototype;
-    const bufProto = (globalThis as { GPUBuffer?: { prototype: GPUBuffer } }).GPUBuffer!.prototype;
+  /**
+   * Counts the buffers `device` creates; with `device` undefined, the buffers of every device.
+   * `who` names the caller in the error thrown when WebGPU's GPUDevice / GPUBuffer are not globals.
+   */
+  constructor(device: GPUDevice | undefined, who = 'ByteCounter') {
+    const devProto = (globalThis as { GPUDevice?: { prototype: GPUDevice } }).GPUDevice?.prototype;
+    const bufProto = (globalThis as { GPUBuffer?: { prototype: GPUBuffer } }).GPUBuffer?.prototype;
+    if (!devProto || !bufProto) throw new Error(`${who}: GPUDevice / GPUBuffer are not globals here (WebGPU missing?): cannot count GPU bytes`);
     const create = devProto.createBuffer;
     const destroy = bufProto.destroy;
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const self = this;
     devProto.createBuffer = function (this: GPUDevice, desc: GPUBufferDescriptor): GPUBuffer {
       const b = create.call(this, desc);
-      if (this === device) {
-        self.sizes.set(b, Number(desc.size));
-        self.live += Number(desc.size);
+      if (!device || this === device) {
+        const size = Number(desc.size);
+        self.sizes.set(b, size);
+        self.live += size;
         self.created++;
-        self.peak = Math.max(self.peak, self.live);
+        if (self.live > self.peak) self.peak = self.live;
       }
       return b;
     };

@@ -1,12 +1,14 @@
 // Runs the chunk models of build-decoder.ts with onnxruntime-web's WebGPU execution provider: the
 // official chunk loop (one latent frame per run), the feature cache kept on the GPU between runs
 // (outputs in 'gpu-buffer', fed back as the next run's inputs), peak GPU bytes counted by wrapping
-// GPUDevice.prototype.createBuffer / GPUBuffer.prototype.destroy for the duration of the call.
+// GPUDevice.prototype.createBuffer / GPUBuffer.prototype.destroy for the duration of the call
+// (bench/lib/byte-counter.ts, the counter of our own decode in the benchmark).
 //
 // The caller passes the onnxruntime-web module (`ort`), already configured (wasm paths; see
 // load-ort.ts): this file imports no runtime code from it, so it bundles for a page, a worker or Node.
 import type * as OrtTypes from 'onnxruntime-web';
 import type { DecoderConfig } from '../../src/model/config';
+import { ByteCounter } from '../lib/byte-counter';
 
 export type Ort = typeof OrtTypes;
 
@@ -54,52 +56,6 @@ export interface OrtDecodeResult {
   buffersCreated: number;
 }
 
-/** Byte counter over GPUDevice.createBuffer / GPUBuffer.destroy (restored by stop()). */
-class GpuBufferCounter {
-  live = 0;
-  peak = 0;
-  created = 0;
-  private readonly sizes = new WeakMap<GPUBuffer, number>();
-  private readonly restore: () => void;
-
-  constructor(device: GPUDevice | undefined) {
-    const devProto = (globalThis as { GPUDevice?: { prototype: GPUDevice } }).GPUDevice?.prototype;
-    const bufProto = (globalThis as { GPUBuffer?: { prototype: GPUBuffer } }).GPUBuffer?.prototype;
-    if (!devProto || !bufProto) throw new Error('runOrtDecode: GPUDevice / GPUBuffer are not globals here (WebGPU missing?): cannot count GPU bytes');
-    const create = devProto.createBuffer;
-    const destroy = bufProto.destroy;
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    const self = this;
-    devProto.createBuffer = function (this: GPUDevice, desc: GPUBufferDescriptor): GPUBuffer {
-      const b = create.call(this, desc);
-      if (!device || this === device) {
-        const size = Number(desc.size);
-        self.sizes.set(b, size);
-        self.live += size;
-        self.created++;
-        if (self.live > self.peak) self.peak = self.live;
-      }
-      return b;
-    };
-    bufProto.destroy = function (this: GPUBuffer): undefined {
-      const size = self.sizes.get(this);
-      if (size !== undefined) {
-        self.sizes.delete(this);
-        self.live -= size;
-      }
-      return destroy.call(this);
-    };
-    this.restore = () => {
-      devProto.createBuffer = create;
-      bufProto.destroy = destroy;
-    };
-  }
-
-  stop(): void {
-    this.restore();
-  }
-}
-
 function quietly(f: () => void): void {
   try {
     f();
@@ -136,7 +92,7 @@ export async function runOrtDecode(
   const video = new Float32Array(3 * F * H * W);
 
   const started = now();
-  const counter = new GpuBufferCounter(device);
+  const counter = new ByteCounter(device, 'runOrtDecode');
   const ep: OrtTypes.InferenceSession.WebGpuExecutionProviderOption = { validationMode: 'wgpuOnly', ...opts.epOptions, name: 'webgpu', ...(device ? { device } : {}) };
   const sessionOptions: OrtTypes.InferenceSession.SessionOptions = {
     executionProviders: [ep],

@@ -3,12 +3,13 @@
 // onnxruntime-web's WebGPU build (ort.webgpu.min.mjs and its asyncify wasm, ~26 MB) copied to
 // out/bench/ort/ for --ort-dist. Build: npx vite build --config bench/vite.node.config.ts
 // (bench/run.mjs --node builds it too). `npm run build:cli` builds the same entry into dist/bench-node.js
-// (with shared chunks under dist/chunks/).
+// (with shared chunks under dist/chunks/). The shared Node-bundle settings: scripts/vite-node-bundle.ts.
 import { copyFileSync, mkdirSync } from 'node:fs';
-import { createRequire, builtinModules } from 'node:module';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { nodeBundleConfig } from '../scripts/vite-node-bundle.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = resolve(root, 'out/bench');
@@ -25,26 +26,16 @@ function copyOrt() {
   };
 }
 
-export default defineConfig({
-  root,
-  publicDir: false,
-  logLevel: 'warn',
-  plugins: [copyOrt()],
-  ssr: { target: 'node', noExternal: true, external: ['webgpu'] },
-  build: {
-    ssr: true,
-    target: 'node20',
+export default defineConfig(
+  nodeBundleConfig({
+    root,
+    input: { 'bench-node': resolve(root, 'bench/node-entry.ts') },
     outDir,
     emptyOutDir: true,
-    copyPublicDir: false,
-    minify: false,
     sourcemap: false,
-    reportCompressedSize: false,
-    rolldownOptions: {
-      input: { 'bench-node': resolve(root, 'bench/node-entry.ts') },
-      // onnxruntime-web stays out: Node loads it from --ort-dist (the browser import path is never taken)
-      external: ['webgpu', /^webgpu\//, /^node:/, /^onnxruntime-web/, ...builtinModules],
-      output: { format: 'es', entryFileNames: '[name].mjs', codeSplitting: false },
-    },
-  },
-});
+    // onnxruntime-web stays out: Node loads it from --ort-dist (the browser import path is never taken)
+    external: [/^onnxruntime-web/],
+    output: { entryFileNames: '[name].mjs', codeSplitting: false },
+    plugins: [copyOrt()],
+  }),
+);

@@ -5,10 +5,16 @@
 //   bounds checked on the full-resolution coordinate (upsample never materialised).
 //   Frames: KT=3: dt=0 -> cache @ prev2_off (t-2), dt=1 -> cache @ prev1_off (t-1), dt=2 -> x @ x_off (t);
 //   KT=1: x only. Taps dt < tap0 are known zero (first chunk) and skipped.
+//   NORM=1 (--norm fused): the conv input is the RMS_norm (+ SiLU if SILU=1) of a raw tensor, applied
+//   while loading: in = act(raw[c, s] · inv[s] · gamma[c]) where inv (written by rms-norm STATS=1) is
+//   row cin of the source frame ([cin+1, h_in, w_in]: the current frame and both cache frames carry it);
+//   padding stays zero (PyTorch pads the normalised tensor). HAS_RES=2: the residual is read from y
+//   itself (in place: the planner gave y the residual's slot; WebGPU forbids binding one buffer as
+//   read-only and read_write in one dispatch).
 // Layouts (element offsets into each binding):
-//   x, cache: [cin, h_in, w_in] Elem; res, y: [cout, h, w] Elem; b: [cout] Elem
+//   x, cache: [cin, h_in, w_in] Elem (NORM=1: [cin+1, ...]); res, y: [cout, h, w] Elem; b, gamma: [cout]/[cin] Elem
 //   w: [KT*KS*KS taps][cin][cout4] vec4<Elem>, cout4 = ceil(cout/4), zero padded (packConvWeight)
-// Bindings: 0 x, 1 cache, 2 w, 3 b, 4 res (read), 5 y (read_write). Params: group 1 uniform.
+// Bindings: 0 x, 1 cache, 2 w, 3 b, 4 res, 6 gamma (read), 5 y (read_write). Params: group 1 uniform.
 // Dispatch: one workgroup per BN = WG_N*TN pixels x BM = WG_M*TM4*4 channels; an invocation owns
 //   TM4 vec4 channel groups (ty + WG_M*j) x TN pixels (tx + WG_N*i), strided so loads and stores
 //   of neighbouring invocations are contiguous. MODE picks the K loop: 0 operands straight from storage,
@@ -28,12 +34,15 @@ struct Params {
 @group(0) @binding(3) var<storage, read> b: array<Elem>;
 @group(0) @binding(4) var<storage, read> res: array<Elem>;
 @group(0) @binding(5) var<storage, read_write> y: array<Elem>;
+@group(0) @binding(6) var<storage, read> gamma: array<Elem>;
 @group(1) @binding(0) var<uniform> prm: Params;
 
 override KT: u32 = 3;
 override KS: u32 = 3;
 override UP: u32 = 0;
-override HAS_RES: u32 = 0;
+override HAS_RES: u32 = 0; // 0 none, 1 from res, 2 from y (in place)
+override NORM: u32 = 0; // 1: RMS_norm applied to the operands while loading (--norm fused)
+override SILU: u32 = 0; // with NORM=1: SiLU after the norm
 override WG_N: u32 = 32;
 override WG_M: u32 = 1;
 override TM4: u32 = 8; // vec4 channel groups per invocation (<= MAX_TM4)
@@ -78,6 +87,19 @@ fn load_src(from_cache: bool, i: u32) -> f32 {
   return f32(x[i]);
 }
 
+// NORM=1: the conv operand from raw value v of channel c at a pixel with inverse RMS inv.
+fn norm_act(v: f32, inv: f32, c: u32) -> f32 {
+  var u = v * inv * f32(gamma[c]);
+  if (SILU == 1u) { u = u / (1.0 + exp(-u)); }
+  return u;
+}
+
+fn norm_act4(v: vec4<f32>, inv: vec4<f32>, c: u32) -> vec4<f32> {
+  var u = v * inv * f32(gamma[c]);
+  if (SILU == 1u) { u = u / (vec4<f32>(1.0) + exp(-u)); }
+  return u;
+}
+
 // acc[j][i] += W[k, column j] * v[i] for one K index whose weight row starts at vec4 index wi.
 fn mac(acc: ptr<function, Acc>, v: ptr<function, Px>, wcol: ptr<function, array<u32, MAX_TM4>>, wi: u32) {
   for (var j = 0u; j < TM4; j++) {
@@ -104,16 +126,28 @@ fn direct(acc: ptr<function, Acc>, wcol: ptr<function, array<u32, MAX_TM4>>, px0
     tap_offsets(t, px0, &off, &ok);
     var wi = tap * prm.cin * cout4;
     var v: Px;
+    var inv: Px;
+    if (NORM == 1u) { for (var i = 0u; i < TN; i++) { inv[i] = load_src(t.from_cache, off[i] + prm.cin * hw_in); } }
     // the two loops differ only in the binding read: a per-load branch costs CPU adapters ~15%
     if (t.from_cache) {
       for (var c = 0u; c < prm.cin; c++) {
-        for (var i = 0u; i < TN; i++) { v[i] = select(0.0, f32(cache[off[i]]), ok[i]); off[i] += hw_in; }
+        for (var i = 0u; i < TN; i++) {
+          var u = f32(cache[off[i]]);
+          if (NORM == 1u) { u = norm_act(u, inv[i], c); }
+          v[i] = select(0.0, u, ok[i]);
+          off[i] += hw_in;
+        }
         mac(acc, &v, wcol, wi);
         wi += cout4;
       }
     } else {
       for (var c = 0u; c < prm.cin; c++) {
-        for (var i = 0u; i < TN; i++) { v[i] = select(0.0, f32(x[off[i]]), ok[i]); off[i] += hw_in; }
+        for (var i = 0u; i < TN; i++) {
+          var u = f32(x[off[i]]);
+          if (NORM == 1u) { u = norm_act(u, inv[i], c); }
+          v[i] = select(0.0, u, ok[i]);
+          off[i] += hw_in;
+        }
         mac(acc, &v, wcol, wi);
         wi += cout4;
       }
@@ -136,9 +170,16 @@ fn direct_2x4(acc: ptr<function, Acc>, w0: u32, w1: u32, px0: u32, hw_in: u32, c
     var o = vec4<u32>(off[0], off[1], off[2], off[3]);
     let ok = vec4<bool>(okv[0], okv[1], okv[2], okv[3]);
     var wi = tap * prm.cin * cout4;
+    var inv = vec4<f32>();
+    if (NORM == 1u) {
+      let q = o + vec4<u32>(prm.cin * hw_in);
+      inv = vec4<f32>(load_src(t.from_cache, q.x), load_src(t.from_cache, q.y), load_src(t.from_cache, q.z), load_src(t.from_cache, q.w));
+    }
     if (t.from_cache) {
       for (var c = 0u; c < prm.cin; c++) {
-        let v = select(vec4<f32>(), vec4<f32>(f32(cache[o.x]), f32(cache[o.y]), f32(cache[o.z]), f32(cache[o.w])), ok);
+        var u = vec4<f32>(f32(cache[o.x]), f32(cache[o.y]), f32(cache[o.z]), f32(cache[o.w]));
+        if (NORM == 1u) { u = norm_act4(u, inv, c); }
+        let v = select(vec4<f32>(), u, ok);
         m0 += outer(vec4<f32>(w[wi + w0]), v);
         m1 += outer(vec4<f32>(w[wi + w1]), v);
         o += vec4<u32>(hw_in);
@@ -146,7 +187,9 @@ fn direct_2x4(acc: ptr<function, Acc>, w0: u32, w1: u32, px0: u32, hw_in: u32, c
       }
     } else {
       for (var c = 0u; c < prm.cin; c++) {
-        let v = select(vec4<f32>(), vec4<f32>(f32(x[o.x]), f32(x[o.y]), f32(x[o.z]), f32(x[o.w])), ok);
+        var u = vec4<f32>(f32(x[o.x]), f32(x[o.y]), f32(x[o.z]), f32(x[o.w]));
+        if (NORM == 1u) { u = norm_act4(u, inv, c); }
+        let v = select(vec4<f32>(), u, ok);
         m0 += outer(vec4<f32>(w[wi + w0]), v);
         m1 += outer(vec4<f32>(w[wi + w1]), v);
         o += vec4<u32>(hw_in);
@@ -179,6 +222,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
       let t = tap_info(tap);
       let off = src_offset(p0 + lin % bn, t.dy, t.dx); // one loader pixel per invocation: nt % bn == 0
       let ok = off != NONE;
+      var inv = 0.0;
+      if (NORM == 1u && ok) { inv = load_src(t.from_cache, t.base + prm.cin * hw_in + off); }
       for (var c0 = 0u; c0 < prm.cin; c0 += BK) {
         for (var e = lin; e < BK * bm4; e += nt) {
           let c = c0 + e / bm4;
@@ -188,7 +233,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
         for (var e = lin; e < BK * bn; e += nt) {
           let c = c0 + e / bn;
           let good = ok && c < prm.cin;
-          b_s[e] = select(0.0, load_src(t.from_cache, t.base + select(0u, c * hw_in + off, good)), good);
+          var u = load_src(t.from_cache, t.base + select(0u, c * hw_in + off, good));
+          if (NORM == 1u) { u = norm_act(u, inv, min(c, prm.cin - 1u)); }
+          b_s[e] = select(0.0, u, good);
         }
         workgroupBarrier();
         for (var k = 0u; k < BK; k++) {
@@ -215,6 +262,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
         if (p >= hw) { continue; }
         var v = acc[j * TN + i][q] + bias;
         if (HAS_RES == 1u) { v += f32(res[prm.res_off + o * hw + p]); }
+        if (HAS_RES == 2u) { v += f32(y[prm.y_off + o * hw + p]); }
         y[prm.y_off + o * hw + p] = Elem(v);
       }
     }

@@ -10,7 +10,8 @@ import { loadWeights, type Weights } from './model/weights';
 import { conv3dTuningFor } from './kernels/conv3d';
 import { GpuDecoder } from './runtime/gpu-decoder';
 import type { Frame } from './runtime/assembler';
-import { plan, type MemoryBreakdown, type Plan, type Precision, type TileOption } from './runtime/planner';
+import { DEFAULT_NORM_CHUNK, plan, type MemoryBreakdown, type Plan, type Precision, type TileOption } from './runtime/planner';
+import type { NormMode } from './runtime/graph';
 
 export type { Frame } from './runtime/assembler';
 
@@ -26,6 +27,9 @@ export interface DecodeOptions {
   rgba?: boolean;
   /** spatial tiling (tile core in latent pixels, exact or blended, tile- or frame-major); default none */
   tile?: TileOption;
+  /** where RMS_norm results live: 'full' (default, a separate tensor), 'chunked' (in place, normChunk px per dispatch), 'fused' (folded into the next conv) */
+  norm?: NormMode['mode'];
+  normChunk?: number;
   signal?: AbortSignal;
   onFrame?: (f: Frame) => void;
 }
@@ -39,7 +43,7 @@ export interface DecodeResult {
   seconds: number;
   backend: 'webgpu' | 'cpu';
   adapter: string;
-  options: { cache: 'on' | 'off'; precision: Precision; latentStats: string; tile: TileOption | null };
+  options: { cache: 'on' | 'off'; precision: Precision; norm: NormMode['mode']; normChunk: number | null; latentStats: string; tile: TileOption | null };
   /** measured by the arena (GPU only) */
   peakGpuBytes?: number;
   plannedPeakGpuBytes?: number;
@@ -75,7 +79,7 @@ export class WanVaeDecoder {
 
   /** Dry run: the plan of a decode of a latent [z, T, h, w] (no GPU touched). */
   plan(shape: [number, number, number, number], opts: DecodeOptions = {}): Plan {
-    return plan(this.cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? 'on', precision: opts.precision ?? 'f32', rgba: opts.rgba ?? false, tile: opts.tile });
+    return plan(this.cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? 'on', precision: opts.precision ?? 'f32', rgba: opts.rgba ?? false, tile: opts.tile, norm: opts.norm, normChunk: opts.normChunk });
   }
 
   private async gpuDevice() {
@@ -99,6 +103,7 @@ export class WanVaeDecoder {
 
   async decode(latents: Latents, opts: DecodeOptions = {}): Promise<DecodeResult> {
     const cache = opts.cache ?? 'on', precision = opts.precision ?? 'f32', backend = opts.backend ?? 'webgpu';
+    const norm = opts.norm ?? 'full', normChunk = norm === 'chunked' ? (opts.normChunk ?? DEFAULT_NORM_CHUNK) : null;
     const statsName = typeof opts.latentStats === 'object' ? 'file' : (opts.latentStats ?? 'official');
     const input = this.prepare(latents, opts.latentStats);
     const [z, T, h, w] = latents.shape;
@@ -112,7 +117,7 @@ export class WanVaeDecoder {
       opts.onFrame?.(f);
     };
     const t0 = performance.now();
-    const result: DecodeResult = { video, frames, height: H, width: W, seconds: 0, backend, adapter: 'cpu (reference)', options: { cache, precision, latentStats: statsName, tile: opts.tile ?? null } };
+    const result: DecodeResult = { video, frames, height: H, width: W, seconds: 0, backend, adapter: 'cpu (reference)', options: { cache, precision, norm, normChunk, latentStats: statsName, tile: opts.tile ?? null } };
     if (backend === 'cpu') {
       if (precision !== 'f32') throw new DecoderError('bad-input', 'the CPU backend computes in f32/f64 only: precision f16 needs the webgpu backend');
       let index = 0;
@@ -131,7 +136,7 @@ export class WanVaeDecoder {
     } else {
       const p = this.plan(latents.shape, opts);
       const d = await this.gpuDevice();
-      const key = JSON.stringify([latents.shape, cache, precision, opts.rgba ?? false, opts.tile ?? null]);
+      const key = JSON.stringify([latents.shape, cache, precision, norm, normChunk, opts.rgba ?? false, opts.tile ?? null]);
       if (this.gpu?.key !== key) {
         this.gpu?.dec.dispose();
         this.gpu = null;

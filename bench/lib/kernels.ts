@@ -29,12 +29,13 @@ function layout(s: KernelScenario): { def: AnyKernelDef; sizes: number[]; params
   const p = s.shape;
   switch (s.kernel) {
     case 'conv3d': {
-      const frame = p.cin! * p.h! * p.w!;
+      // NORM=1 (--norm fused): every frame carries its inverse-RMS row
+      const frame = (p.cin! + (s.overrides?.NORM ? 1 : 0)) * p.h! * p.w!;
       const params = { x_off: 0, prev2_off: 0, prev1_off: frame, res_off: 0, y_off: 0, tap0: 0, ...p };
-      return { def: kernels.conv3d, sizes: [frame, 2 * frame, packedConvWeightLength(p.cout!, p.cin!, 3, 3), p.cout!, 4, p.cout! * p.h! * p.w!], params };
+      return { def: kernels.conv3d, sizes: [frame, 2 * frame, packedConvWeightLength(p.cout!, p.cin!, 3, 3), p.cout!, 4, p.cout! * p.h! * p.w!, p.cin!], params };
     }
     case 'rmsNorm':
-      return { def: kernels.rmsNorm, sizes: [p.c! * p.hw!, p.c!, p.c! * p.hw!], params: { x_off: 0, y_off: 0, ...p } };
+      return { def: kernels.rmsNorm, sizes: [p.c! * p.hw!, p.c!, p.c! * p.hw!], params: { x_off: 0, y_off: 0, p0: 0, np: p.hw!, ...p } };
     case 'attention':
       return { def: kernels.attention, sizes: [3 * p.c! * p.n!, p.c! * p.n!], params: { ...p } };
   }

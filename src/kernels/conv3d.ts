@@ -49,7 +49,7 @@ export function conv3dTuningFor(info: Parameters<typeof isCpuAdapter>[0]): Recor
   return { ...(isCpuAdapter(info) ? conv3dTuning.cpu : conv3dTuning.gpu) };
 }
 
-const overrides: Record<string, number> = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, ...conv3dTuning.cpu };
+const overrides: Record<string, number> = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0, ...conv3dTuning.cpu };
 
 export const conv3d: KernelDef<Conv3dParams> = {
   id: 'conv3d',
@@ -61,6 +61,7 @@ export const conv3d: KernelDef<Conv3dParams> = {
     { name: 'b', access: 'read' },
     { name: 'res', access: 'read' },
     { name: 'y', access: 'read_write' },
+    { name: 'gamma', access: 'read' },
   ],
   params: [
     { name: 'cin', type: 'u32' },
@@ -89,7 +90,7 @@ export const conv3d: KernelDef<Conv3dParams> = {
     const hwIn = o.UP ? hw / 4 : hw;
     const frames = kt - p.tap0;
     const flops = 2 * p.cout * hw * p.cin * frames * ks * ks;
-    const elems = p.cin * hwIn * frames + p.cout * p.cin * kt * ks * ks + p.cout * hw * (1 + (o.HAS_RES ? 1 : 0));
+    const elems = (p.cin + (o.NORM ? 1 : 0)) * hwIn * frames + p.cout * p.cin * kt * ks * ks + p.cout * hw * (1 + (o.HAS_RES ? 1 : 0));
     return { flops, bytes: elems * elemBytes(elem) };
   },
 };
@@ -102,6 +103,8 @@ function check(p: Conv3dParams, o: Record<string, number>): void {
   if (o.MODE === 1 && o.WG_M! % o.TN! !== 0) throw bad('MODE=1 needs WG_M % TN == 0 (one loader pixel per invocation)');
   if (o.MODE === 2 && (o.TM4 !== 2 || o.TN !== 4)) throw bad('MODE=2 has a fixed tile: TM4 = 2, TN = 4');
   if (o.KT !== 1 && o.KT !== 3) throw bad('KT must be 1 or 3');
+  if (![0, 1, 2].includes(o.HAS_RES!)) throw bad('HAS_RES must be 0, 1 (res binding) or 2 (in place, from y)');
+  if (o.NORM !== 0 && o.NORM !== 1) throw bad('NORM must be 0 or 1');
   if (o.KS !== 1 && o.KS !== 3) throw bad('KS must be 1 or 3');
   if (p.tap0 >= o.KT!) throw bad('tap0 must be < KT');
   if (o.UP && (p.h % 2 || p.w % 2)) throw bad('UP=1 needs an even output size');

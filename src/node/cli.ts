@@ -18,16 +18,19 @@ const USAGE = `usage:
                  [--synthetic 2.1|2.2 --latent-size TxHxW]  (official-shape generated weights, for sizing)
                  [--latent-stats official|none|FILE.safetensors] [--out OUT.npy]
                  [--backend webgpu|cpu] [--cache on|off] [--precision f32|f16|auto]
+                 [--norm full|chunked|fused|auto] [--norm-chunk PIXELS]
                  [--tile none|auto|HxW] [--tile-mode exact|blend] [--tile-order tile-major|frame-major]
                  [--budget MiB] [--dawn-flags a,b] [--json]
       Without --weights/--latents: decodes the embedded default (a generated Wan2.1-architecture
       decoder, dim 16, and a generated 16x3x8x8 latent).
   wan-vae plan --vae 2.1|2.2 --size HxW --frames N [--cache on|off] [--precision f32|f16|auto]
+               [--norm full|chunked|fused|auto] [--norm-chunk PIXELS]
                [--tile none|auto|HxW] [--tile-mode exact|blend] [--tile-order tile-major|frame-major]
                [--budget MiB] [--limit-binding MiB] [--json]
       Dry run: planned peak GPU bytes by owner, no GPU touched. --tile HxW is the tile core in latent
       pixels; auto (the default) keeps whole frames when they fit, else picks the fewest exact tiles that
-      fit the budget and the binding limit (default 128 MiB, WebGPU's default maxStorageBufferBindingSize).`;
+      fit the budget and the binding limit (default 128 MiB, WebGPU's default maxStorageBufferBindingSize).
+      --norm auto (the default) keeps 'full' norms when they fit and tries the others at each tiling.`;
 
 type Args = Record<string, string | true>;
 
@@ -72,22 +75,32 @@ function planSummary(p: Plan) {
     breakdown: { ...p.memory },
     video: { frames: p.framesOut, height: p.height, width: p.width },
     latent: { frames: p.opts.frames, h: p.opts.h, w: p.opts.w },
-    options: { cache: p.opts.cache, precision: p.opts.precision, tile: p.opts.tile ?? null },
+    options: { cache: p.opts.cache, precision: p.opts.precision, norm: p.opts.norm, normChunk: p.opts.norm === 'chunked' ? p.opts.normChunk : null, tile: p.opts.tile ?? null },
     tiles: p.tiles?.length ?? 0,
     tileComputeOverhead: p.tileOverhead,
     largestBindingBytes: p.largestBinding,
     transientSlots: p.slots.length,
     largestBufferBytes: p.largestBuffer,
-    stepsPerChunk: p.maxSteps,
+    dispatchesPerChunk: p.maxDispatches,
   };
 }
 
-const PLAN_FLAGS = ['cache', 'precision', 'tile', 'tile-mode', 'tile-order', 'budget'];
+/** --norm auto: the order in which fitPlan tries the norm modes at each tiling (all exact) */
+const AUTO_NORMS = ['full', 'chunked', 'fused'] as const;
 
-/** --cache, --precision, --tile, --tile-mode, --tile-order, --budget -> a FitRequest (what fitPlan needs besides size and limits). */
+const PLAN_FLAGS = ['cache', 'precision', 'norm', 'norm-chunk', 'tile', 'tile-mode', 'tile-order', 'budget'];
+
+/** --cache, --precision, --norm, --norm-chunk, --tile, --tile-mode, --tile-order, --budget -> a FitRequest (what fitPlan needs besides size and limits). */
 function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on' | 'off'; req: FitRequest } {
   const cache = choice(a, 'cache', ['on', 'off'] as const, 'on');
   const precision = choice(a, 'precision', ['f32', 'f16', 'auto'] as const, 'f32');
+  const norm = choice(a, 'norm', ['full', 'chunked', 'fused', 'auto'] as const, 'auto');
+  let normChunk: number | undefined;
+  if (a['norm-chunk'] !== undefined) {
+    normChunk = Number(a['norm-chunk']);
+    if (!(Number.isInteger(normChunk) && normChunk >= 1)) throw new DecoderError('bad-input', `--norm-chunk must be a positive whole number of pixels, got '${String(a['norm-chunk'])}'`);
+    if (norm !== 'chunked') throw new DecoderError('bad-input', `--norm-chunk applies to --norm chunked only (got --norm ${norm})`);
+  }
   const tileArg = typeof a.tile === 'string' ? a.tile : 'auto';
   let tile: FitRequest['tile'];
   if (tileArg === 'auto' || tileArg === 'none') tile = tileArg;
@@ -106,6 +119,8 @@ function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on' | 'off
     req: {
       budget, limits, tile,
       precisions: precision === 'auto' ? ['f32', 'f16'] : [precision],
+      norms: norm === 'auto' ? [...AUTO_NORMS] : [norm],
+      normChunk,
       tileMode: choice(a, 'tile-mode', ['exact', 'blend'] as const, 'exact'),
       tileOrder: choice(a, 'tile-order', ['tile-major', 'frame-major'] as const, 'tile-major'),
     },
@@ -150,11 +165,12 @@ async function decodeCmd(argv: string[]): Promise<number> {
     if (!(await dec.hasF16())) req.precisions = req.precisions.filter((p) => p === 'f32');
     if (!req.precisions.length) throw new DecoderError('unsupported', "--precision f16 needs the WebGPU feature 'shader-f16', which this adapter does not offer");
     const fit = fitPlan(dec.cfg, { frames: latents.shape[1], h: latents.shape[2], w: latents.shape[3], cache }, req);
-    opts = { ...opts, cache, precision: fit.plan.opts.precision, tile: fit.plan.opts.tile };
+    opts = { ...opts, cache, precision: fit.plan.opts.precision, tile: fit.plan.opts.tile, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk };
     reason = fit.reason;
   } else {
     const cache = choice(a, 'cache', ['on', 'off'] as const, 'on');
-    if (a.precision === 'f16' || a.tile !== undefined || a.budget !== undefined) throw new DecoderError('bad-input', '--precision f16, --tile and --budget apply to the webgpu backend only');
+    if (a.precision === 'f16' || a.tile !== undefined || a.budget !== undefined || a.norm !== undefined)
+      throw new DecoderError('bad-input', '--precision f16, --norm, --tile and --budget apply to the webgpu backend only (the CPU reference has no GPU memory to plan)');
     opts = { ...opts, cache };
   }
   const out = typeof a.out === 'string' ? a.out : 'out/video.npy';

@@ -1,6 +1,7 @@
 // Choosing a plan that fits: the adapter's binding / buffer limits and an optional memory budget pick
-// the tiling and the storage precision, preferring exactness: whole frames in f32, then exact tiles in
-// f32 (fewest tiles first: least recomputed halo), then f16 storage (not exact) the same way. Pure TS.
+// the tiling, the norm mode and the storage precision, preferring exactness: whole frames in f32, then
+// exact tiles in f32 (fewest tiles first: least recomputed halo), then f16 storage (not exact) the same
+// way; at each tiling the norm modes are tried in the order given (all three are exact). Pure TS.
 import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
 import { plan, type Plan, type PlanOptions, type Precision } from './planner';
@@ -15,6 +16,9 @@ export interface FitRequest {
   tile: 'auto' | 'none' | { th: number; tw: number };
   tileMode?: 'exact' | 'blend';
   tileOrder?: 'tile-major' | 'frame-major';
+  /** norm modes allowed, in order of preference (default ['full']) */
+  norms?: NonNullable<PlanOptions['norm']>[];
+  normChunk?: number;
 }
 
 export interface Fit {
@@ -37,32 +41,42 @@ function grids(h: number, w: number): { th: number; tw: number; n: number }[] {
   return out.sort((a, b) => a.n - b.n || Math.abs(a.th - a.tw) - Math.abs(b.th - b.tw));
 }
 
-export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precision'>, r: FitRequest): Fit {
+export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precision' | 'norm'>, r: FitRequest): Fit {
   const mib = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
+  const norms: NonNullable<PlanOptions['norm']>[] = r.norms?.length ? r.norms : ['full'];
+  const normText = (p: Plan) => `norm ${p.opts.norm}${p.opts.norm === 'chunked' ? ` (${p.opts.normChunk} px)` : ''}`;
   let smallest: Plan | null = null;
-  for (const precision of r.precisions) {
-    const whole = plan(cfg, { ...base, precision });
-    if (r.tile !== 'auto' && r.tile !== 'none') {
-      const p = plan(cfg, { ...base, precision, tile: { ...r.tile, mode: r.tileMode ?? 'exact', order: r.tileOrder ?? 'tile-major' } });
-      if (fits(p, r)) return { plan: p, reason: `${r.tile.th}x${r.tile.tw} tiles, ${precision}: ${mib(p.memory.total)}` };
+  /** the first norm mode that makes `tile` fit, or null (remembering the smallest plan seen) */
+  const tryNorms = (precision: Precision, tile: PlanOptions['tile']): Plan | null => {
+    for (const norm of norms) {
+      const p = plan(cfg, { ...base, precision, tile, norm, normChunk: r.normChunk });
+      if (fits(p, r)) return p;
       if (!smallest || p.memory.total < smallest.memory.total) smallest = p;
+    }
+    return null;
+  };
+  const tileOf = (th: number, tw: number) => ({ th, tw, mode: r.tileMode ?? 'exact', order: r.tileOrder ?? 'tile-major' });
+  for (const precision of r.precisions) {
+    if (r.tile !== 'auto' && r.tile !== 'none') {
+      const p = tryNorms(precision, tileOf(r.tile.th, r.tile.tw));
+      if (p) return { plan: p, reason: `${r.tile.th}x${r.tile.tw} tiles, ${precision}, ${normText(p)}: ${mib(p.memory.total)}` };
       continue;
     }
-    if (fits(whole, r)) return { plan: whole, reason: `whole frames, ${precision}: ${mib(whole.memory.total)}` };
-    if (!smallest || whole.memory.total < smallest.memory.total) smallest = whole;
+    const whole = tryNorms(precision, undefined);
+    if (whole) return { plan: whole, reason: `whole frames, ${precision}, ${normText(whole)}: ${mib(whole.memory.total)}` };
     if (r.tile === 'none') continue;
     for (const g of grids(base.h, base.w)) {
-      const p = plan(cfg, { ...base, precision, tile: { th: g.th, tw: g.tw, mode: r.tileMode ?? 'exact', order: r.tileOrder ?? 'tile-major' } });
-      if (fits(p, r))
-        return { plan: p, reason: `${g.n} tiles of ${g.th}x${g.tw} latent px (${r.tileMode ?? 'exact'}, ${r.tileOrder ?? 'tile-major'}), ${precision}: ${mib(p.memory.total)}, ${((p.tileOverhead - 1) * 100).toFixed(0)}% more compute in the tiled part` };
-      if (!smallest || p.memory.total < smallest.memory.total) smallest = p;
+      const p = tryNorms(precision, tileOf(g.th, g.tw));
+      if (p)
+        return { plan: p, reason: `${g.n} tiles of ${g.th}x${g.tw} latent px (${r.tileMode ?? 'exact'}, ${r.tileOrder ?? 'tile-major'}), ${precision}, ${normText(p)}: ${mib(p.memory.total)}, ${((p.tileOverhead - 1) * 100).toFixed(0)}% more compute in the tiled part` };
     }
   }
+  smallest = smallest as Plan | null;
   const lim = Math.min(r.limits.maxStorageBufferBindingSize, r.limits.maxBufferSize);
   throw new DecoderError(
     'limits',
     `no plan fits${r.budget !== undefined ? ` a budget of ${mib(r.budget)}` : ''} with bindings of at most ${mib(lim)}: the smallest found needs ${mib(smallest!.memory.total)} ` +
-      `(largest binding ${mib(smallest!.largestBinding)}; ${smallest!.opts.tile ? `${smallest!.tiles!.length} tiles` : 'whole frames'}, ${smallest!.opts.precision})` +
-      `${r.precisions.includes('f16') ? '' : '; f16 storage would halve it'}`,
+      `(largest binding ${mib(smallest!.largestBinding)}; ${smallest!.opts.tile ? `${smallest!.tiles!.length} tiles` : 'whole frames'}, ${smallest!.opts.precision}, ${normText(smallest!)})` +
+      `${r.precisions.includes('f16') ? '' : '; f16 storage would halve it'}${norms.includes('fused') ? '' : '; --norm fused would drop the normalised tensors'}`,
   );
 }

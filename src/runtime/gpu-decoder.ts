@@ -6,12 +6,13 @@ import { DecoderError } from '../gpu/errors';
 import { encodeParams, PipelineCache, type AnyKernelDef, type Elem } from '../gpu/kernel';
 import { conv3dTuning, packConvWeight } from '../kernels/conv3d';
 import { kernels } from '../kernels/index';
+import { invMaxFor } from '../kernels/rms-norm';
 import type { Weights } from '../model/weights';
 import { Arena } from './arena';
 import { FrameAssembler, type Frame } from './assembler';
 import { storageBytes } from './f16';
 import type { ChunkKind, OutputStep, Program, Step, View } from './graph';
-import { checkLimits, weightBuffers, type Plan, type ProgramPlan } from './planner';
+import { checkLimits, dispatchesOf, weightBuffers, type Plan, type ProgramPlan } from './planner';
 
 export type { Frame } from './assembler';
 
@@ -114,7 +115,7 @@ export class GpuDecoder {
     this.dummy = this.arena.create('io', 'unused binding', 4, storageUsage());
     this.rgbaBuf ??= this.dummy;
     this.stagingBuf = this.arena.create('staging', 'readback', (p.outElems + p.outRgbaElems) * 4, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
-    this.uniformBuf = this.arena.create('uniforms', 'params', p.maxSteps * p.uniformStride, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
+    this.uniformBuf = this.arena.create('uniforms', 'params', p.maxDispatches * p.uniformStride, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
   }
 
   private buf(v: View, pp: ProgramPlan): GPUBuffer {
@@ -122,12 +123,19 @@ export class GpuDecoder {
     return this.slotBufs[pp.slotOf[v.t.id]!]!;
   }
 
-  private stepKernel(s: Step): { def: AnyKernelDef; overrides: Record<string, number> } | null {
+  /** True when the planner gave a step's output the slot of input `v` (an in-place update). */
+  private inPlace(pp: ProgramPlan, v: View | undefined, y: View): boolean {
+    return !!v && v.t !== y.t && !v.t.io && pp.slotOf[v.t.id] === pp.slotOf[y.t.id];
+  }
+
+  private stepKernel(s: Step, pp: ProgramPlan): { def: AnyKernelDef; overrides: Record<string, number> } | null {
     switch (s.kind) {
-      case 'conv':
-        return { def: kernels.conv3d, overrides: { KT: s.kt, KS: s.ks, UP: s.up, HAS_RES: s.res ? 1 : 0, ...this.tuning } };
+      case 'conv': {
+        const res = s.res ? (this.inPlace(pp, s.res, s.y) ? 2 : 1) : 0;
+        return { def: kernels.conv3d, overrides: { KT: s.kt, KS: s.ks, UP: s.up, HAS_RES: res, NORM: s.norm ? 1 : 0, SILU: s.norm?.silu ? 1 : 0, ...this.tuning } };
+      }
       case 'norm':
-        return { def: kernels.rmsNorm, overrides: { SILU: s.silu ? 1 : 0 } };
+        return { def: kernels.rmsNorm, overrides: { SILU: s.silu ? 1 : 0, STATS: s.stats ? 1 : 0, INPLACE: !s.stats && this.inPlace(pp, s.x, s.y) ? 1 : 0, INV_MAX: invMaxFor(this.elem) } };
       case 'attn':
         return { def: kernels.attention, overrides: {} };
       case 'dupadd':
@@ -144,10 +152,14 @@ export class GpuDecoder {
   private bindings(s: Step, pp: ProgramPlan): GPUBuffer[] {
     const b = (v: View) => this.buf(v, pp);
     switch (s.kind) {
-      case 'conv':
-        return [b(s.x), s.ring ? this.ringBufs.get(s.ring)! : this.dummy, this.weightBufs.get(`${s.wkey}.weight`)!, this.weightBufs.get(`${s.wkey}.bias`)!, s.res ? b(s.res) : this.dummy, b(s.y)];
+      case 'conv': {
+        const res = s.res && !this.inPlace(pp, s.res, s.y) ? b(s.res) : this.dummy;
+        const gamma = s.norm ? this.weightBufs.get(s.norm.gkey)! : this.dummy;
+        return [b(s.x), s.ring ? this.ringBufs.get(s.ring)! : this.dummy, this.weightBufs.get(`${s.wkey}.weight`)!, this.weightBufs.get(`${s.wkey}.bias`)!, res, b(s.y), gamma];
+      }
       case 'norm':
-        return [b(s.x), this.weightBufs.get(s.gkey)!, b(s.y)];
+        // stats and in-place norms read their input through the y binding
+        return [s.stats || this.inPlace(pp, s.x, s.y) ? this.dummy : b(s.x), this.weightBufs.get(s.gkey)!, b(s.y)];
       case 'attn':
         return [b(s.qkv), b(s.o)];
       case 'dupadd':
@@ -167,7 +179,7 @@ export class GpuDecoder {
     for (const pp of this.programs()) {
       const list: Encoded[] = [];
       for (const step of pp.prog.steps) {
-        const k = this.stepKernel(step);
+        const k = this.stepKernel(step, pp);
         const e = { step, def: k?.def, overrides: k?.overrides ?? {}, group: null } as unknown as Encoded;
         if (k && !(step.kind === 'crop' && 'store' in step.x)) {
           e.group = this.device.createBindGroup({
@@ -215,8 +227,17 @@ export class GpuDecoder {
     return g;
   }
 
+  /** Params of each dispatch of step `s` (several for a chunked norm) at the current ring counters. */
+  private dispatchParams(s: Step): Record<string, number>[] {
+    if (s.kind !== 'norm') return [this.params(s)];
+    return Array.from({ length: dispatchesOf(s) }, (_, j) => {
+      const p0 = j * s.chunk;
+      return { c: s.c, hw: s.hw, x_off: s.x.off, y_off: s.y.off, p0, np: Math.min(s.chunk, s.hw - p0) };
+    });
+  }
+
   /** Params of step `s` at the current ring counters (counters advance when the program is encoded). */
-  private params(s: Step, chunk: number): Record<string, number> {
+  private params(s: Exclude<Step, { kind: 'norm' }>): Record<string, number> {
     switch (s.kind) {
       case 'conv': {
         let prev2 = 0, prev1 = 0, tap0 = s.kt === 3 ? 2 : 0;
@@ -228,8 +249,6 @@ export class GpuDecoder {
         }
         return { cin: s.cin, cout: s.cout, h: s.h, w: s.w, x_off: s.x.off, prev2_off: prev2, prev1_off: prev1, res_off: s.res?.off ?? 0, y_off: s.y.off, tap0 };
       }
-      case 'norm':
-        return { c: s.c, hw: s.hw, x_off: s.x.off, y_off: s.y.off };
       case 'attn':
         return { c: s.c, n: s.n, scale: 1 / Math.sqrt(s.c) };
       case 'dupadd':
@@ -309,17 +328,21 @@ export class GpuDecoder {
     const p = this.plan;
     const list = this.encoded.get(pp.prog)!;
     if (latentFrame) this.device.queue.writeBuffer(this.latentBuf, 0, storageBytes(latentFrame, this.elem));
-    const uni = new Uint8Array(list.length * p.uniformStride);
-    const counts: [number, number, number][] = [];
+    const uni = new Uint8Array(p.maxDispatches * p.uniformStride);
+    // per step: its dispatches as (uniform slot, workgroup counts)
+    const calls: { slot: number; counts: [number, number, number] }[][] = [];
+    let slot = 0;
     const copies: ({ src: GPUBuffer; srcOff: number; dst: GPUBuffer; dstOff: number; bytes: number } | null)[] = [];
     const align = (n: number) => Math.ceil(n / 4) * 4;
-    list.forEach((e, i) => {
+    list.forEach((e) => {
       const s = e.step;
-      const prm = this.params(s, chunk);
-      if (e.def) {
-        uni.set(encodeParams(e.def, prm), i * p.uniformStride);
-        counts.push(e.def.dispatch(prm, { ...e.def.overrides, ...e.overrides }));
-      } else counts.push([0, 0, 0]);
+      const mine: { slot: number; counts: [number, number, number] }[] = [];
+      if (e.def)
+        for (const prm of this.dispatchParams(s)) {
+          uni.set(encodeParams(e.def, prm), slot * p.uniformStride);
+          mine.push({ slot: slot++, counts: e.def.dispatch(prm, { ...e.def.overrides, ...e.overrides }) });
+        }
+      calls.push(mine);
       if (s.kind === 'conv' && s.ring) {
         // the cache stores the conv input: copy it over frame t-2 once the conv has read it
         const k = this.counters.get(s.ring) ?? 0;
@@ -329,7 +352,7 @@ export class GpuDecoder {
         copies.push({ src: this.buf(s.x, pp), srcOff: s.x.off * p.elemBytes, dst: this.storeBuf!, dstOff: this.storeOffset(chunk, s.which), bytes: align(s.elems * p.elemBytes) });
       } else copies.push(null);
     });
-    this.device.queue.writeBuffer(this.uniformBuf, 0, uni);
+    this.device.queue.writeBuffer(this.uniformBuf, 0, uni, 0, slot * p.uniformStride);
     const enc = this.device.createCommandEncoder({ label: `${pp.prog.name} ${pp.prog.kind} chunk ${chunk}` });
     let pass: GPUComputePassEncoder | null = null;
     list.forEach((e, i) => {
@@ -338,8 +361,10 @@ export class GpuDecoder {
         pass.setPipeline(e.pipeline);
         const s = e.step;
         pass.setBindGroup(0, s.kind === 'crop' && 'store' in s.x ? this.storeGroup(e, pp, chunk, s.x.store) : e.group!);
-        pass.setBindGroup(1, this.paramsGroup, [i * p.uniformStride]);
-        pass.dispatchWorkgroups(...counts[i]!);
+        for (const c of calls[i]!) {
+          pass.setBindGroup(1, this.paramsGroup, [c.slot * p.uniformStride]);
+          pass.dispatchWorkgroups(...c.counts);
+        }
       }
       const c = copies[i];
       if (c) {

@@ -15,6 +15,18 @@ import type { Tile } from './tiling';
 
 export type ChunkKind = 'first' | 'steady' | 'nocache';
 
+/**
+ * Where RMS_norm (+ SiLU) results live (design §5): 'full' a separate tensor (as PyTorch); 'chunked' the
+ * norm overwrites its input, `chunk` pixels per dispatch, where the input is not needed afterwards (the
+ * planner aliases them; else a separate tensor as 'full'); 'fused' only a per-pixel inverse RMS is written
+ * (one extra row of the input tensor) and the next conv applies x·inv·gamma (+ SiLU) while loading.
+ */
+export interface NormMode {
+  mode: 'full' | 'chunked' | 'fused';
+  /** pixels per dispatch in 'chunked' mode */
+  chunk: number;
+}
+
 /** A value of a program: `elems` Elem values. `io` tensors are host-written, not slot-assigned. */
 export interface VTensor {
   id: number;
@@ -47,11 +59,17 @@ export interface ConvStep {
   res?: View;
   /** ring holding frames t-2, t-1 of this conv's input (undefined: zero history); the conv pushes x into it */
   ring?: string;
-  /** elements of one ring frame (= of x) */
+  /** elements of one ring frame (= of x, with its inverse-RMS row when `norm` is set) */
   ringFrame: number;
+  /** --norm fused: RMS_norm (gamma `gkey`) + optional SiLU applied to x while loading; x carries inv in row cin */
+  norm?: { gkey: string; silu: boolean };
 }
 
-export interface NormStep { kind: 'norm'; label: string; gkey: string; c: number; hw: number; silu: boolean; x: View; y: View }
+/**
+ * RMS_norm (+ SiLU) of x into y, `chunk` pixels per dispatch. `stats`: only the inverse RMS is written, into
+ * row c of x itself (y = x; --norm fused). `inplace`: the planner may give y the slot of x when x dies here.
+ */
+export interface NormStep { kind: 'norm'; label: string; gkey: string; c: number; hw: number; silu: boolean; x: View; y: View; stats: boolean; chunk: number; inplace: boolean }
 export interface AttnStep { kind: 'attn'; label: string; c: number; n: number; qkv: View; o: View }
 export interface DupAddStep { kind: 'dupadd'; label: string; d: DupUpCfg; a: number; h: number; w: number; x: View; y: View }
 /** Copy x into the latent store at (chunk, which) (tile-major). */
@@ -131,6 +149,12 @@ export function levelSizes(cfg: DecoderConfig, h: number, w: number): { h: numbe
   return sizes;
 }
 
+/** A conv input: a tensor, plus the norm the conv applies while loading it (--norm fused). */
+interface Normed {
+  x: View;
+  norm?: { gkey: string; silu: boolean };
+}
+
 class Builder {
   readonly sizes: { h: number; w: number }[];
   constructor(
@@ -140,6 +164,7 @@ class Builder {
     w: number,
     /** prefix of ring keys: '' untiled, 't<j>.' per tile (frame-major), 'tile.' (tile-major) */
     readonly ringPrefix: string,
+    readonly norm: NormMode,
     /** output region of this tile in latent pixels (relative to the frame) and the tile origin */
     readonly out: { region: Omit<Region, 'oh' | 'ow' | 'cy' | 'cx' | 'dy' | 'dx'> & { y0: number; x0: number; y1: number; x1: number }; originY: number; originX: number },
   ) {
@@ -154,14 +179,32 @@ class Builder {
 
   conv(label: string, a: Omit<ConvStep, 'kind' | 'label' | 'wkey' | 'ringFrame'> & { wkey?: string }): void {
     const hwIn = a.up ? (a.h / 2) * (a.w / 2) : a.h * a.w;
-    this.prog.steps.push({ kind: 'conv', label, wkey: a.wkey ?? label, ringFrame: a.cin * hwIn, ...a });
+    this.prog.steps.push({ kind: 'conv', label, wkey: a.wkey ?? label, ringFrame: (a.cin + (a.norm ? 1 : 0)) * hwIn, ...a });
   }
 
   /** 3x3x3 causal conv with its ring (none in 'nocache'). */
-  cconv(label: string, slot: number, cin: number, cout: number, L: number, x: View, y: View, res?: View): void {
+  cconv(label: string, slot: number, cin: number, cout: number, L: number, x: Normed, y: View, res?: View): void {
     const { h, w } = this.sizes[L]!;
     const ring = this.prog.kind === 'nocache' ? undefined : `${this.ringPrefix}s${slot}`;
-    this.conv(label, { cin, cout, kt: 3, ks: 3, up: 0, h, w, x, y, res, ring });
+    this.conv(label, { cin, cout, kt: 3, ks: 3, up: 0, h, w, x: x.x, norm: x.norm, y, res, ring });
+  }
+
+  /**
+   * RMS_norm `label` (+ SiLU) of x [c, hw] for the conv that reads it: a normalised tensor `name`
+   * ('full', 'chunked'), or the inverse RMS written into row c of x and the norm handed to the conv ('fused').
+   */
+  normFor(label: string, gkey: string, c: number, hw: number, silu: boolean, x: View, name: string): Normed {
+    const step = { kind: 'norm', label, gkey, c, hw, silu, x, chunk: hw, stats: false, inplace: false } as const;
+    if (this.norm.mode === 'fused') {
+      if (x.off) throw new Error(`${label}: a fused norm needs its input at offset 0`);
+      x.t.elems = Math.max(x.t.elems, (c + 1) * hw);
+      this.prog.steps.push({ ...step, y: x, stats: true });
+      return { x, norm: { gkey, silu } };
+    }
+    const y = { t: this.t(name, c * hw), off: 0 };
+    const chunked = this.norm.mode === 'chunked';
+    this.prog.steps.push({ ...step, y, inplace: chunked, chunk: chunked ? Math.min(hw, this.norm.chunk) : hw });
+    return { x: y };
   }
 
   /**
@@ -176,13 +219,11 @@ class Builder {
       sc = { t: this.t(`${rb.path}.shortcut:out`, rb.cout * hw), off: 0 };
       this.conv(`${rb.path}.shortcut`, { cin: rb.cin, cout: rb.cout, kt: 1, ks: 1, up: 0, h, w, x, y: sc });
     }
-    const out = { t: this.t(`${rb.path}:out`, rb.cout * hw), off: 0 };
-    const n0 = { t: this.t(`${rb.path}.residual.1:out`, rb.cin * hw), off: 0 };
-    this.prog.steps.push({ kind: 'norm', label: `${rb.path}.residual.0`, gkey: `${rb.path}.residual.0.gamma`, c: rb.cin, hw, silu: true, x, y: n0 });
+    const n0 = this.normFor(`${rb.path}.residual.0`, `${rb.path}.residual.0.gamma`, rb.cin, hw, true, x, `${rb.path}.residual.1:out`);
     const m = { t: this.t(`${rb.path}.residual.2:out`, rb.cout * hw), off: 0 };
     this.cconv(`${rb.path}.residual.2`, rb.slots[0], rb.cin, rb.cout, L, n0, m);
-    const n1 = { t: this.t(`${rb.path}.residual.4:out`, rb.cout * hw), off: 0 };
-    this.prog.steps.push({ kind: 'norm', label: `${rb.path}.residual.3`, gkey: `${rb.path}.residual.3.gamma`, c: rb.cout, hw, silu: true, x: m, y: n1 });
+    const n1 = this.normFor(`${rb.path}.residual.3`, `${rb.path}.residual.3.gamma`, rb.cout, hw, true, m, `${rb.path}.residual.4:out`);
+    const out = { t: this.t(`${rb.path}:out`, rb.cout * hw), off: 0 };
     this.cconv(`${rb.path}.residual.6`, rb.slots[1], rb.cout, rb.cout, L, n1, out, sc);
     return out;
   }
@@ -191,10 +232,9 @@ class Builder {
     const a = this.cfg.middle.attn;
     const { h, w } = this.sizes[0]!;
     const n = h * w;
-    const u = { t: this.t(`${a.path}.norm:out`, a.c * n), off: 0 };
-    this.prog.steps.push({ kind: 'norm', label: `${a.path}.norm`, gkey: `${a.path}.norm.gamma`, c: a.c, hw: n, silu: false, x, y: u });
+    const u = this.normFor(`${a.path}.norm`, `${a.path}.norm.gamma`, a.c, n, false, x, `${a.path}.norm:out`);
     const qkv = { t: this.t(`${a.path}.to_qkv:out`, 3 * a.c * n), off: 0 };
-    this.conv(`${a.path}.to_qkv`, { cin: a.c, cout: 3 * a.c, kt: 1, ks: 1, up: 0, h, w, x: u, y: qkv });
+    this.conv(`${a.path}.to_qkv`, { cin: a.c, cout: 3 * a.c, kt: 1, ks: 1, up: 0, h, w, x: u.x, norm: u.norm, y: qkv });
     const o = { t: this.t(`${a.path}.attn:out`, a.c * n), off: 0 };
     this.prog.steps.push({ kind: 'attn', label: `${a.path}.attn`, c: a.c, n, qkv, o });
     const y = { t: this.t(`${a.path}:out`, a.c * n), off: 0 };
@@ -210,7 +250,7 @@ class Builder {
     const z = { t: this.t('conv2:out', cfg.zDim * hw), off: 0 };
     this.conv('conv2', { cin: cfg.zDim, cout: cfg.zDim, kt: 1, ks: 1, up: 0, h, w, x: { t: latent, off: 0 }, y: z });
     const x = { t: this.t('decoder.conv1:out', cfg.midDim * hw), off: 0 };
-    this.cconv('decoder.conv1', 0, cfg.zDim, cfg.midDim, 0, z, x);
+    this.cconv('decoder.conv1', 0, cfg.zDim, cfg.midDim, 0, { x: z }, x);
     const m0 = this.resBlock(cfg.middle.res0, 0, x);
     const m1 = this.attention(m0);
     return this.resBlock(cfg.middle.res1, 0, m1);
@@ -262,8 +302,7 @@ class Builder {
     const L = this.sizes.length - 1;
     const { h, w } = this.sizes[L]!;
     const hc = this.cfg.head;
-    const n = { t: this.t('decoder.head.1:out', hc.cin * h * w), off: 0 };
-    this.prog.steps.push({ kind: 'norm', label: 'decoder.head.0', gkey: 'decoder.head.0.gamma', c: hc.cin, hw: h * w, silu: true, x, y: n });
+    const n = this.normFor('decoder.head.0', 'decoder.head.0.gamma', hc.cin, h * w, true, x, 'decoder.head.1:out');
     const y = { t: this.t('decoder.head.2:out', hc.cout * h * w), off: 0 };
     this.cconv('decoder.head.2', hc.slot, hc.cin, hc.cout, L, n, y);
     // output region in output pixels: the tile's `out` rect relative to its computed origin
@@ -311,11 +350,11 @@ function tileOut(t: Tile, overlap: number) {
 }
 
 /** Programs of one chunk kind at latent size h x w, untiled or with the tile plan. */
-export function buildPrograms(cfg: DecoderConfig, kind: ChunkKind, h: number, w: number, tiling?: TilePlan): Program[] {
+export function buildPrograms(cfg: DecoderConfig, kind: ChunkKind, h: number, w: number, tiling?: TilePlan, norm: NormMode = { mode: 'full', chunk: Infinity }): Program[] {
   const b0 = cfg.upBlocks[0]!;
   if (!tiling) {
     const prog = newProgram('full', kind);
-    const b = new Builder(cfg, prog, h, w, '', wholeFrame(h, w));
+    const b = new Builder(cfg, prog, h, w, '', norm, wholeFrame(h, w));
     prog.latent = { ...b.t('latent', cfg.zDim * h * w), io: 'latent' };
     prog.tensors[prog.latent.id] = prog.latent;
     b.upBlock(0, b.latentHead(prog.latent));
@@ -324,7 +363,7 @@ export function buildPrograms(cfg: DecoderConfig, kind: ChunkKind, h: number, w:
   const c0 = b0.resblocks.at(-1)?.cout ?? cfg.midDim;
   // the latent-rate part: through up block 0's ResBlocks, on the whole frame
   const main = newProgram(tiling.order === 'frame-major' ? 'full' : 'latent', kind);
-  const lb = new Builder(cfg, main, h, w, '', wholeFrame(h, w));
+  const lb = new Builder(cfg, main, h, w, '', norm, wholeFrame(h, w));
   main.latent = { ...lb.t('latent', cfg.zDim * h * w), io: 'latent' };
   main.tensors[main.latent.id] = main.latent;
   const blockIn = lb.latentHead(main.latent);
@@ -332,7 +371,7 @@ export function buildPrograms(cfg: DecoderConfig, kind: ChunkKind, h: number, w:
   if (!b0.resample) throw new Error('spatial tiling needs an upsampling first up block');
   const tileProg = (t: Tile, prog: Program, src: View | { store: number }, srcIn: View | { store: number }, prefix: string) => {
     const e = t.ext;
-    const tb = new Builder(cfg, prog, e.y1 - e.y0, e.x1 - e.x0, prefix, tileOut(t, tiling.overlap));
+    const tb = new Builder(cfg, prog, e.y1 - e.y0, e.x1 - e.x0, prefix, norm, tileOut(t, tiling.overlap));
     const x = tb.crop(`tile ${t.index} crop`, c0, src, e, h, w);
     const xin = b0.dupUp ? tb.crop(`tile ${t.index} crop block input`, cfg.midDim, srcIn, e, h, w) : x;
     tb.resample(b0, x, xin);

@@ -5,7 +5,7 @@
 import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
 import { packedConvWeightLength } from '../kernels/conv3d';
-import { buildPrograms, type ChunkKind, type ConvStep, type Program, type Step, type TilePlan, type View } from './graph';
+import { buildPrograms, type ChunkKind, type ConvStep, type NormMode, type Program, type Step, type TilePlan, type View } from './graph';
 import { makeTiles, tileOverhead, type Tile } from './tiling';
 
 export type Precision = 'f32' | 'f16';
@@ -34,7 +34,14 @@ export interface PlanOptions {
   rgba?: boolean;
   /** spatial tiling; undefined = whole frames */
   tile?: TileOption;
+  /** where RMS_norm results live (graph.ts NormMode); default 'full' */
+  norm?: NormMode['mode'];
+  /** pixels per norm dispatch with norm 'chunked' (default DEFAULT_NORM_CHUNK) */
+  normChunk?: number;
 }
+
+/** --norm-chunk default: 64 Ki pixels (a 480x832 frame in 7 dispatches) */
+export const DEFAULT_NORM_CHUNK = 65536;
 
 export interface Slot {
   index: number;
@@ -69,7 +76,7 @@ export interface RingPlan {
 
 export interface Plan {
   cfg: DecoderConfig;
-  opts: PlanOptions & { rgba: boolean };
+  opts: PlanOptions & { rgba: boolean; norm: NormMode['mode']; normChunk: number };
   elemBytes: number;
   /** programs by chunk kind, in execution order within a chunk (latent, then tiles) */
   programs: Partial<Record<ChunkKind, ProgramPlan[]>>;
@@ -89,7 +96,8 @@ export interface Plan {
   outElems: number;
   outRgbaElems: number;
   uniformStride: number;
-  maxSteps: number;
+  /** uniform slots of the longest program: one per step, one per chunk of a chunked norm */
+  maxDispatches: number;
   memory: MemoryBreakdown;
   /** largest single buffer (maxBufferSize) */
   largestBuffer: number;
@@ -112,6 +120,7 @@ function viewsOf(s: Step): View[] {
     case 'conv':
       return s.res ? [s.x, s.y, s.res] : [s.x, s.y];
     case 'norm':
+      return s.stats ? [s.x] : [s.x, s.y];
     case 'dupadd':
       return [s.x, s.y];
     case 'attn':
@@ -138,35 +147,77 @@ function liveness(g: Program): [number, number][] {
 }
 
 /**
- * Assign tensors to slots: walk tensors by first use; reuse the free slot whose size fits best
- * (smallest >= need), else grow the largest free slot, else open a new slot. Grows `slots` in place.
+ * In-place candidates: output tensor id -> input tensor id whose slot it may take because the input dies
+ * at that step and the kernel can update in place: a conv's residual (conv3d HAS_RES=2: the conv reads
+ * its residual at the output pixel only) and a 'chunked' norm's input (rms-norm INPLACE=1).
  */
-function assignSlots(g: Program, elemBytes: number, slots: Slot[]): Int32Array {
-  const live = liveness(g);
-  const slotOf = new Int32Array(g.tensors.length).fill(-1);
-  const busyUntil = slots.map(() => -1);
-  const order = g.tensors.filter((t) => !t.io && live[t.id]![1] >= 0).sort((a, b) => live[a.id]![0] - live[b.id]![0]);
-  for (const t of order) {
-    const [start, end] = live[t.id]!;
-    const need = align4(t.elems * elemBytes);
+function inPlaceCandidates(g: Program, live: [number, number][]): Map<number, number> {
+  const m = new Map<number, number>();
+  const ok = (src: View, dst: View, i: number) => !src.t.io && src.off === 0 && dst.off === 0 && src.t !== dst.t && live[src.t.id]![1] === i && live[dst.t.id]![0] === i;
+  g.steps.forEach((s, i) => {
+    if (s.kind === 'conv' && s.res && s.res.t !== s.x.t && ok(s.res, s.y, i)) m.set(s.y.t.id, s.res.t.id);
+    if (s.kind === 'norm' && s.inplace && !s.stats && ok(s.x, s.y, i)) m.set(s.y.t.id, s.x.t.id);
+  });
+  return m;
+}
+
+/**
+ * Assign the tensors of every program to slots, greedy by size (the shared-objects heuristic of
+ * Pisarchyk & Lee 2020): an in-place output and its input form one group (one buffer over both live
+ * ranges); the groups of all programs are placed largest first into the smallest slot that is free over
+ * the group's live range in its program (programs never run at the same time) and big enough, else into
+ * the largest free slot (grown), else into a new slot. Largest first keeps the big full-resolution
+ * tensors together instead of growing every slot to their size. Returns each program's slotOf.
+ */
+function assignSlots(progs: Program[], elemBytes: number, slots: Slot[]): Int32Array[] {
+  interface Group { prog: number; members: number[]; start: number; end: number; bytes: number }
+  const all: Group[] = [];
+  const slotOfs = progs.map((g, pi) => {
+    const live = liveness(g);
+    const inPlace = inPlaceCandidates(g, live);
+    // groups: union of in-place pairs
+    const root = g.tensors.map((t) => t.id);
+    const find = (i: number): number => (root[i] === i ? i : (root[i] = find(root[i]!)));
+    for (const [y, src] of inPlace) root[find(y)] = find(src);
+    const groups = new Map<number, Group>();
+    for (const t of g.tensors) {
+      if (t.io || live[t.id]![1] < 0) continue;
+      const r = find(t.id);
+      const grp = groups.get(r) ?? { prog: pi, members: [], start: Infinity, end: -Infinity, bytes: 0 };
+      grp.members.push(t.id);
+      grp.start = Math.min(grp.start, live[t.id]![0]);
+      grp.end = Math.max(grp.end, live[t.id]![1]);
+      grp.bytes = Math.max(grp.bytes, align4(t.elems * elemBytes));
+      groups.set(r, grp);
+    }
+    all.push(...groups.values());
+    return new Int32Array(g.tensors.length).fill(-1);
+  });
+  // live ranges placed in each slot, per program
+  const busy: Map<number, [number, number][]>[] = [];
+  const free = (k: number, grp: Group) => (busy[k]!.get(grp.prog) ?? []).every(([s, e]) => e < grp.start || s > grp.end);
+  all.sort((a, b) => b.bytes - a.bytes || a.prog - b.prog || a.start - b.start);
+  for (const grp of all) {
     let best = -1;
-    for (let i = 0; i < slots.length; i++) {
-      if (busyUntil[i]! >= start) continue;
-      if (best < 0) best = i;
-      const fits = slots[i]!.bytes >= need, bestFits = slots[best]!.bytes >= need;
-      if (fits && (!bestFits || slots[i]!.bytes < slots[best]!.bytes)) best = i;
-      else if (!fits && !bestFits && slots[i]!.bytes > slots[best]!.bytes) best = i;
+    for (let k = 0; k < slots.length; k++) {
+      if (!free(k, grp)) continue;
+      if (best < 0) { best = k; continue; }
+      const fits = slots[k]!.bytes >= grp.bytes, bestFits = slots[best]!.bytes >= grp.bytes;
+      if (fits && (!bestFits || slots[k]!.bytes < slots[best]!.bytes)) best = k;
+      else if (!fits && !bestFits && slots[k]!.bytes > slots[best]!.bytes) best = k;
     }
     if (best < 0) {
       best = slots.length;
       slots.push({ index: best, bytes: 0 });
-      busyUntil.push(-1);
+      busy.push(new Map());
     }
-    slots[best]!.bytes = Math.max(slots[best]!.bytes, need);
-    busyUntil[best] = end;
-    slotOf[t.id] = best;
+    slots[best]!.bytes = Math.max(slots[best]!.bytes, grp.bytes);
+    const list = busy[best]!.get(grp.prog) ?? [];
+    list.push([grp.start, grp.end]);
+    busy[best]!.set(grp.prog, list);
+    for (const m of grp.members) slotOfs[grp.prog]![m] = best;
   }
-  return slotOf;
+  return slotOfs;
 }
 
 /**
@@ -195,8 +246,17 @@ function ringLabel(s: ConvStep): string {
   return s.label;
 }
 
+/** Uniform slots a step uses: one per dispatch (a chunked norm dispatches once per chunk), at least one. */
+export function dispatchesOf(s: Step): number {
+  return s.kind === 'norm' ? Math.ceil(s.hw / s.chunk) : 1;
+}
+
 export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
-  const opts = { ...options, rgba: options.rgba ?? false };
+  const opts = { ...options, rgba: options.rgba ?? false, norm: options.norm ?? 'full', normChunk: options.normChunk ?? DEFAULT_NORM_CHUNK };
+  if (!['full', 'chunked', 'fused'].includes(opts.norm))
+    throw new DecoderError('bad-input', `norm must be full, chunked or fused, got '${String(opts.norm)}'`);
+  if (!(Number.isInteger(opts.normChunk) && opts.normChunk >= 1))
+    throw new DecoderError('bad-input', `norm chunk must be a positive integer number of pixels, got ${String(opts.normChunk)}`);
   const { frames, h, w } = opts;
   if (!(frames >= 1 && h >= 1 && w >= 1) || ![frames, h, w].every(Number.isInteger))
     throw new DecoderError('bad-input', `latent size must be positive integers, got T=${frames} h=${h} w=${w}`);
@@ -212,11 +272,14 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const programs: Partial<Record<ChunkKind, ProgramPlan[]>> = {};
   const all: Program[] = [];
   for (const k of kinds) {
-    programs[k] = buildPrograms(cfg, k, h, w, tiling).map((prog) => {
+    programs[k] = buildPrograms(cfg, k, h, w, tiling, { mode: opts.norm, chunk: opts.normChunk }).map((prog) => {
       all.push(prog);
-      return { prog, slotOf: assignSlots(prog, elemBytes, slots) };
+      return { prog, slotOf: new Int32Array(0) };
     });
   }
+  const slotOfs = assignSlots(all, elemBytes, slots);
+  let next = 0;
+  for (const k of kinds) for (const pp of programs[k]!) pp.slotOf = slotOfs[next++]!;
   // rings: one per key, sized for its largest frame (tiles differ in size)
   const ringMap = new Map<string, RingPlan>();
   const tileRingKeys = new Set<string>();
@@ -234,7 +297,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const outFrameElems = 3 * H * W;
   const steadyFrames = programs.steady ? Math.max(...programs.steady.map((p) => p.prog.framesOut)) : 0;
   const framesOut = opts.cache === 'off' ? frames : 1 + (frames - 1) * steadyFrames;
-  const maxSteps = Math.max(...all.map((p) => p.steps.length));
+  const maxDispatches = Math.max(...all.map((p) => p.steps.reduce((a, s) => a + dispatchesOf(s), 0)));
   const outElems = Math.max(...all.map((p) => p.outElems));
   const outRgbaElems = opts.rgba ? Math.max(...all.map((p) => p.outRgbaElems)) : 0;
   const b0 = cfg.upBlocks[0]!;
@@ -251,7 +314,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
     // latent frame in; rgb f32 (+ rgba) regions of one program out; a 4-byte dummy for unused bindings
     io: latentBytes + outBytes + rgbaBytes + 4,
     staging: outBytes + rgbaBytes,
-    uniforms: maxSteps * UNIFORM_STRIDE,
+    uniforms: maxDispatches * UNIFORM_STRIDE,
     total: 0,
   };
   memory.total = memory.weights + memory.cache + memory.activations + memory.store + memory.io + memory.staging + memory.uniforms;
@@ -259,7 +322,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const largestBuffer = Math.max(largestBinding, memory.store);
   return {
     cfg, opts, elemBytes, programs, tiles, slots, rings, tileRingKeys: [...tileRingKeys], storeFrameElems, storePerChunk,
-    outFrameElems, framesOut, height: H, width: W, outElems, outRgbaElems, uniformStride: UNIFORM_STRIDE, maxSteps, memory,
+    outFrameElems, framesOut, height: H, width: W, outElems, outRgbaElems, uniformStride: UNIFORM_STRIDE, maxDispatches, memory,
     largestBuffer, largestBinding, storeEntryBytes, tileOverhead: tiles ? tileOverhead(tiles, h, w) : 1,
   };
 }

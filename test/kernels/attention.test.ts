@@ -60,12 +60,12 @@ async function runBlock(C: number, h: number, w: number) {
     const out = s.zeros(C * N, 4, 'out');
     const conv = { x_off: 0, prev2_off: 0, prev1_off: 0, res_off: 0, y_off: 0, tap0: 0, cin: C, h, w };
     const ov1 = { KT: 1, KS: 1, ...conv3dTuning.cpu };
-    await s.run(rmsNorm, { c: C, hw: N, x_off: 0, y_off: 0 }, {}, 'f32', [xb, s.upload(gamma, 'f32'), u]);
+    await s.run(rmsNorm, { c: C, hw: N, x_off: 0, y_off: 0, p0: 0, np: N }, {}, 'f32', [xb, s.upload(gamma, 'f32'), u]);
     const wq = s.upload(packConvWeight(wqkv, 3 * C, C, 1, 1), 'f32', 'wqkv');
-    await s.run(conv3d, { ...conv, cout: 3 * C }, ov1, 'f32', [u, s.dummy(), wq, s.upload(bqkv, 'f32'), s.dummy(), qkv]);
+    await s.run(conv3d, { ...conv, cout: 3 * C }, ov1, 'f32', [u, s.dummy(), wq, s.upload(bqkv, 'f32'), s.dummy(), qkv, s.dummy()]);
     await s.run(attention, { c: C, n: N, scale: 1 / Math.sqrt(C) }, {}, 'f32', [qkv, a]);
     const wp = s.upload(packConvWeight(wproj, C, C, 1, 1), 'f32', 'wproj');
-    await s.run(conv3d, { ...conv, cout: C }, { ...ov1, HAS_RES: 1 }, 'f32', [a, s.dummy(), wp, s.upload(bproj, 'f32'), xb, out]);
+    await s.run(conv3d, { ...conv, cout: C }, { ...ov1, HAS_RES: 1 }, 'f32', [a, s.dummy(), wp, s.upload(bproj, 'f32'), xb, out, s.dummy()]);
     return s.read(out, 'f32', C * N);
   });
   const r = expectClose(got, want, { nmse: 1e-7, label: `block c${C} ${h}x${w}` });

@@ -1,9 +1,11 @@
 // conv3d (shaders/conv3d.wgsl) against src/cpu/ops.ts causalConv3d / upsample + conv2d, one output frame.
 // Tolerances: f32 |err| <= 1e-4 + 1e-4·|ref| and NMSE <= 1e-7; f16 storage (inputs rounded to f16 for
 // the reference too) NMSE <= 1e-4. Frames sit at odd element offsets; tap0 > 0 cases fill the skipped
-// cache frames with garbage to prove they are not read.
+// cache frames with garbage to prove they are not read. NORM=1 cases (--norm fused) store raw frames
+// plus their inverse-RMS row and compare with RMS_norm (+ SiLU) applied by the CPU reference before the
+// conv; res 2 cases add the residual in place (HAS_RES=2: y holds the residual before the dispatch).
 import { describe, expect, it } from 'vitest';
-import { add, causalConv3d, conv2dPerFrame, tensor, upsampleNearest2x, type Tensor } from '../../src/cpu/ops';
+import { add, causalConv3d, conv2dPerFrame, rmsNorm, tensor, upsampleNearest2x, type Tensor } from '../../src/cpu/ops';
 import type { Elem } from '../../src/gpu/kernel';
 import { conv3d, conv3dTuning, packConvWeight, type Conv3dParams } from '../../src/kernels/conv3d';
 import { expectClose } from '../helpers/compare';
@@ -20,9 +22,11 @@ interface Case {
   kt: 1 | 3;
   ks: 1 | 3;
   up: 0 | 1;
-  res: 0 | 1;
+  res: 0 | 1 | 2;
   tap0: number;
   tune: keyof typeof tunings;
+  /** NORM=1 with SiLU (1) or without (0) */
+  norm?: 0 | 1;
 }
 
 /** cpu / swiftshader / gpu: the shipped tunings; odd: small tiles that do not divide anything */
@@ -53,10 +57,27 @@ const cases: (Case & { f16?: true })[] = [
   { cin: 96, cout: 96, h: 12, w: 20, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'cpu' },
   { cin: 96, cout: 96, h: 12, w: 20, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'sws' },
   { cin: 96, cout: 96, h: 12, w: 20, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'gpu', f16: true },
+  // --norm fused (NORM=1) in every load loop, and the in-place residual (HAS_RES=2)
+  { cin: 5, cout: 7, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 2, tap0: 0, tune: 'cpu', norm: 1, f16: true },
+  { cin: 5, cout: 7, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 2, tap0: 0, tune: 'sws', norm: 1, f16: true },
+  { cin: 5, cout: 7, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 2, tap0: 0, tune: 'gpu', norm: 1, f16: true },
+  { cin: 6, cout: 9, h: 3, w: 3, kt: 3, ks: 3, up: 0, res: 0, tap0: 1, tune: 'odd', norm: 1 },
+  { cin: 10, cout: 13, h: 3, w: 5, kt: 1, ks: 1, up: 0, res: 2, tap0: 0, tune: 'cpu', norm: 0 },
+  { cin: 10, cout: 13, h: 3, w: 5, kt: 1, ks: 1, up: 0, res: 0, tap0: 0, tune: 'gpu', norm: 0 },
+  { cin: 96, cout: 96, h: 12, w: 20, kt: 3, ks: 3, up: 0, res: 2, tap0: 0, tune: 'gpu', norm: 1 },
 ];
 
 const name = (c: Case) =>
-  `cin${c.cin} cout${c.cout} ${c.h}x${c.w} k${c.kt}x${c.ks} up${c.up} res${c.res} tap0=${c.tap0} ${c.tune}`;
+  `cin${c.cin} cout${c.cout} ${c.h}x${c.w} k${c.kt}x${c.ks} up${c.up} res${c.res} tap0=${c.tap0} ${c.tune}${c.norm !== undefined ? ` norm silu${c.norm}` : ''}`;
+
+/** inverse RMS row sqrt(C) / max(||x[:, p]||, 1e-12) of a [c, hw] frame (float64) */
+function invRow(f: Float32Array, c: number, hw: number): Float32Array {
+  return Float32Array.from({ length: hw }, (_, p) => {
+    let ss = 0;
+    for (let k = 0; k < c; k++) ss += f[k * hw + p]! ** 2;
+    return Math.sqrt(c) / Math.max(Math.sqrt(ss), 1e-12);
+  });
+}
 
 /** Reference output frame [cout, h, w] from the frames the GPU sees (skipped taps read zeros). */
 function reference(c: Case, frames: Float32Array[], wt: Float32Array, bias: Float32Array, res: Float32Array) {
@@ -90,17 +111,28 @@ async function runCase(c: Case, elem: Elem) {
   const frameLen = c.cin * hi * wi;
   const outLen = c.cout * c.h * c.w;
   const fanIn = c.cin * c.kt * c.ks * c.ks;
-  const frames = [0, 1, 2].slice(0, c.kt).map((i) => roundToElem(randn(frameLen, 100 + i), elem));
+  const raw = [0, 1, 2].slice(0, c.kt).map((i) => roundToElem(randn(frameLen, 100 + i), elem));
   const wt = roundToElem(randn(c.cout * fanIn, 7, 1 / Math.sqrt(fanIn)), elem);
   const bias = roundToElem(randn(c.cout, 8, 0.1), elem);
   const res = roundToElem(randn(outLen, 9), elem);
-  const want = reference(c, frames, wt, bias, res);
+  const gamma = roundToElem(randn(c.cin, 10, 0.5), elem);
+  const hwIn = hi * wi;
+  // NORM=1: the reference convolves the normalised frames; the GPU gets raw frames + their inv row
+  const normed = c.norm === undefined ? raw : raw.map((f) => rmsNorm(tensor([c.cin, hwIn], f), tensor([c.cin], gamma), c.norm === 1).data);
+  const want = reference(c, normed, wt, bias, res);
+  const frames = c.norm === undefined ? raw : raw.map((f) => {
+    const g = new Float32Array(frameLen + hwIn);
+    g.set(f);
+    g.set(roundToElem(invRow(f, c.cin, hwIn), elem), frameLen);
+    return g;
+  });
+  const stored = frames[0]!.length;
 
   // buffer layout: x at 3; cache = [pad 5][t-1][t-2] (reverse order, odd offsets); res at 1; y at 2
-  const xOff = 3, prev1Off = 5, prev2Off = 5 + frameLen, resOff = 1, yOff = 2;
-  const xData = new Float32Array(xOff + frameLen);
+  const xOff = 3, prev1Off = 5, prev2Off = 5 + stored, resOff = 1, yOff = 2;
+  const xData = new Float32Array(xOff + stored);
   xData.set(frames[c.kt - 1]!, xOff);
-  const cacheData = new Float32Array(prev2Off + frameLen).fill(NaN);
+  const cacheData = new Float32Array(prev2Off + stored).fill(NaN);
   if (c.kt === 3) {
     if (c.tap0 <= 1) cacheData.set(frames[1]!, prev1Off);
     if (c.tap0 === 0) cacheData.set(frames[0]!, prev2Off);
@@ -110,14 +142,18 @@ async function runCase(c: Case, elem: Elem) {
 
   const got = await withDevice(async (s) => {
     const bpe = elem === 'f16' ? 2 : 4;
-    const y = s.zeros(yOff + outLen, bpe);
+    // HAS_RES=2: y starts as the residual (at yOff); else zeros
+    const yInit = new Float32Array(yOff + outLen);
+    if (c.res === 2) yInit.set(res, yOff);
+    const y = c.res === 2 ? s.upload(yInit, elem, 'y') : s.zeros(yOff + outLen, bpe);
     const bufs = [
       s.upload(xData, elem, 'x'),
       c.kt === 3 ? s.upload(cacheData, elem, 'cache') : s.dummy(),
       s.upload(packConvWeight(wt, c.cout, c.cin, c.kt, c.ks), elem, 'w'),
       s.upload(bias, elem, 'b'),
-      c.res ? s.upload(resData, elem, 'res') : s.dummy(),
+      c.res === 1 ? s.upload(resData, elem, 'res') : s.dummy(),
       y,
+      c.norm !== undefined ? s.upload(gamma, elem, 'gamma') : s.dummy(),
     ];
     const p: Conv3dParams = {
       cin: c.cin,
@@ -131,7 +167,7 @@ async function runCase(c: Case, elem: Elem) {
       y_off: yOff,
       tap0: c.tap0,
     };
-    const ov = { KT: c.kt, KS: c.ks, UP: c.up, HAS_RES: c.res, ...tunings[c.tune] };
+    const ov = { KT: c.kt, KS: c.ks, UP: c.up, HAS_RES: c.res, NORM: c.norm === undefined ? 0 : 1, SILU: c.norm ?? 0, ...tunings[c.tune] };
     await s.run(conv3d, p, ov, elem, bufs);
     return s.read(y, elem, outLen, yOff);
   });

@@ -1,5 +1,6 @@
-// Planner invariants (pure TS, no GPU): no two tensors live at the same step share a slot; slots hold
-// their tensors; frame counts; the 'first' chunk differs from 'steady' only by the skipped time_conv
+// Planner invariants (pure TS, no GPU): no two tensors live at the same step share a slot, except an
+// in-place pair at the one step where the input dies and the output is born (a conv's residual, a
+// chunked norm's input); slots hold their tensors; the norm modes' layouts; frame counts; the 'first' chunk differs from 'steady' only by the skipped time_conv
 // branch; the issue targets for Wan2.1 480x832x81 (<= 1.5 GiB f32, <= 0.75 GiB f16 with exact tiles).
 import { describe, expect, it } from 'vitest';
 import { inferConfig } from '../../src/model/config';
@@ -28,6 +29,12 @@ function checkSlots(p: Plan) {
         const r = live.get(v.t.id) ?? [i, i];
         live.set(v.t.id, [Math.min(r[0], i), Math.max(r[1], i)]);
       }));
+      // legal in-place pairs "input id>output id" at step i
+      const inPlace = new Set<string>();
+      prog.steps.forEach((s) => {
+        if (s.kind === 'conv' && s.res) inPlace.add(`${s.res.t.id}>${s.y.t.id}`);
+        if (s.kind === 'norm' && s.inplace && !s.stats) inPlace.add(`${s.x.t.id}>${s.y.t.id}`);
+      });
       const ts = prog.tensors.filter((t) => !t.io && live.has(t.id));
       for (const t of ts) expect(p.slots[slotOf[t.id]!]!.bytes).toBeGreaterThanOrEqual(t.elems * p.elemBytes);
       for (let a = 0; a < ts.length; a++)
@@ -35,10 +42,15 @@ function checkSlots(p: Plan) {
           const [ta, tb] = [ts[a]!, ts[b]!];
           if (slotOf[ta.id] !== slotOf[tb.id]) continue;
           const [ra, rb] = [live.get(ta.id)!, live.get(tb.id)!];
-          expect(ra[1] < rb[0] || rb[1] < ra[0], `${prog.name}: ${ta.name} and ${tb.name} overlap in slot ${slotOf[ta.id]}`).toBe(true);
+          const handover = (ra[1] === rb[0] && inPlace.has(`${ta.id}>${tb.id}`)) || (rb[1] === ra[0] && inPlace.has(`${tb.id}>${ta.id}`));
+          expect(ra[1] < rb[0] || rb[1] < ra[0] || handover, `${prog.name}: ${ta.name} and ${tb.name} overlap in slot ${slotOf[ta.id]}`).toBe(true);
         }
     }
 }
+
+const steps = (p: Plan) => Object.values(p.programs).flatMap((l) => l.flatMap((x) => x.prog.steps));
+const sharesSlot = (p: Plan, a: View, b: View) =>
+  Object.values(p.programs).some((l) => l.some((x) => x.prog.steps.some((s) => views(s).includes(a)) && x.slotOf[a.t.id] === x.slotOf[b.t.id]));
 
 const labels = (prog: Program) => prog.steps.map((s) => s.label);
 
@@ -47,8 +59,57 @@ describe('planner', () => {
     ['Wan2.1 untiled', wan21, undefined],
     ['Wan2.1 tiles', wan21, { th: 7, tw: 9, mode: 'exact', order: 'tile-major' } as const],
     ['Wan2.2 frame-major tiles', wan22, { th: 6, tw: 6, mode: 'exact', order: 'frame-major' } as const],
-  ])('%s: slots never hold two live tensors, and are big enough', (_n, cfg, tile) => {
-    checkSlots(plan(cfg, { frames: 3, h: 13, w: 17, cache: 'on', precision: 'f32', tile }));
+  ])('%s: slots never hold two live tensors, and are big enough (every norm mode)', (_n, cfg, tile) => {
+    for (const norm of ['full', 'chunked', 'fused'] as const) checkSlots(plan(cfg, { frames: 3, h: 13, w: 17, cache: 'on', precision: 'f32', tile, norm, normChunk: 50 }));
+  });
+
+  it('norm full: separate normalised tensors; chunked: in place where the input dies, in chunks; fused: inverse-RMS rows', () => {
+    const base = { frames: 2, h: 13, w: 17, cache: 'on' as const, precision: 'f32' as const };
+    const full = plan(wan21, { ...base, norm: 'full' });
+    const chunked = plan(wan21, { ...base, norm: 'chunked', normChunk: 100 });
+    const fused = plan(wan21, { ...base, norm: 'fused' });
+    // full: every norm writes a tensor of its own slot
+    for (const s of steps(full)) if (s.kind === 'norm') expect(sharesSlot(full, s.x, s.y)).toBe(false);
+    // chunked: residual.3 (its input dies) and the head norm run in place; residual.0 of an identity-shortcut block does not (the residual needs x)
+    const byLabel = new Map(steps(chunked).filter((s) => s.kind === 'norm').map((s) => [s.label, s] as const));
+    const n3 = byLabel.get('decoder.middle.0.residual.3')!, n0 = byLabel.get('decoder.middle.0.residual.0')!, head = byLabel.get('decoder.head.0')!;
+    expect(n3.kind === 'norm' && sharesSlot(chunked, n3.x, n3.y)).toBe(true);
+    expect(head.kind === 'norm' && sharesSlot(chunked, head.x, head.y)).toBe(true);
+    expect(n0.kind === 'norm' && sharesSlot(chunked, n0.x, n0.y)).toBe(false);
+    expect(n0.kind === 'norm' && n0.chunk).toBe(100);
+    // chunks take one uniform slot each
+    expect(chunked.maxDispatches).toBeGreaterThan(full.maxDispatches);
+    // fused: no normalised tensors; every normalised conv reads x with its inverse-RMS row, and its ring frame holds it
+    expect(steps(fused).filter((s) => s.kind === 'norm').every((s) => s.kind === 'norm' && s.stats && s.y === s.x)).toBe(true);
+    const convs = steps(fused).filter((s) => s.kind === 'conv' && s.norm);
+    expect(convs.map((s) => s.label)).toContain('decoder.middle.1.to_qkv');
+    for (const s of convs) if (s.kind === 'conv') {
+      expect(s.x.t.elems).toBe((s.cin + 1) * s.h * s.w);
+      if (s.ring) expect(s.ringFrame).toBe((s.cin + 1) * s.h * s.w);
+    }
+    expect(fused.memory.activations).toBeLessThan(full.memory.activations);
+  });
+
+  it('Wan2.1 480x832 whole frames: the activations are the live peak (530 MiB full, 387 MiB fused, f32)', () => {
+    const base = { frames: 21, h: 60, w: 104, cache: 'on' as const, precision: 'f32' as const };
+    const mib = (p: Plan) => p.memory.activations / 2 ** 20;
+    // full: x, its normalised copy and the conv output at 480x832 (146 MiB each) + two time_conv outputs
+    expect(mib(plan(wan21, { ...base, norm: 'full' }))).toBeCloseTo(3 * 146.25 + 73.125 + 18.28, 0);
+    // fused: x (with its inv row) and the conv output, the same two time_conv outputs
+    expect(mib(plan(wan21, { ...base, norm: 'fused' }))).toBeCloseTo(2 * 146.25 * 97 / 96 + 73.125 + 18.28, 0);
+  });
+
+  it('fitPlan tries the norm modes at each tiling before tiling further', () => {
+    const limits = { maxStorageBufferBindingSize: 2 ** 31, maxBufferSize: 2 ** 40 };
+    const base = { frames: 21, h: 60, w: 104, cache: 'on' as const };
+    const full = plan(wan21, { ...base, precision: 'f32', norm: 'full' }), fused = plan(wan21, { ...base, precision: 'f32', norm: 'fused' });
+    const budget = (full.memory.total + fused.memory.total) / 2;
+    const fit = fitPlan(wan21, base, { limits, budget, precisions: ['f32'], tile: 'auto', norms: ['full', 'chunked', 'fused'] });
+    expect(fit.plan.opts.norm).toBe('fused');
+    expect(fit.plan.tiles).toBeNull();
+    expect(fit.reason).toMatch(/whole frames, f32, norm fused/);
+    // with only 'full' allowed the same budget needs tiles
+    expect(fitPlan(wan21, base, { limits, budget, precisions: ['f32'], tile: 'auto', norms: ['full'] }).plan.tiles).not.toBeNull();
   });
 
   it('frame counts: 1 + 4(T-1) with the cache, T without', () => {

@@ -93,3 +93,37 @@ describe.each(CASES)('golden %s, f16 storage', (name) => {
     expect(c.psnr).toBeGreaterThanOrEqual(45);
   });
 });
+
+// --norm chunked / fused (design §5) are exact: the same golden tolerance as 'full', on one case per
+// model (chunks of 37 pixels: many dispatches, a ragged last one), and fused with f16 storage.
+describe.each([
+  ['wan21-small', 'chunked'],
+  ['wan21-small', 'fused'],
+  ['wan22-small', 'chunked'],
+  ['wan22-small', 'fused'],
+] as const)('golden %s, norm %s', (name, norm) => {
+  it('webgpu: matches @video within 1e-3, measured peak = planned', async () => {
+    const f = await loadCase(name);
+    if (!f) return;
+    const r = await run(f, name, { norm, normChunk: norm === 'chunked' ? 37 : undefined });
+    if (!r) return;
+    const c = compare(r.video, clamped(f, '@video'));
+    console.log(`${name} norm ${norm}: max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB, ${r.seconds.toFixed(2)} s, peak ${r.peakGpuBytes} B (planned ${r.plannedPeakGpuBytes}), activations ${r.memory!.activations} B`);
+    expect(r.options.norm).toBe(norm);
+    expect(c.maxAbs).toBeLessThanOrEqual(1e-3);
+    expect(r.peakGpuBytes).toBe(r.plannedPeakGpuBytes);
+  });
+  it.skipIf(norm !== 'fused')('f16 storage: PSNR >= 45 dB (needs shader-f16)', async () => {
+    const gpu = await getTestDevice();
+    const f = await loadCase(name);
+    if (!f || !gpu) return;
+    if (!gpu.f16) {
+      console.warn(`no shader-f16 on this adapter: f16 fused test of ${name} skipped`);
+      return;
+    }
+    const r = (await run(f, name, { precision: 'f16', norm }))!;
+    const c = compare(r.video, clamped(f, '@video'));
+    console.log(`${name} norm ${norm} f16: max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB`);
+    expect(c.psnr).toBeGreaterThanOrEqual(45);
+  });
+});

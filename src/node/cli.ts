@@ -20,17 +20,18 @@ const USAGE = `usage:
                  [--backend webgpu|cpu] [--cache on|off] [--precision f32|f16|auto]
                  [--norm full|chunked|fused|auto] [--norm-chunk PIXELS]
                  [--tile none|auto|HxW] [--tile-mode exact|blend] [--tile-order tile-major|frame-major]
-                 [--budget MiB] [--dawn-flags a,b] [--json]
+                 [--tile-store gpu|cpu|auto] [--budget MiB] [--dawn-flags a,b] [--json]
       Without --weights/--latents: decodes the embedded default (a generated Wan2.1-architecture
       decoder, dim 16, and a generated 16x3x8x8 latent).
   wan-vae plan --vae 2.1|2.2 --size HxW --frames N [--cache on|off] [--precision f32|f16|auto]
                [--norm full|chunked|fused|auto] [--norm-chunk PIXELS]
                [--tile none|auto|HxW] [--tile-mode exact|blend] [--tile-order tile-major|frame-major]
-               [--budget MiB] [--limit-binding MiB] [--json]
+               [--tile-store gpu|cpu|auto] [--budget MiB] [--limit-binding MiB] [--json]
       Dry run: planned peak GPU bytes by owner, no GPU touched. --tile HxW is the tile core in latent
       pixels; auto (the default) keeps whole frames when they fit, else picks the fewest exact tiles that
       fit the budget and the binding limit (default 128 MiB, WebGPU's default maxStorageBufferBindingSize).
-      --norm auto (the default) keeps 'full' norms when they fit and tries the others at each tiling.`;
+      --norm auto (the default) keeps 'full' norms when they fit and tries the others at each tiling;
+      --tile-store auto (the default) keeps the tile-major store on the GPU when it fits, else in CPU memory.`;
 
 type Args = Record<string, string | true>;
 
@@ -81,6 +82,7 @@ function planSummary(p: Plan) {
     largestBindingBytes: p.largestBinding,
     transientSlots: p.slots.length,
     largestBufferBytes: p.largestBuffer,
+    hostStoreBytes: p.hostStoreBytes,
     dispatchesPerChunk: p.maxDispatches,
   };
 }
@@ -88,7 +90,7 @@ function planSummary(p: Plan) {
 /** --norm auto: the order in which fitPlan tries the norm modes at each tiling (all exact) */
 const AUTO_NORMS = ['full', 'chunked', 'fused'] as const;
 
-const PLAN_FLAGS = ['cache', 'precision', 'norm', 'norm-chunk', 'tile', 'tile-mode', 'tile-order', 'budget'];
+const PLAN_FLAGS = ['cache', 'precision', 'norm', 'norm-chunk', 'tile', 'tile-mode', 'tile-order', 'tile-store', 'budget'];
 
 /** --cache, --precision, --norm, --norm-chunk, --tile, --tile-mode, --tile-order, --budget -> a FitRequest (what fitPlan needs besides size and limits). */
 function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on' | 'off'; req: FitRequest } {
@@ -123,6 +125,7 @@ function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on' | 'off
       normChunk,
       tileMode: choice(a, 'tile-mode', ['exact', 'blend'] as const, 'exact'),
       tileOrder: choice(a, 'tile-order', ['tile-major', 'frame-major'] as const, 'tile-major'),
+      stores: (({ auto: ['gpu', 'cpu'], gpu: ['gpu'], cpu: ['cpu'] }) as const)[choice(a, 'tile-store', ['auto', 'gpu', 'cpu'] as const, 'auto')].slice(),
     },
   };
 }
@@ -214,6 +217,7 @@ function planCmd(argv: string[]): number {
   else {
     console.log(`Wan${vae} ${H}x${W}, ${p.framesOut} frames (${T} latents), cache ${cache}: ${reason}`);
     for (const [k, v] of Object.entries(p.memory)) if (k !== 'total') console.log(`  ${k.padEnd(12)} ${mib(v)}`);
+    if (p.hostStoreBytes) console.log(`  (CPU memory: the latent-rate store, ${mib(p.hostStoreBytes)})`);
     console.log(`  ${'total'.padEnd(12)} ${mib(p.memory.total)}\n  largest binding ${mib(p.largestBinding)}, tiled-part compute x${p.tileOverhead.toFixed(2)}`);
   }
   return 0;

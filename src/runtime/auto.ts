@@ -16,6 +16,8 @@ export interface FitRequest {
   tile: 'auto' | 'none' | { th: number; tw: number };
   tileMode?: 'exact' | 'blend';
   tileOrder?: 'tile-major' | 'frame-major';
+  /** tile-major stores allowed, in order of preference (default ['gpu']); 'cpu' keeps them in host memory */
+  stores?: ('gpu' | 'cpu')[];
   /** norm modes allowed, in order of preference (default ['full']) */
   norms?: NonNullable<PlanOptions['norm']>[];
   normChunk?: number;
@@ -44,15 +46,18 @@ function grids(h: number, w: number): { th: number; tw: number; n: number }[] {
 export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precision' | 'norm'>, r: FitRequest): Fit {
   const mib = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
   const norms: NonNullable<PlanOptions['norm']>[] = r.norms?.length ? r.norms : ['full'];
-  const normText = (p: Plan) => `norm ${p.opts.norm}${p.opts.norm === 'chunked' ? ` (${p.opts.normChunk} px)` : ''}`;
+  const normText = (p: Plan) => `norm ${p.opts.norm}${p.opts.norm === 'chunked' ? ` (${p.opts.normChunk} px)` : ''}${p.storeWhere === 'cpu' ? `, store in CPU memory (${mib(p.hostStoreBytes)})` : ''}`;
   let smallest: Plan | null = null;
-  /** the first norm mode that makes `tile` fit, or null (remembering the smallest plan seen) */
+  // a store exists in tile-major order only
+  const stores = (r.tileOrder ?? 'tile-major') === 'tile-major' && r.stores?.length ? r.stores : (['gpu'] as const);
+  /** the first store / norm mode that makes `tile` fit, or null (remembering the smallest plan seen) */
   const tryNorms = (precision: Precision, tile: PlanOptions['tile']): Plan | null => {
-    for (const norm of norms) {
-      const p = plan(cfg, { ...base, precision, tile, norm, normChunk: r.normChunk });
-      if (fits(p, r)) return p;
-      if (!smallest || p.memory.total < smallest.memory.total) smallest = p;
-    }
+    for (const store of tile ? stores : ['gpu' as const])
+      for (const norm of norms) {
+        const p = plan(cfg, { ...base, precision, tile: tile && { ...tile, store }, norm, normChunk: r.normChunk });
+        if (fits(p, r)) return p;
+        if (!smallest || p.memory.total < smallest.memory.total) smallest = p;
+      }
     return null;
   };
   const tileOf = (th: number, tw: number) => ({ th, tw, mode: r.tileMode ?? 'exact', order: r.tileOrder ?? 'tile-major' });
@@ -65,7 +70,11 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
     const whole = tryNorms(precision, undefined);
     if (whole) return { plan: whole, reason: `whole frames, ${precision}, ${normText(whole)}: ${mib(whole.memory.total)}` };
     if (r.tile === 'none') continue;
-    for (const g of grids(base.h, base.w)) {
+    const gs = grids(base.h, base.w);
+    // the finest grid is (nearly) the smallest plan: when it does not fit, no grid does (fail fast)
+    const finest = gs.reduce((a, g) => (g.n > a.n ? g : a), gs[0]!);
+    if (!finest || !tryNorms(precision, tileOf(finest.th, finest.tw))) continue;
+    for (const g of gs) {
       const p = tryNorms(precision, tileOf(g.th, g.tw));
       if (p)
         return { plan: p, reason: `${g.n} tiles of ${g.th}x${g.tw} latent px (${r.tileMode ?? 'exact'}, ${r.tileOrder ?? 'tile-major'}), ${precision}, ${normText(p)}: ${mib(p.memory.total)}, ${((p.tileOverhead - 1) * 100).toFixed(0)}% more compute in the tiled part` };

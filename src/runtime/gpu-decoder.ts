@@ -37,6 +37,9 @@ export class GpuDecoder {
   private readonly counters = new Map<string, number>();
   private latentBuf!: GPUBuffer;
   private storeBuf: GPUBuffer | null = null;
+  /** 'cpu' store: readback buffer of one chunk's entries, and every chunk's entries in host memory */
+  private storeStaging: GPUBuffer | null = null;
+  private readonly hostStore: Uint8Array<ArrayBuffer>[] = [];
   private outBuf!: GPUBuffer;
   private rgbaBuf!: GPUBuffer;
   private stagingBuf!: GPUBuffer;
@@ -108,7 +111,8 @@ export class GpuDecoder {
     }
     for (const r of p.rings) this.ringBufs.set(r.key, this.arena.create('cache', `cache ${r.key} ${r.label}`, r.bytes, storageUsage()));
     this.slotBufs = p.slots.map((s) => this.arena.create('activations', `slot ${s.index}`, s.bytes, storageUsage()));
-    if (p.memory.store) this.storeBuf = this.arena.create('store', 'latent-rate store', p.memory.store, storageUsage());
+    if (p.memory.store) this.storeBuf = this.arena.create('store', p.storeWhere === 'cpu' ? 'latent-rate store window (one chunk)' : 'latent-rate store', p.memory.store, storageUsage());
+    if (p.storeWhere === 'cpu') this.storeStaging = this.arena.create('staging', 'store readback', p.memory.store, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
     this.latentBuf = this.arena.create('io', 'latent frame', Math.ceil((p.cfg.zDim * p.opts.h * p.opts.w * p.elemBytes) / 4) * 4, storageUsage());
     this.outBuf = this.arena.create('io', 'output rgb', p.outElems * 4, storageUsage());
     this.rgbaBuf = p.outRgbaElems ? this.arena.create('io', 'output rgba', p.outRgbaElems * 4, storageUsage()) : (null as unknown as GPUBuffer);
@@ -201,16 +205,16 @@ export class GpuDecoder {
     });
   }
 
-  /** Byte offset of store entry (chunk, which); entries are bound one at a time (binding-size limit). */
+  /** Byte offset of store entry (chunk, which) in the GPU store (the 'cpu' store's window holds one chunk); entries are bound one at a time (binding-size limit). */
   private storeOffset(chunk: number, which: number): number {
-    return (chunk * this.plan.storePerChunk + which) * this.plan.storeEntryBytes;
+    return ((this.plan.storeWhere === 'cpu' ? 0 : chunk * this.plan.storePerChunk) + which) * this.plan.storeEntryBytes;
   }
 
   private readonly storeGroups = new Map<string, GPUBindGroup>();
 
   /** Bind group of a crop from the store entry of `chunk` (one per step and chunk, made once). */
   private storeGroup(e: Encoded, pp: ProgramPlan, chunk: number, which: number): GPUBindGroup {
-    const key = `${pp.prog.name}|${pp.prog.kind}|${e.step.label}|${chunk}`;
+    const key = `${pp.prog.name}|${pp.prog.kind}|${e.step.label}|${this.storeOffset(chunk, which)}`;
     let g = this.storeGroups.get(key);
     if (!g) {
       const s = e.step as Extract<Step, { kind: 'crop' }>;
@@ -328,6 +332,9 @@ export class GpuDecoder {
     const p = this.plan;
     const list = this.encoded.get(pp.prog)!;
     if (latentFrame) this.device.queue.writeBuffer(this.latentBuf, 0, storageBytes(latentFrame, this.elem));
+    const hostStore = p.storeWhere === 'cpu';
+    // 'cpu' store: a tile program's crops read this chunk's entries from the window
+    if (hostStore && pp.prog.name.startsWith('tile ')) this.device.queue.writeBuffer(this.storeBuf!, 0, this.hostStore[chunk]!);
     const uni = new Uint8Array(p.maxDispatches * p.uniformStride);
     // per step: its dispatches as (uniform slot, workgroup counts)
     const calls: { slot: number; counts: [number, number, number] }[][] = [];
@@ -349,7 +356,8 @@ export class GpuDecoder {
         copies.push({ src: this.buf(s.x, pp), srcOff: s.x.off * p.elemBytes, dst: this.ringBufs.get(s.ring)!, dstOff: (k & 1) * s.ringFrame * p.elemBytes, bytes: align(s.ringFrame * p.elemBytes) });
         this.counters.set(s.ring, k + 1);
       } else if (s.kind === 'store') {
-        copies.push({ src: this.buf(s.x, pp), srcOff: s.x.off * p.elemBytes, dst: this.storeBuf!, dstOff: this.storeOffset(chunk, s.which), bytes: align(s.elems * p.elemBytes) });
+        const dst = hostStore ? this.storeStaging! : this.storeBuf!;
+        copies.push({ src: this.buf(s.x, pp), srcOff: s.x.off * p.elemBytes, dst, dstOff: this.storeOffset(chunk, s.which), bytes: align(s.elems * p.elemBytes) });
       } else copies.push(null);
     });
     this.device.queue.writeBuffer(this.uniformBuf, 0, uni, 0, slot * p.uniformStride);
@@ -379,6 +387,11 @@ export class GpuDecoder {
     if (rgbBytes) enc.copyBufferToBuffer(this.outBuf, 0, this.stagingBuf, 0, rgbBytes);
     if (rgbaBytes) enc.copyBufferToBuffer(this.rgbaBuf, 0, this.stagingBuf, p.outElems * 4, rgbaBytes);
     this.device.queue.submit([enc.finish()]);
+    if (hostStore && pp.prog.steps.some((s) => s.kind === 'store')) {
+      await this.storeStaging!.mapAsync(GPUMapMode.READ);
+      this.hostStore[chunk] = new Uint8Array(this.storeStaging!.getMappedRange().slice(0));
+      this.storeStaging!.unmap();
+    }
     if (!rgbBytes) return this.device.queue.onSubmittedWorkDone();
     await this.stagingBuf.mapAsync(GPUMapMode.READ);
     try {

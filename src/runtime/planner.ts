@@ -18,6 +18,13 @@ export interface TileOption {
   order: 'tile-major' | 'frame-major';
   /** halo in latent pixels (default 7 exact, 2 blend) */
   halo?: number;
+  /**
+   * tile-major only: where the latent-rate output of every latent frame waits for the tiles. 'gpu'
+   * (default): a GPU buffer of all frames; 'cpu': read back per chunk into host memory and uploaded into
+   * a one-frame GPU window before each tile's run of that chunk (GPU bytes of one frame, PCIe traffic
+   * of one frame per tile and chunk).
+   */
+  store?: 'gpu' | 'cpu';
 }
 
 export interface PlanOptions {
@@ -88,6 +95,9 @@ export interface Plan {
   /** store entry size in elements and entries per chunk (tile-major) */
   storeFrameElems: number;
   storePerChunk: number;
+  /** 'cpu': the store lives in host memory (hostStoreBytes) and the GPU holds one chunk's entries */
+  storeWhere: 'gpu' | 'cpu' | null;
+  hostStoreBytes: number;
   outFrameElems: number;
   framesOut: number;
   height: number;
@@ -172,9 +182,20 @@ function inPlaceCandidates(g: Program, live: [number, number][]): Map<number, nu
 function assignSlots(progs: Program[], elemBytes: number, slots: Slot[]): Int32Array[] {
   interface Group { prog: number; members: number[]; start: number; end: number; bytes: number }
   const all: Group[] = [];
+  // programs with the same tensor sizes, live ranges and in-place pairs (tiles of one size) share one
+  // assignment: they never run at the same time, so the first stands for all (keeps tiled plans fast)
+  const twinOf = new Map<string, number>();
+  const twins: [number, number][] = [];
   const slotOfs = progs.map((g, pi) => {
     const live = liveness(g);
     const inPlace = inPlaceCandidates(g, live);
+    const sig = `${g.tensors.map((t) => `${t.io ? 'io' : t.elems}@${live[t.id]}`).join(';')}|${[...inPlace].join(';')}`;
+    const twin = twinOf.get(sig);
+    if (twin !== undefined) {
+      twins.push([pi, twin]);
+      return new Int32Array(0);
+    }
+    twinOf.set(sig, pi);
     // groups: union of in-place pairs
     const root = g.tensors.map((t) => t.id);
     const find = (i: number): number => (root[i] === i ? i : (root[i] = find(root[i]!)));
@@ -217,6 +238,7 @@ function assignSlots(progs: Program[], elemBytes: number, slots: Slot[]): Int32A
     busy[best]!.set(grp.prog, list);
     for (const m of grp.members) slotOfs[grp.prog]![m] = best;
   }
+  for (const [pi, twin] of twins) slotOfs[pi] = slotOfs[twin]!;
   return slotOfs;
 }
 
@@ -306,14 +328,20 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const latentBytes = align4(cfg.zDim * h * w * elemBytes);
   const outBytes = outElems * 4, rgbaBytes = outRgbaElems * 4;
   const storeEntryBytes = Math.ceil((storeFrameElems * elemBytes) / 256) * 256;
+  const storeWhere = storePerChunk ? (opts.tile?.store ?? 'gpu') : null;
+  if (opts.tile?.store === 'cpu' && opts.tile.order !== 'tile-major')
+    throw new DecoderError('bad-input', "a CPU store needs tile-major order (frame-major keeps no store)");
+  const storeBytes = storeEntryBytes * storePerChunk * frames;
   const memory: MemoryBreakdown = {
     weights: weightBuffers(all).reduce((a, w) => a + align4(w.elems * elemBytes), 0),
     cache: rings.reduce((a, r) => a + r.bytes, 0),
     activations: slots.reduce((a, s) => a + s.bytes, 0),
-    store: storeEntryBytes * storePerChunk * frames,
+    // 'cpu': one chunk's entries (the upload window); the host keeps all of them
+    store: storeWhere === 'cpu' ? storeEntryBytes * storePerChunk : storeBytes,
     // latent frame in; rgb f32 (+ rgba) regions of one program out; a 4-byte dummy for unused bindings
     io: latentBytes + outBytes + rgbaBytes + 4,
-    staging: outBytes + rgbaBytes,
+    // readback of the rgb (+ rgba) regions; 'cpu' store: plus one chunk's store entries
+    staging: outBytes + rgbaBytes + (storeWhere === 'cpu' ? storeEntryBytes * storePerChunk : 0),
     uniforms: maxDispatches * UNIFORM_STRIDE,
     total: 0,
   };
@@ -322,6 +350,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const largestBuffer = Math.max(largestBinding, memory.store);
   return {
     cfg, opts, elemBytes, programs, tiles, slots, rings, tileRingKeys: [...tileRingKeys], storeFrameElems, storePerChunk,
+    storeWhere, hostStoreBytes: storeWhere === 'cpu' ? storeBytes : 0,
     outFrameElems, framesOut, height: H, width: W, outElems, outRgbaElems, uniformStride: UNIFORM_STRIDE, maxDispatches, memory,
     largestBuffer, largestBinding, storeEntryBytes, tileOverhead: tiles ? tileOverhead(tiles, h, w) : 1,
   };

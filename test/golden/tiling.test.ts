@@ -68,6 +68,13 @@ describe.each([
       console.log(`${name} exact ${th}x${tw} tiles: vs untiled ${cu.maxAbs.toExponential(2)}, vs golden ${cg.maxAbs.toExponential(2)}`);
       expect(cu.maxAbs).toBeLessThanOrEqual(1e-5);
       expect(cg.maxAbs).toBeLessThanOrEqual(1e-3);
+      // the store in CPU memory (one chunk's window on the GPU) with fused norms: the same frames
+      const h = await dec.decode(latents, { latentStats, tile: { ...exact(th, tw), store: 'cpu' }, norm: 'fused' });
+      const ch = compare(h.video, r.video);
+      console.log(`${name} exact ${th}x${tw} tiles, CPU store, norm fused: vs GPU store ${ch.maxAbs.toExponential(2)}, GPU store ${r.memory!.store} B -> ${h.memory!.store} B, peak ${h.peakGpuBytes} B (planned ${h.plannedPeakGpuBytes})`);
+      expect(ch.maxAbs).toBeLessThanOrEqual(1e-5);
+      expect(h.memory!.store).toBe(r.memory!.store / latents.shape[1]);
+      expect(h.peakGpuBytes).toBe(h.plannedPeakGpuBytes);
     } finally {
       dec.dispose();
     }

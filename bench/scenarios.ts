@@ -82,6 +82,31 @@ function matrixScenarios(quick: boolean, frames: number | undefined): MatrixScen
     : [{ name: 'matrix/wan2.1-dim96-480x832', group: 'matrix', model: WAN21, latent: [frames ?? 3, 60, 104], switches: MATRIX_SWITCHES, repeats: 2 }];
 }
 
+/**
+ * The trade-off table of issue 3: every memory lever one at a time against the exact f32 decode
+ * (cache, precision, norm mode, tiling incl. order / store / blend). Quick: the golden sizes (Wan2.1
+ * dim 16 on a 4x6x8 latent, Wan2.2 dim 16 on 3x5x6) with generated weights; full: Wan2.1 480x832.
+ */
+export function tradeoffSwitches(tile: string): MatrixScenario['switches'] {
+  const [th, tw] = tile.split('x');
+  return {
+    cache: ['on', 'off'],
+    precision: ['f32', 'f16'],
+    norm: ['full', 'chunked', 'fused'],
+    tile: ['none', `exact:${th}x${tw}`, `exact:${th}x${tw}:tile-major:cpu`, `exact:${th}x${tw}:frame-major`, `blend:${th}x${tw}`],
+  };
+}
+
+function tradeoffScenarios(quick: boolean, frames: number | undefined): MatrixScenario[] {
+  const base = { group: 'tradeoffs' as const, vary: 'one' as const };
+  return quick
+    ? [
+        { ...base, name: 'tradeoffs/wan2.1-dim16-48x64', model: model('2.1', 16, 16), latent: [4, 6, 8], switches: tradeoffSwitches('3x4'), repeats: 1, note: 'golden wan21-small size, generated weights' },
+        { ...base, name: 'tradeoffs/wan2.2-dim16-80x96', model: model('2.2', 16, 48), latent: [3, 5, 6], switches: { ...tradeoffSwitches('3x3'), cache: ['on'] }, repeats: 1, note: 'golden wan22-small size, generated weights; cache off is refused for Wan2.2' },
+      ]
+    : [{ ...base, name: 'tradeoffs/wan2.1-dim96-480x832', model: WAN21, latent: [frames ?? 3, 60, 104], switches: tradeoffSwitches('30x26'), repeats: 1 }];
+}
+
 function coldScenarios(quick: boolean): DecodeScenario[] {
   const [m, latent, label]: [ModelSpec, [number, number, number], string] = quick ? [model('2.1', 8, 16), [1, 4, 6], 'wan2.1-dim8-32x48'] : [WAN21, [1, 60, 104], 'wan2.1-dim96-480x832'];
   return [{ name: `cold/${label}`, group: 'cold', model: m, latent, options: { cache: 'on', precision: 'f32' }, repeats: 0, note: 'fresh device: import -> weights -> upload -> compile -> first frame' }];
@@ -103,7 +128,7 @@ function ortScenarios(quick: boolean, runtime: 'chromium' | 'node'): OrtScenario
 export function scenarios(cfg: Pick<SuiteConfig, 'quick' | 'frames' | 'ortLayouts'>, runtime: 'chromium' | 'node'): Scenario[] {
   const q = cfg.quick;
   const ort = ortScenarios(q, runtime).map((s) => (cfg.ortLayouts?.length ? { ...s, layouts: cfg.ortLayouts as OrtScenario['layouts'] } : s));
-  return [...coldScenarios(q), ...convScenarios(q), ...normAttnScenarios(q), ...decodeScenarios(q, cfg.frames), ...matrixScenarios(q, cfg.frames), ...ort];
+  return [...coldScenarios(q), ...convScenarios(q), ...normAttnScenarios(q), ...decodeScenarios(q, cfg.frames), ...matrixScenarios(q, cfg.frames), ...tradeoffScenarios(q, cfg.frames), ...ort];
 }
 
 /** --only: comma list of groups (`conv3d`, `decode`, `kernels` = conv3d + rms-norm + attention) or name prefixes. */

@@ -19,12 +19,27 @@ export interface DecodeRun {
   chunkEnds: number[];
 }
 
+/**
+ * Switches as DecodeOptions. `tile` is written as data: 'none', or `MODE:HxW[:ORDER][:STORE]`, e.g.
+ * 'exact:30x21', 'exact:30x21:tile-major:cpu', 'blend:30x21:frame-major' (tile core in latent pixels).
+ */
+export function decodeOptions(opts: Switches): DecodeOptions {
+  const { tile, ...rest } = opts;
+  const out = { ...rest } as DecodeOptions;
+  if (typeof tile === 'string' && tile !== 'none') {
+    const m = /^(exact|blend):(\d+)x(\d+)(?::(tile-major|frame-major))?(?::(gpu|cpu))?$/.exec(tile);
+    if (!m) throw new Error(`bench: tile switch '${tile}' is not MODE:HxW[:ORDER][:STORE]`);
+    out.tile = { mode: m[1] as 'exact' | 'blend', th: Number(m[2]), tw: Number(m[3]), order: (m[4] ?? 'tile-major') as 'tile-major' | 'frame-major', store: (m[5] ?? 'gpu') as 'gpu' | 'cpu' };
+  }
+  return out;
+}
+
 /** One decode, timing the end of each chunk (frames of a chunk arrive in one burst). */
 export async function timedDecode(dec: WanVaeDecoder, lat: Latents, opts: Switches): Promise<DecodeRun> {
   const T = lat.shape[1];
   const times: number[] = [];
   const t0 = now();
-  const result = await dec.decode(lat, { ...(opts as DecodeOptions), latentStats: 'none', onFrame: () => void times.push(now() - t0) });
+  const result = await dec.decode(lat, { ...decodeOptions(opts), latentStats: 'none', onFrame: () => void times.push(now() - t0) });
   const ms = now() - t0;
   // cached decode: chunk 0 gives 1 frame, every later chunk (F-1)/(T-1); uncached: 1 frame per chunk
   const per = result.frames === T ? 1 : (result.frames - 1) / Math.max(1, T - 1);
@@ -167,6 +182,12 @@ export async function runDecodeScenario(gpu: DecoderDevice, s: DecodeScenario, r
   return [m.row];
 }
 
+/** The reference (every first value), then every other value of each switch with the rest at the reference. */
+export function oneAtATime(switches: MatrixScenario['switches']): Switches[] {
+  const ref: Switches = Object.fromEntries(Object.entries(switches).map(([k, v]) => [k, v[0]]));
+  return [ref, ...Object.entries(switches).flatMap(([k, values]) => values.slice(1).map((v) => ({ ...ref, [k]: v })))];
+}
+
 /** Every combination of the switches, the first key varying slowest (the first combination is all-first-values). */
 export function combinations(switches: MatrixScenario['switches']): Switches[] {
   let out: Switches[] = [{}];
@@ -184,7 +205,7 @@ const label = (o: Switches) => Object.entries(o).map(([k, v]) => `${k}=${v ?? 'd
 export async function runMatrixScenario(gpu: DecoderDevice, s: MatrixScenario, repeats?: number): Promise<Result[]> {
   const refs = new Map<number, { video: Float32Array; label: string }>();
   const rows: Result[] = [];
-  for (const opts of combinations(s.switches)) {
+  for (const opts of s.vary === 'one' ? oneAtATime(s.switches) : combinations(s.switches)) {
     const m = await measureDecode(gpu, { ...s, name: `${s.name}/${label(opts)}` }, opts, repeats ?? s.repeats);
     if (m.video) {
       const ref = refs.get(m.video.length);

@@ -37,7 +37,8 @@ async function runOne(s: Scenario, ctx: KernelContext & { gpu: Awaited<ReturnTyp
     case 'cold':
       return runColdScenario(s as Extract<Scenario, { group: 'cold' }>, importMs);
     case 'matrix':
-      return runMatrixScenario(ctx.gpu, s as Extract<Scenario, { group: 'matrix' }>, cfg.repeats);
+    case 'tradeoffs':
+      return runMatrixScenario(ctx.gpu, s as Extract<Scenario, { group: 'matrix' | 'tradeoffs' }>, cfg.repeats);
     case 'ort':
       return runOrtScenario(ctx.gpu, s as Extract<Scenario, { group: 'ort' }>, cfg.ortDist);
   }

@@ -3,7 +3,7 @@
 import type { OnnxLayout } from '../onnx/build-decoder';
 
 export type Elem = 'f32' | 'f16';
-export type Group = 'conv3d' | 'rms-norm' | 'attention' | 'decode' | 'matrix' | 'cold' | 'ort';
+export type Group = 'conv3d' | 'rms-norm' | 'attention' | 'decode' | 'matrix' | 'tradeoffs' | 'cold' | 'ort';
 
 /** Generated weights with the official architecture (src/model/synthetic.ts). */
 export interface ModelSpec {
@@ -49,11 +49,13 @@ export interface DecodeScenario extends Base {
 }
 
 export interface MatrixScenario extends Base {
-  group: 'matrix';
+  group: 'matrix' | 'tradeoffs';
   model: ModelSpec;
   latent: [number, number, number];
   /** every combination of these values is run; the first value of each is the exact reference */
   switches: Record<string, (string | number | boolean | undefined)[]>;
+  /** 'all' (default): every combination; 'one': the reference, then each other value of one switch at a time (the trade-off table) */
+  vary?: 'all' | 'one';
   repeats: number;
   probe?: boolean;
 }

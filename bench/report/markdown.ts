@@ -47,6 +47,17 @@ function decodeTable(rep: Report): string[] {
   return rows.length ? ['## End-to-end decode (generated weights, f32, cache on)', '', ...table(['scenario', 'video', 'warm ms (p10-p90)', 'ms / latent frame', 'GPU busy of wall ms', 'cold ms', 'GFLOP/s', 'peak MiB (arena)', 'planned MiB', 'counted MiB', 'max err vs CPU'], rows)] : [];
 }
 
+/** The trade-off table: one lever changed at a time from the exact f32 decode (the first row). */
+function tradeoffTable(rep: Report): string[] {
+  const rows = rep.results.filter((r) => r.group === 'tradeoffs').map((r) =>
+    r.status === 'ok'
+      ? [r.name.replace(/^tradeoffs\//, ''), mib(r.plannedPeakGpuBytes), mib(r.peakGpuBytes), sp(r.ms), `${x(r, 'frames')}`, err(r), psnr(r), r.quality?.against ?? '-']
+      : [r.name.replace(/^tradeoffs\//, ''), '-', '-', '-', '-', '-', '-', `${r.status}: ${String(r.error).replace(/\|/g, '/').slice(0, 200)}`],
+  );
+  if (!rows.length) return [];
+  return ['## Trade-offs: each memory lever alone against the exact f32 decode (first row of each model)', '', ...table(['model / options', 'planned MiB', 'arena peak MiB', 'warm ms (p10-p90)', 'frames', 'max err', 'PSNR', 'against'], rows)];
+}
+
 function matrixTable(rep: Report, chart: string | null): string[] {
   const rows = rep.results.filter((r) => r.group === 'matrix').map((r) =>
     r.status === 'ok'
@@ -75,7 +86,7 @@ function ortTable(rep: Report): string[] {
 }
 
 function failures(rep: Report): string[] {
-  const bad = rep.results.filter((r) => r.status !== 'ok' && r.group !== 'ort' && r.group !== 'matrix');
+  const bad = rep.results.filter((r) => r.status !== 'ok' && r.group !== 'ort' && r.group !== 'matrix' && r.group !== 'tradeoffs');
   return bad.length ? ['## Failed or skipped', '', ...bad.map((r) => `- \`${r.name}\` ${r.status}: ${r.error}`), ''] : [];
 }
 
@@ -86,5 +97,5 @@ function baselineSection(c: BaselineComparison | null): string[] {
 }
 
 export function markdown(rep: Report, chartFile: string | null, base: BaselineComparison | null): string {
-  return [...header(rep), ...coldTable(rep), ...kernelsTable(rep), ...decodeTable(rep), ...matrixTable(rep, chartFile), ...ortTable(rep), ...failures(rep), ...baselineSection(base)].join('\n');
+  return [...header(rep), ...coldTable(rep), ...kernelsTable(rep), ...decodeTable(rep), ...matrixTable(rep, chartFile), ...tradeoffTable(rep), ...ortTable(rep), ...failures(rep), ...baselineSection(base)].join('\n');
 }

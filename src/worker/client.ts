@@ -3,9 +3,10 @@
 import * as Comlink from 'comlink';
 import { DecoderError } from '../gpu/errors';
 import type { Latents } from '../model/latents';
+import type { FitRequest } from '../runtime/auto';
 import type { Frame } from '../runtime/gpu-decoder';
 import type { DecoderWorkerApi } from './decoder.worker';
-import type { ModelInfo, PlanInfo, WorkerDecodeOptions, WorkerDecodeResult, Wrapped } from './protocol';
+import type { FitInfo, ModelInfo, PlanInfo, WorkerDecodeOptions, WorkerDecodeResult, Wrapped } from './protocol';
 
 function unwrap<T>(w: Wrapped<T>): T {
   if (w.ok) return w.value;
@@ -16,6 +17,8 @@ export interface DecoderClient {
   model: ModelInfo;
   latents(bytes: Uint8Array | null, source?: string, key?: string): Promise<Latents>;
   plan(shape: [number, number, number, number], opts?: WorkerDecodeOptions): Promise<PlanInfo>;
+  /** fitPlan in the worker: throws DecoderError('limits') when no plan fits */
+  fit(shape: [number, number, number, number], opts: WorkerDecodeOptions, req: FitRequest): Promise<FitInfo>;
   decode(latents: Latents, opts?: WorkerDecodeOptions, onFrame?: (f: Frame) => void): Promise<WorkerDecodeResult>;
   cancel(): Promise<void>;
   /** dispose the decoder and terminate the worker */
@@ -45,6 +48,7 @@ export async function createDecoder(weights: Uint8Array | null, source = 'weight
     latents: async (bytes, src = 'latents', key) =>
       unwrap(await (bytes ? api.latents(Comlink.transfer(bytes, [bytes.buffer]), src, key) : api.latents(null, src, key))),
     plan: async (shape, opts = {}) => unwrap(await api.plan(shape, opts)),
+    fit: async (shape, opts, req) => unwrap(await api.fit(shape, opts, req)),
     decode: async (latents, opts = {}, onFrame) => unwrap(await api.decode(latents, opts, onFrame ? Comlink.proxy(onFrame) : undefined)),
     cancel: () => api.cancel(),
     dispose: () => {

@@ -5,8 +5,10 @@ import { WanVaeDecoder } from '../decoder';
 import { DecoderError } from '../gpu/errors';
 import { parseLatents, type Latents } from '../model/latents';
 import { syntheticLatents, syntheticWeights } from '../model/synthetic';
+import { fitPlan, type FitRequest } from '../runtime/auto';
 import type { Frame } from '../runtime/gpu-decoder';
-import type { ModelInfo, PlanInfo, WorkerDecodeOptions, WorkerDecodeResult, Wrapped } from './protocol';
+import type { Plan } from '../runtime/planner';
+import type { FitInfo, ModelInfo, PlanInfo, WorkerDecodeOptions, WorkerDecodeResult, Wrapped } from './protocol';
 
 let decoder: WanVaeDecoder | null = null;
 let abort: AbortController | null = null;
@@ -23,6 +25,10 @@ async function wrap<T>(fn: () => T | Promise<T>): Promise<Wrapped<T>> {
 function need(): WanVaeDecoder {
   if (!decoder) throw new DecoderError('bad-input', 'no model loaded: call load() first');
   return decoder;
+}
+
+function planInfo(p: Plan): PlanInfo {
+  return { plannedPeakGpuBytes: p.memory.total, memory: { ...p.memory }, frames: p.framesOut, height: p.height, width: p.width, largestBufferBytes: p.largestBuffer };
 }
 
 const api = {
@@ -43,9 +49,18 @@ const api = {
   },
 
   plan(shape: [number, number, number, number], opts: WorkerDecodeOptions = {}): Promise<Wrapped<PlanInfo>> {
+    return wrap(() => planInfo(need().plan(shape, opts)));
+  },
+
+  /**
+   * fitPlan: the tiles, precision and norm mode that fit `req` (budget and adapter limits) for a latent
+   * [z, T, h, w] decoded with `opts` (cache, rgba); a 'limits' error says what the smallest plan needs.
+   */
+  fit(shape: [number, number, number, number], opts: WorkerDecodeOptions, req: FitRequest): Promise<Wrapped<FitInfo>> {
     return wrap(() => {
-      const p = need().plan(shape, opts);
-      return { plannedPeakGpuBytes: p.memory.total, memory: { ...p.memory }, frames: p.framesOut, height: p.height, width: p.width, largestBufferBytes: p.largestBuffer };
+      const { plan: p, reason } = fitPlan(need().cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? 'on', rgba: opts.rgba ?? false }, req);
+      const o = p.opts;
+      return { reason, options: { precision: o.precision, tile: o.tile, norm: o.norm, ...(o.norm === 'chunked' ? { normChunk: o.normChunk } : {}) }, plan: planInfo(p) };
     });
   },
 

@@ -1,7 +1,7 @@
 // What crosses the worker boundary: results are wrapped so a DecoderError keeps its code (comlink's
 // default throw handler keeps only name, message and stack).
 import type { DecoderErrorCode } from '../gpu/errors';
-import type { MemoryBreakdown, TileOption } from '../runtime/planner';
+import type { MemoryBreakdown, PlanOptions, TileOption } from '../runtime/planner';
 
 export type Wrapped<T> = { ok: true; value: T } | { ok: false; code: DecoderErrorCode | 'internal'; message: string };
 
@@ -30,9 +30,19 @@ export interface WorkerDecodeOptions {
   rgba?: boolean;
   /** spatial tiling (tile core in latent pixels) */
   tile?: TileOption;
+  /** where RMS_norm results live: 'full' (default), 'chunked' (in place, normChunk px per dispatch), 'fused' (into the next conv) */
+  norm?: PlanOptions['norm'];
+  normChunk?: number;
   /** return the whole video [3, F, H, W] at the end (default true) */
   collect?: boolean;
   backend?: 'webgpu' | 'cpu';
+}
+
+/** fitPlan's choice (src/runtime/auto.ts): the options it picked, why, and the plan they give. */
+export interface FitInfo {
+  reason: string;
+  options: Required<Pick<WorkerDecodeOptions, 'precision' | 'norm'>> & Pick<WorkerDecodeOptions, 'tile' | 'normChunk'>;
+  plan: PlanInfo;
 }
 
 export interface WorkerDecodeResult {

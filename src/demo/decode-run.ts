@@ -3,7 +3,8 @@
 import type { Latents } from '../model/latents';
 import type { DecoderClient } from '../worker/client';
 import { FrameStore, type StoredFrame } from './frames';
-import { describeOptions, toWorkerOptions, type DemoOptions } from './options';
+import type { Resolved } from './fit';
+import { describeDecode, type DemoOptions } from './options';
 import type { DecodeRecord } from './record';
 
 export interface RunOutcome {
@@ -31,15 +32,16 @@ export async function runDecode(
   client: DecoderClient,
   latents: Latents,
   options: DemoOptions,
+  /** what to decode: the worker options and their plan (resolvePlan) */
+  resolved: Resolved,
   label: string,
   hooks: { onStart: (store: FrameStore) => void; onFrame: (f: StoredFrame, store: FrameStore) => void },
 ): Promise<RunOutcome> {
-  const workerOpts = toWorkerOptions(options, latents.shape);
-  const plan = await client.plan(latents.shape, workerOpts);
+  const { worker: workerOpts, plan } = resolved;
   const store = new FrameStore(plan.frames, plan.height, plan.width);
   hooks.onStart(store);
   const record: DecodeRecord = {
-    label: `${label} ${describeOptions(options)}`,
+    label: `${label} ${describeDecode(options, workerOpts, latents.shape)}`,
     options,
     store,
     seconds: 0,

@@ -12,9 +12,11 @@ export interface GpuProbe {
   f16: boolean;
   /** min(maxStorageBufferBindingSize, maxBufferSize): the largest buffer a decode may bind */
   maxBinding: number;
+  /** the adapter's buffer limits (the decoder's device asks for the adapter's maximum): what fitPlan fits to */
+  limits: { maxStorageBufferBindingSize: number; maxBufferSize: number };
 }
 
-const NONE: GpuProbe = { available: false, reason: '', description: 'no WebGPU', fallback: false, f16: false, maxBinding: 0 };
+const NONE: GpuProbe = { available: false, reason: '', description: 'no WebGPU', fallback: false, f16: false, maxBinding: 0, limits: { maxStorageBufferBindingSize: 0, maxBufferSize: 0 } };
 
 export async function probeGpu(): Promise<GpuProbe> {
   const gpu = (navigator as Navigator & { gpu?: GPU }).gpu;
@@ -40,5 +42,6 @@ export async function probeGpu(): Promise<GpuProbe> {
     fallback: Boolean(info.isFallbackAdapter),
     f16: adapter.features.has('shader-f16'),
     maxBinding: Math.min(adapter.limits.maxStorageBufferBindingSize, adapter.limits.maxBufferSize),
+    limits: { maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize, maxBufferSize: adapter.limits.maxBufferSize },
   };
 }

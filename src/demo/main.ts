@@ -2,17 +2,18 @@
 // together. Every decode and every file parse runs in the decoder worker (createDecoder); this file only
 // holds UI state.
 import type { Latents } from '../model/latents';
+import { DecoderError } from '../gpu/errors';
 import { createDecoder, type DecoderClient } from '../worker/client';
-import type { PlanInfo } from '../worker/protocol';
 import { CompareView } from './compare-view';
 import { runDecode } from './decode-run';
 import { byTestId, showText } from './dom';
 import { ExportPanel } from './export-panel';
+import { resolvePlan, type Resolved } from './fit';
 import { formatBytes, formatSeconds, formatShape } from './format';
 import { probeGpu, type GpuProbe } from './gpu-probe';
 import { renderMemoryChart } from './memory-chart';
 import { Messages } from './messages';
-import { applyConstraints, readOptions, toWorkerOptions, writeOptions } from './options';
+import { applyConstraints, initOptions, readOptions, sanitizeOptions, writeOptions } from './options';
 import { checkFit, renderPlan, renderPlanError, type Fit } from './plan-view';
 import { Player } from './player';
 import { Progress } from './progress';
@@ -59,7 +60,7 @@ const player = new Player({
 const compare = new CompareView();
 
 // ---- state ----
-let gpu: GpuProbe = { available: false, reason: '', description: '', fallback: false, f16: false, maxBinding: 0 };
+let gpu: GpuProbe = { available: false, reason: '', description: '', fallback: false, f16: false, maxBinding: 0, limits: { maxStorageBufferBindingSize: 0, maxBufferSize: 0 } };
 let client: DecoderClient | null = null;
 let weightsRef: WeightsRef = { kind: 'default' };
 let latents: Latents | null = null;
@@ -67,9 +68,16 @@ let latentsRef: LatentsRef = { kind: 'default' };
 let latentsName = 'default';
 /** a copy of the last latents file, to parse again when the tensor name changes (latent files are small) */
 let latentsFile: { bytes: Uint8Array; name: string; ref: LatentsRef } | null = null;
-let plan: PlanInfo | null = null;
+/** the options as planned (fitPlan's choice with a budget or a lever on auto); null when planning failed */
+let resolved: Resolved | null = null;
+/** why the options cannot be decoded (no plan fits, a bad field, the planner refused), '' when they can */
+let blocked = '';
+/** the latest replan, awaited by a decode so it runs what the page shows */
+let replanning: Promise<void> = Promise.resolve();
 let fit: Fit = { fits: true, warning: '' };
 let running = false;
+/** a Decode click is waiting for the latest replan */
+let starting = false;
 /** backend of the running decode: the cpu reference decoder runs synchronously in the worker and cannot be cancelled */
 let runningBackend: 'webgpu' | 'cpu' = 'webgpu';
 let cancelRequested = false;
@@ -89,7 +97,8 @@ const exportPanel = new ExportPanel({
 
 function refreshButtons(): void {
   const ready = !!client && !!latents && loading === 0;
-  decodeBtn.disabled = running || !ready;
+  decodeBtn.disabled = running || !ready || blocked !== '';
+  decodeBtn.title = blocked ? `nothing to decode: ${blocked}` : '';
   decodeBtn.textContent = warnedOversize ? 'Decode anyway' : 'Decode';
   cancelBtn.disabled = !running || runningBackend === 'cpu';
   cancelBtn.title = running && runningBackend === 'cpu' ? 'the cpu reference decoder runs in one go inside the worker and cannot be interrupted' : 'stop after the current chunk';
@@ -197,24 +206,49 @@ async function latentsFrom(source: Promise<Loaded>, refOf: (l: Loaded) => Latent
 // ---- options and plan ----
 let planSeq = 0;
 
-async function replan(): Promise<void> {
+function replan(): Promise<void> {
+  replanning = planOptions();
+  return replanning;
+}
+
+/** What the page says when options cannot be planned: fitPlan's 'limits' message ("no plan fits ...") and option problems as they are. */
+function refusal(e: unknown): string {
+  if (e instanceof DecoderError && e.code === 'limits') return `${e.message.charAt(0).toUpperCase()}${e.message.slice(1)}.`;
+  if (e instanceof DecoderError) return `The planner refused these options: ${e.message}`;
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Hold Decode off with a reason ('' lets it go); the status line says so when that changes. */
+function setBlocked(why: string): void {
+  const was = blocked;
+  blocked = why;
+  if (running || !why === !was) return;
+  msg.status(why ? 'these options cannot be decoded: see the predicted GPU memory' : 'ready', 'idle');
+}
+
+async function planOptions(): Promise<void> {
   const opts = applyConstraints(form, { webgpu: gpu.available, f16: gpu.f16, version: client?.model.version ?? null });
   warnedOversize = false;
   refreshButtons();
   if (!client || !latents) return;
   const seq = ++planSeq;
+  planEl.dataset.state = 'planning';
   try {
-    const p = await client.plan(latents.shape, toWorkerOptions(opts, latents.shape));
+    const r = await resolvePlan(client, latents.shape, opts, gpu);
     if (seq !== planSeq) return;
-    plan = p;
-    fit = checkFit(p, gpu, opts.backend);
-    renderPlan(planEl, p, gpu, opts.backend, fit);
+    resolved = r;
+    setBlocked('');
+    fit = checkFit(r.plan, gpu, opts.backend);
+    renderPlan(planEl, r.plan, gpu, opts.backend, fit, r.reason);
+    planEl.dataset.state = 'ready';
     showText(planWarning, fit.warning);
   } catch (e) {
     if (seq !== planSeq) return;
-    plan = null;
+    resolved = null;
+    setBlocked(refusal(e));
     fit = { fits: true, warning: '' };
-    renderPlanError(planEl, `The planner refused these options: ${e instanceof Error ? e.message : String(e)}`);
+    renderPlanError(planEl, blocked);
+    planEl.dataset.state = 'refused';
     showText(planWarning, '');
   }
   refreshButtons();
@@ -222,7 +256,15 @@ async function replan(): Promise<void> {
 
 // ---- decode ----
 async function decode(): Promise<void> {
-  if (!client || !latents || running) return;
+  if (!client || !latents || running || starting) return;
+  starting = true;
+  try {
+    await replanning;
+  } finally {
+    starting = false;
+  }
+  if (!resolved || blocked || running) return;
+  const plan = resolved;
   const opts = readOptions(form);
   if (!fit.fits && !warnedOversize) {
     warnedOversize = true;
@@ -238,7 +280,7 @@ async function decode(): Promise<void> {
   refreshButtons();
   msg.status(opts.backend === 'cpu' ? 'decoding on the cpu (cannot be cancelled)…' : 'decoding…', 'running');
   const n = ++decodes;
-  const { record, error } = await runDecode(client, latents, opts, `#${n}`, {
+  const { record, error } = await runDecode(client, latents, opts, plan, `#${n}`, {
     onStart: (store) => {
       progress.start(store.total);
       player.startLive(store);
@@ -291,7 +333,7 @@ function currentRecipe(forLink: boolean): Recipe {
   let l: LatentsRef = { kind: 'default' };
   if (latentsRef.kind === 'url' && forLink) l = latentsRef;
   else if (latentsRef.kind !== 'default' && latents) l = { kind: 'inline', name: latentsName, shape: latents.shape, f32: f32ToBase64(latents.data) };
-  return { app: 'wan-vae-webgpu demo', version: 1, weights: weightsRef, latents: l, options: readOptions(form), fps: player.fps };
+  return { app: 'wan-vae-webgpu demo', version: 1, weights: weightsRef, latents: l, options: sanitizeOptions(readOptions(form)), fps: player.fps };
 }
 
 async function applyRecipe(r: Recipe, from: string): Promise<void> {
@@ -378,6 +420,8 @@ function wireEvents(): void {
   });
 
   form.addEventListener('change', () => void replan());
+  // number fields replan as they are typed in (their change event waits for blur or enter)
+  for (const el of form.querySelectorAll<HTMLInputElement>('input[type="number"]')) el.addEventListener('input', () => void replan());
   decodeBtn.addEventListener('click', () => void decode());
   cancelBtn.addEventListener('click', () => {
     if (!running || !client) return;
@@ -432,6 +476,7 @@ function wireEvents(): void {
 
 // ---- start ----
 async function start(): Promise<void> {
+  initOptions(form);
   wireEvents();
   msg.status('probing WebGPU…', 'loading');
   gpu = await probeGpu();

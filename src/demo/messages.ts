@@ -7,8 +7,8 @@ export type StatusState = 'idle' | 'loading' | 'running' | 'done' | 'cancelled' 
 
 const HINTS: Partial<Record<DecoderError['code'], string>> = {
   'no-webgpu': 'Try the cpu backend, or a browser with WebGPU.',
-  limits: 'The adapter is too small for this decode: try f16, smaller latents, or (when it lands) spatial tiling.',
-  oom: 'The GPU ran out of memory: try f16 or smaller latents.',
+  limits: 'The adapter is too small for this decode: try tiles, f16, norm fused or smaller latents.',
+  oom: 'The GPU ran out of memory: try tiles, f16, norm fused, a budget, or smaller latents.',
   'device-lost': 'The GPU device was lost: reload the page.',
   unsupported: '',
 };

@@ -1,6 +1,7 @@
-// The planner's prediction before a decode: peak GPU bytes by owner, the output size, and whether the
-// largest buffer fits the adapter's per-binding limit (WebGPU exposes no total-memory figure, so that
-// is the check the page can make; the decoder makes the same one and refuses with a 'limits' error).
+// The planner's prediction before a decode: peak GPU bytes by owner, the output size, what fitPlan
+// chose (with a budget or a lever on auto), and whether the largest buffer fits the adapter's
+// per-binding limit (WebGPU exposes no total-memory figure, so that is the check the page can make; the
+// decoder makes the same one and refuses with a 'limits' error).
 import type { PlanInfo } from '../worker/protocol';
 import { h } from './dom';
 import { formatBytes } from './format';
@@ -20,16 +21,17 @@ export function checkFit(plan: PlanInfo, gpu: GpuProbe, backend: 'webgpu' | 'cpu
     fits: false,
     warning:
       `Will not fit this adapter: the largest buffer is ${formatBytes(plan.largestBufferBytes)}, the adapter binds at most ` +
-      `${formatBytes(gpu.maxBinding)}. Use f16, smaller latents, or (when it lands) spatial tiling.`,
+      `${formatBytes(gpu.maxBinding)}. Use tiles, f16, norm fused, or set tiles to auto to let the planner pick.`,
   };
 }
 
-export function renderPlan(el: HTMLElement, plan: PlanInfo, gpu: GpuProbe, backend: 'webgpu' | 'cpu', fit: Fit): void {
+/** `reason`: fitPlan's choice, null when the options were planned as set. */
+export function renderPlan(el: HTMLElement, plan: PlanInfo, gpu: GpuProbe, backend: 'webgpu' | 'cpu', fit: Fit, reason: string | null): void {
   const max = Math.max(1, ...OWNERS.map((o) => plan.memory[o] ?? 0));
   const rows = OWNERS.map((o) => {
     const bytes = plan.memory[o] ?? 0;
     const meter = h('div', { class: 'meter', style: `width:${(100 * bytes) / max}%;background:${OWNER_COLOR[o]}` });
-    return h('tr', { title: OWNER_HELP[o] }, h('td', {}, o), h('td', { style: 'width:50%' }, meter), h('td', { class: 'num' }, formatBytes(bytes)));
+    return h('tr', { title: OWNER_HELP[o], 'data-owner': o, 'data-bytes': String(bytes) }, h('td', {}, o), h('td', { style: 'width:50%' }, meter), h('td', { class: 'num' }, formatBytes(bytes)));
   });
   const limit = gpu.available
     ? h('span', { class: fit.fits ? 'fit-ok' : 'fit-bad' }, `${fit.fits ? '✓ fits' : '✗ too large'}: largest buffer ${formatBytes(plan.largestBufferBytes)} of ${formatBytes(gpu.maxBinding)} per binding`)
@@ -37,11 +39,12 @@ export function renderPlan(el: HTMLElement, plan: PlanInfo, gpu: GpuProbe, backe
   el.replaceChildren(
     h('div', {}, h('span', { class: 'peak', 'data-testid': 'plan-peak', 'data-bytes': String(plan.plannedPeakGpuBytes) }, formatBytes(plan.plannedPeakGpuBytes)), ' peak GPU memory'),
     h('div', { class: 'hint' }, `${plan.frames} frames of ${plan.width}×${plan.height}`, backend === 'cpu' ? ' · the cpu backend uses no GPU memory; the figures are for webgpu' : ''),
+    ...(reason ? [h('div', { class: 'fit-choice', 'data-testid': 'plan-fit' }, h('b', {}, 'Planner chose: '), reason)] : []),
     h('table', {}, h('tbody', {}, ...rows)),
     h('div', { class: 'hint' }, limit),
   );
 }
 
 export function renderPlanError(el: HTMLElement, message: string): void {
-  el.replaceChildren(h('span', { class: 'fit-bad' }, message));
+  el.replaceChildren(h('span', { class: 'fit-bad', 'data-testid': 'plan-error' }, message));
 }

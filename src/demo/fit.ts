@@ -1,0 +1,54 @@
+// Which plan a decode runs: the options as set, or, when a budget is set or a lever (tiles, precision,
+// norm) is on 'auto', the plan fitPlan (src/runtime/auto.ts, run in the worker) picks to fit the budget
+// and the adapter's limits. The request mirrors the CLI's fitOptions: a lever set to a value is taken
+// as given (fitPlan only checks it), 'auto' is searched (tiles: whole frames, then the fewest tiles;
+// precision: f32, then f16 where the adapter has shader-f16; norm: full, chunked, fused).
+import type { FitRequest } from '../runtime/auto';
+import type { DecoderClient } from '../worker/client';
+import type { PlanInfo, WorkerDecodeOptions } from '../worker/protocol';
+import type { GpuProbe } from './gpu-probe';
+import { optionProblem, tileCore, toWorkerOptions, type DemoOptions } from './options';
+
+/** 'auto' norm: the order fitPlan tries the modes at each tiling, as the CLI's --norm auto (all exact) */
+const AUTO_NORMS: NonNullable<FitRequest['norms']> = ['full', 'chunked', 'fused'];
+
+export interface Resolved {
+  /** what the worker decodes with */
+  worker: WorkerDecodeOptions;
+  plan: PlanInfo;
+  /** fitPlan's one-line reason, null when the options were taken as set */
+  reason: string | null;
+}
+
+export function usesFit(o: DemoOptions): boolean {
+  return o.backend === 'webgpu' && (o.budget !== null || o.tile === 'auto' || o.precision === 'auto' || o.norm === 'auto');
+}
+
+/** The FitRequest for the options (valid ones: see optionProblem) on a latent [z, T, h, w]. */
+export function fitRequest(o: DemoOptions, shape: readonly number[], gpu: GpuProbe): FitRequest {
+  const grid = tileCore(o, shape);
+  return {
+    budget: o.budget === null ? undefined : o.budget * 2 ** 20,
+    limits: gpu.limits,
+    precisions: o.precision !== 'auto' ? [o.precision] : gpu.f16 ? ['f32', 'f16'] : ['f32'],
+    tile: grid ? { th: grid.th, tw: grid.tw } : o.tile === 'auto' ? 'auto' : 'none',
+    tileMode: o.tileMode,
+    tileOrder: o.tileOrder,
+    norms: o.norm === 'auto' ? [...AUTO_NORMS] : [o.norm],
+    normChunk: o.norm === 'chunked' ? o.normChunk : undefined,
+  };
+}
+
+/**
+ * Plan the options: through fitPlan when they ask for it (usesFit), else as set. Throws the option
+ * problem, the planner's refusal, or fitPlan's DecoderError('limits') saying what the smallest plan needs.
+ */
+export async function resolvePlan(client: DecoderClient, shape: [number, number, number, number], o: DemoOptions, gpu: GpuProbe): Promise<Resolved> {
+  const problem = optionProblem(o);
+  if (problem) throw new Error(problem);
+  const base = toWorkerOptions(o, shape);
+  if (!usesFit(o)) return { worker: base, plan: await client.plan(shape, base), reason: null };
+  const f = await client.fit(shape, base, fitRequest(o, shape, gpu));
+  const worker: WorkerDecodeOptions = { ...base, precision: f.options.precision, tile: f.options.tile, norm: f.options.norm, normChunk: f.options.normChunk };
+  return { worker, plan: f.plan, reason: f.reason };
+}

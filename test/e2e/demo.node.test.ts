@@ -1,8 +1,10 @@
 // End-to-end test of the demo page (node project only: it drives a real headless Chromium through
 // playwright-core). Builds the demo with vite into a temp folder, serves it with `vite preview` on
 // 127.0.0.1 (a free port), decodes the embedded default, checks the frame is not blank, exports a
-// video, compares two decodes (cache on vs off), collects console errors and saves
-// docs/screenshot-demo.png. Skips when /usr/bin/chromium is absent outside CI.
+// video, decodes with norm fused (frames match the default), refuses an impossible budget, compares
+// two decodes (cache on vs off, the second with the plan a budget made the planner choose), reloads
+// the page from its recipe link, collects console errors and saves docs/screenshot-demo.png. Skips
+// when /usr/bin/chromium is absent outside CI.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -49,6 +51,21 @@ async function waitDone(page: Page, timeout: number): Promise<void> {
     const error = await page.textContent(tid('error'));
     throw new Error(`decode ended in state ${state}: ${status}; error banner: ${error}`);
   }
+}
+
+/** Wait for the planner view to settle after an option change: its state, planned peak and activation bytes. */
+async function planned(page: Page): Promise<{ state: string; peak: number; activations: number }> {
+  await page.waitForSelector(`${tid('plan')}:not([data-state="planning"])`, { timeout: 30_000 });
+  const state = (await page.getAttribute(tid('plan'), 'data-state')) ?? '';
+  if (state !== 'ready') return { state, peak: NaN, activations: NaN };
+  const peak = Number(await page.getAttribute(tid('plan-peak'), 'data-bytes'));
+  const activations = Number(await page.getAttribute(`${tid('plan')} tr[data-owner="activations"]`, 'data-bytes'));
+  return { state, peak, activations };
+}
+
+/** The compare table's largest max |A−B| over all frame pairs (its last row). */
+async function compareMaxAbs(page: Page): Promise<number> {
+  return Number(await page.locator(`${tid('psnr-table')} tbody tr:last-child td:last-child`).textContent());
 }
 
 describe.skipIf(skip)('demo page (headless Chromium)', () => {
@@ -131,20 +148,93 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
     expect(statSync(file).size).toBeGreaterThan(0);
     await page.waitForSelector(`${tid('export-status')}[data-state="done"]`, { timeout: 30_000 });
 
-    // compare: pin A, decode again with cache off (T frames), expect the PSNR table
+    // norm: pin the default decode as A; fused plans fewer activation bytes (the planner view follows
+    // the select), the chunk size is only editable for chunked, and the fused decode gives the same frames
     await page.click(tid('compare-pin'));
+    const full = await planned(page);
+    expect(full.state).toBe('ready');
+    expect(await page.isDisabled(tid('norm-chunk'))).toBe(true);
+    await page.selectOption(tid('norm'), 'chunked');
+    expect((await planned(page)).state).toBe('ready');
+    expect(await page.isDisabled(tid('norm-chunk'))).toBe(false);
+    await page.fill(tid('norm-chunk'), '0');
+    expect((await planned(page)).state).toBe('refused');
+    expect(await page.isDisabled(tid('decode'))).toBe(true);
+    await page.fill(tid('norm-chunk'), '1000');
+    expect((await planned(page)).state).toBe('ready');
+    await page.selectOption(tid('norm'), 'fused');
+    const fused = await planned(page);
+    // (with the cache on, the embedded default's fused plan keeps more in the cache than it saves in
+    // activations: the peak is not smaller there, the activations are)
+    expect(fused.activations, 'norm fused should plan fewer activation bytes than full').toBeLessThan(full.activations);
+    expect(fused.peak).not.toBe(full.peak);
+    expect(await page.isDisabled(tid('norm-chunk'))).toBe(true);
+    await page.click(tid('decode'));
+    await waitDone(page, 400_000);
+    await page.waitForSelector(`${tid('compare')}:not([hidden])`, { timeout: 30_000 });
+    expect(await page.textContent(tid('compare-labels'))).toMatch(/B: #2 .*norm fused/);
+    expect(await page.locator(`${tid('psnr-table')} tr[data-pair]`).count()).toBe(9);
+    expect(await compareMaxAbs(page), 'norm fused vs full: the frames differ').toBeLessThanOrEqual(1e-5);
+
+    // an impossible budget: the planner says so in the page and Decode stays disabled, also with
+    // tiles and norm on auto (the planner searches and still finds nothing)
+    await page.fill(tid('budget'), '1');
+    expect((await planned(page)).state).toBe('refused');
+    expect(await page.textContent(tid('plan-error'))).toMatch(/no plan fits a budget of 1 MiB.*smallest found needs \d+ MiB/i);
+    expect(await page.isDisabled(tid('decode'))).toBe(true);
+    await page.check(tid('opt-tile-auto'));
+    await page.selectOption(tid('norm'), 'auto');
+    expect((await planned(page)).state).toBe('refused');
+    expect(await page.textContent(tid('plan-error'))).toMatch(/no plan fits a budget of 1 MiB/i);
+    expect(await page.isDisabled(tid('decode'))).toBe(true);
+
+    // compare: decode again with cache off (T frames) and a budget between the fused and the full plan:
+    // the planner picks a smaller norm mode, the view shows its reason and the decode uses it
+    await page.fill(tid('budget'), '');
     await page.check(tid('opt-cache-off'));
-    await page.waitForFunction(() => /3 frames/.test(document.querySelector('[data-testid="plan"]')?.textContent ?? ''), undefined, { timeout: 30_000 });
+    await page.selectOption(tid('norm'), 'full');
+    const offFull = await planned(page);
+    expect(await page.textContent(tid('plan'))).toMatch(/3 frames/);
+    await page.selectOption(tid('norm'), 'fused');
+    const offFused = await planned(page);
+    expect(offFused.peak, 'without the cache norm fused should plan fewer bytes than full').toBeLessThan(offFull.peak);
+    await page.selectOption(tid('norm'), 'auto');
+    const mid = (offFull.peak + offFused.peak) / 2 / 2 ** 20, round = Number(mid.toFixed(1));
+    const between = round * 2 ** 20 > offFused.peak && round * 2 ** 20 < offFull.peak;
+    await page.fill(tid('budget'), between ? String(round) : mid.toFixed(4));
+    const chosen = await planned(page);
+    expect(chosen.state).toBe('ready');
+    expect(chosen.peak).toBeLessThan(offFull.peak);
+    const reason = (await page.textContent(tid('plan-fit'))) ?? '';
+    expect(reason).toMatch(/whole frames, f32, norm (chunked|fused)/);
+    expect(await page.isDisabled(tid('decode'))).toBe(false);
     await page.click(tid('decode'));
     await page.waitForSelector(`${tid('status')}[data-state="running"]`, { timeout: 30_000 }).catch(() => {});
     await waitDone(page, 400_000);
     await page.waitForSelector(`${tid('compare')}:not([hidden])`, { timeout: 30_000 });
     expect(await page.locator(`${tid('psnr-table')} tr[data-pair]`).count()).toBe(3);
+    expect(await page.textContent(tid('compare-labels'))).toMatch(new RegExp(`B: #3 cache off .*norm ${/norm (chunked|fused)/.exec(reason)![1]}.*budget`));
     // show the first decode again in the player for the screenshot's compare pair
     await page.locator(`${tid('psnr-table')} tr[data-pair="1"]`).click();
 
     mkdirSync(dirname(screenshot), { recursive: true });
     await page.screenshot({ path: screenshot, fullPage: true });
+
+    // the recipe link carries the norm mode, the chunk size and the budget
+    const budget = await page.inputValue(tid('budget'));
+    await page.click(tid('copy-link'));
+    await page.waitForFunction(() => location.hash.startsWith('#recipe='), undefined, { timeout: 10_000 });
+    const link = await page.evaluate(() => location.href);
+    const again = await context.newPage();
+    again.on('pageerror', (e) => errors.push(`page error (recipe link): ${e.message}`));
+    await again.goto(link);
+    await again.waitForSelector(`${tid('recipe-status')}:has-text("Recipe from the link applied")`, { timeout: 120_000 });
+    expect(await again.inputValue(tid('norm'))).toBe('auto');
+    expect(await again.inputValue(tid('norm-chunk'))).toBe('1000');
+    expect(await again.inputValue(tid('budget'))).toBe(budget);
+    expect(await again.isChecked(tid('opt-tile-auto'))).toBe(true);
+    expect(await again.isChecked(tid('opt-cache-off'))).toBe(true);
+    expect(await again.textContent(tid('plan-fit'))).toBe(reason);
     await context.close();
     expect(errors).toEqual([]);
   }, 900_000);

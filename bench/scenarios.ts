@@ -104,7 +104,7 @@ function tradeoffScenarios(quick: boolean, frames: number | undefined): MatrixSc
         { ...base, name: 'tradeoffs/wan2.1-dim16-48x64', model: model('2.1', 16, 16), latent: [4, 6, 8], switches: tradeoffSwitches('3x4'), repeats: 1, note: 'golden wan21-small size, generated weights' },
         { ...base, name: 'tradeoffs/wan2.2-dim16-80x96', model: model('2.2', 16, 48), latent: [3, 5, 6], switches: { ...tradeoffSwitches('3x3'), cache: ['on'] }, repeats: 1, note: 'golden wan22-small size, generated weights; cache off is refused for Wan2.2' },
       ]
-    : [{ ...base, name: 'tradeoffs/wan2.1-dim96-480x832', model: WAN21, latent: [frames ?? 3, 60, 104], switches: tradeoffSwitches('30x26'), repeats: 1 }];
+    : [{ ...base, name: 'tradeoffs/wan2.1-dim96-480x832', model: WAN21, latent: [frames ?? 3, 60, 104], switches: tradeoffSwitches('30x26'), repeats: 1, probe: false }];
 }
 
 function coldScenarios(quick: boolean): DecodeScenario[] {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The H200 measurements of the README (run through the `device` tool on a bare GPU machine, see
 # ../shared/gpu/README.md): carry .gpu-bundle, dist (npm run build:cli) and out/bench
-# (npx vite build --config bench/vite.node.config.ts); results go to $OUT.
+# (npm run bench:node -- --help builds it); results go to $OUT. Sections (each fits one 10-minute call):
+#   bash scripts/h200-run.sh decodes   81-frame CLI decodes: whole / budgets / norm modes / Wan2.2
+#   bash scripts/h200-run.sh bench     kernels (conv3d incl. fused-norm rows, attention) and the tradeoffs table
 set -u
 source .gpu-bundle/boot.sh >/dev/null
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$OUT/gpu.txt" 2>&1
@@ -12,10 +14,20 @@ d() { # one decode with official-shape generated weights; last stdout line is it
   echo "{\"args\":\"$*\",\"rc\":$?,\"wall\":$((SECONDS - t0)),\"result\":$(tail -1 /tmp/d.log | grep '^{' || echo null)}" >> "$OUT/decode.jsonl"
   tail -2 /tmp/d.log
 }
-d --synthetic 2.1 --latent-size 21x60x104 --tile none
-d --synthetic 2.1 --latent-size 21x60x104 --budget 1536
-d --synthetic 2.1 --latent-size 21x60x104 --precision f16 --tile none
-d --synthetic 2.1 --latent-size 21x60x104 --precision f16 --budget 768
-TMO=170 d --synthetic 2.2 --latent-size 31x44x80 --tile none
-timeout 120 node out/bench/bench-node.mjs --only conv3d,attention --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 > "$OUT/bench.log" 2>&1
-tail -5 "$OUT/bench.log"
+case "${1:-decodes}" in
+  decodes)
+    L=--synthetic\ 2.1\ --latent-size\ 21x60x104
+    d $L --tile none --norm full
+    d $L --tile none --norm fused
+    d $L --tile none --norm chunked
+    d $L --budget 1536
+    d $L --precision f16 --budget 768
+    d $L --precision f16 --tile none --norm fused
+    ;;
+  bench)
+    timeout 200 node out/bench/bench-node.mjs --only conv3d,attention --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 > "$OUT/bench-kernels.log" 2>&1
+    tail -3 "$OUT/bench-kernels.log"
+    timeout 360 node out/bench/bench-node.mjs --only tradeoffs --frames 5 --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 > "$OUT/bench-tradeoffs.log" 2>&1
+    tail -3 "$OUT/bench-tradeoffs.log"
+    ;;
+esac

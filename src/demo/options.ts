@@ -1,8 +1,8 @@
 // The options form: read and write the decoder switches, and disable the ones this adapter or model
 // cannot use (with a note saying why). Tiles are chosen as a grid; the tile core in latent pixels
-// follows from the latent size. 'auto' (tiles, precision, norm) and the budget are resolved by fitPlan
-// (fit.ts), as the CLI's --tile/--precision/--norm auto and --budget are.
-import { DEFAULT_NORM_CHUNK } from '../runtime/planner';
+// follows from the latent size. 'auto' (tiles, precision, norm, tile store) and the budget are resolved
+// by fitPlan (fit.ts), as the CLI's --tile/--precision/--norm/--tile-store auto and --budget are.
+import { DEFAULT_NORM_CHUNK } from '../runtime/graph';
 import type { WorkerDecodeOptions } from '../worker/protocol';
 
 export interface DemoOptions {
@@ -15,6 +15,11 @@ export interface DemoOptions {
   tile: 'none' | '2x2' | '3x3' | '4x4' | 'auto';
   tileMode: 'exact' | 'blend';
   tileOrder: 'tile-major' | 'frame-major';
+  /**
+   * tile-major only: where the latent-rate output of every latent frame waits for the tiles ('gpu': a GPU
+   * buffer; 'cpu': host memory, one chunk's window uploaded before each tile run; 'auto' = fitPlan: gpu, else cpu)
+   */
+  tileStore: 'auto' | 'gpu' | 'cpu';
   /** where RMS_norm results live (all exact); 'auto' = fitPlan tries full, chunked, fused */
   norm: 'full' | 'chunked' | 'fused' | 'auto';
   /** pixels per norm dispatch with norm 'chunked' (as read from the form: may be invalid, see optionProblem) */
@@ -31,6 +36,7 @@ export const DEFAULT_OPTIONS: DemoOptions = {
   tile: 'none',
   tileMode: 'exact',
   tileOrder: 'tile-major',
+  tileStore: 'auto',
   norm: 'full',
   normChunk: DEFAULT_NORM_CHUNK,
   budget: null,
@@ -46,6 +52,7 @@ const CHOICES: { [K in ChoiceName]: readonly DemoOptions[K][] } = {
   tile: ['none', '2x2', '3x3', '4x4', 'auto'],
   tileMode: ['exact', 'blend'],
   tileOrder: ['tile-major', 'frame-major'],
+  tileStore: ['auto', 'gpu', 'cpu'],
   norm: ['full', 'chunked', 'fused', 'auto'],
 };
 
@@ -147,6 +154,11 @@ export function applyConstraints(form: HTMLFormElement, caps: Capabilities): Dem
   set('precision', 'auto', cpu, 'f32', 'The CPU backend computes in f32 only.');
   set('cache', 'off', caps.version === '2.2', 'on', 'Cache off is Wan2.1 only: the official Wan2.2 code fails without the cache.');
   for (const t of ['2x2', '3x3', '4x4', 'auto']) set('tile', t, cpu, 'none', 'Tiles apply to the webgpu backend.');
+  // the store exists with tiles in tile-major order only (the select keeps its value while disabled)
+  const tiled = readOptions(form);
+  const store = choice(form, 'tileStore') as HTMLSelectElement;
+  store.disabled = tiled.tile === 'none' || tiled.tileOrder !== 'tile-major';
+  if (tiled.tile !== 'none' && tiled.tileOrder !== 'tile-major') notes.tileStore = 'Frame-major order keeps no store: every tile keeps its own cache instead.';
   const norm = choice(form, 'norm') as HTMLSelectElement;
   norm.disabled = cpu;
   if (cpu) notes.norm = 'Norm modes apply to the webgpu backend (the CPU reference normalises as PyTorch does).';
@@ -159,8 +171,8 @@ export function applyConstraints(form: HTMLFormElement, caps: Capabilities): Dem
 
 /**
  * What the worker gets for the options as set: RGBA frames for display, no whole-video copy at the end
- * (frames are kept here). Levers on 'auto' are left out (fitPlan fills them in, fit.ts). `shape` is the
- * latent [z, T, h, w]: a grid of ny x nx tiles has cores of ceil(h/ny) x ceil(w/nx).
+ * (frames are kept here). Levers on 'auto' (the tile store's included) are left out (fitPlan fills them
+ * in, fit.ts). `shape` is the latent [z, T, h, w]: a grid of ny x nx tiles has cores of ceil(h/ny) x ceil(w/nx).
  */
 export function toWorkerOptions(o: DemoOptions, shape: readonly number[]): WorkerDecodeOptions {
   const out: WorkerDecodeOptions = { cache: o.cache, backend: o.backend, latentStats: o.latentStats, rgba: true, collect: false };
@@ -173,11 +185,23 @@ export function toWorkerOptions(o: DemoOptions, shape: readonly number[]): Worke
   return out;
 }
 
-/** The tile core (latent px) of a chosen grid, null for whole frames or 'auto'. */
+/** Whether the tile store applies (tiles in tile-major order on the webgpu backend). */
+export function hasStore(o: DemoOptions): boolean {
+  return o.backend === 'webgpu' && o.tile !== 'none' && o.tileOrder === 'tile-major';
+}
+
+/** The tile-major stores fitPlan may use, in order of preference (the CLI's --tile-store: auto = gpu, else cpu). */
+export function storeChoices(o: DemoOptions): ('gpu' | 'cpu')[] {
+  return o.tileStore === 'auto' ? ['gpu', 'cpu'] : [o.tileStore];
+}
+
+/** The tile core (latent px) of a chosen grid (with the store when one is set), null for whole frames or 'auto'. */
 export function tileCore(o: DemoOptions, shape: readonly number[]): WorkerDecodeOptions['tile'] | null {
   if (o.tile === 'none' || o.tile === 'auto') return null;
   const [ny, nx] = o.tile.split('x').map(Number) as [number, number];
-  return { th: Math.ceil(shape[2]! / ny), tw: Math.ceil(shape[3]! / nx), mode: o.tileMode, order: o.tileOrder };
+  const tile: NonNullable<WorkerDecodeOptions['tile']> = { th: Math.ceil(shape[2]! / ny), tw: Math.ceil(shape[3]! / nx), mode: o.tileMode, order: o.tileOrder };
+  if (hasStore(o) && o.tileStore !== 'auto') tile.store = o.tileStore;
+  return tile;
 }
 
 /** A short label of what a decode ran with (the worker options after fitPlan), for the compare view. */
@@ -186,7 +210,7 @@ export function describeDecode(o: DemoOptions, w: WorkerDecodeOptions, shape: re
   if (o.latentStats === 'none') parts.push('stats none');
   if (o.backend === 'webgpu') {
     if (w.norm && w.norm !== 'full') parts.push(`norm ${w.norm}${w.norm === 'chunked' ? ` ${w.normChunk} px` : ''}`);
-    if (w.tile) parts.push(`${Math.ceil(shape[2]! / w.tile.th)}x${Math.ceil(shape[3]! / w.tile.tw)} tiles ${w.tile.mode} ${w.tile.order}`);
+    if (w.tile) parts.push(`${Math.ceil(shape[2]! / w.tile.th)}x${Math.ceil(shape[3]! / w.tile.tw)} tiles ${w.tile.mode} ${w.tile.order}${w.tile.store === 'cpu' ? ' store cpu' : ''}`);
     if (o.budget !== null) parts.push(`budget ${o.budget} MiB`);
   }
   return parts.join(' · ');

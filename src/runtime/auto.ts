@@ -86,6 +86,6 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
     'limits',
     `no plan fits${r.budget !== undefined ? ` a budget of ${mib(r.budget)}` : ''} with bindings of at most ${mib(lim)}: the smallest found needs ${mib(smallest!.memory.total)} ` +
       `(largest binding ${mib(smallest!.largestBinding)}; ${smallest!.opts.tile ? `${smallest!.tiles!.length} tiles` : 'whole frames'}, ${smallest!.opts.precision}, ${normText(smallest!)})` +
-      `${r.precisions.includes('f16') ? '' : '; f16 storage would halve it'}${norms.includes('fused') ? '' : '; --norm fused would drop the normalised tensors'}`,
+      `${r.precisions.includes('f16') ? '' : '; f16 storage (where the adapter offers shader-f16) would halve it'}${norms.includes('fused') ? '' : "; norm 'fused' would drop the normalised tensors"}`,
   );
 }

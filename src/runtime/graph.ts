@@ -21,6 +21,9 @@ export type ChunkKind = 'first' | 'steady' | 'nocache';
  * planner aliases them; else a separate tensor as 'full'); 'fused' only a per-pixel inverse RMS is written
  * (one extra row of the input tensor) and the next conv applies x·inv·gamma (+ SiLU) while loading.
  */
+/** --norm-chunk default: 64 Ki pixels (a 480x832 frame in 7 dispatches) */
+export const DEFAULT_NORM_CHUNK = 65536;
+
 export interface NormMode {
   mode: 'full' | 'chunked' | 'fused';
   /** pixels per dispatch in 'chunked' mode */

@@ -5,7 +5,7 @@
 import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
 import { packedConvWeightLength } from '../kernels/conv3d';
-import { buildPrograms, type ChunkKind, type ConvStep, type NormMode, type Program, type Step, type TilePlan, type View } from './graph';
+import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type ConvStep, type NormMode, type Program, type Step, type TilePlan, type View } from './graph';
 import { makeTiles, tileOverhead, type Tile } from './tiling';
 
 export type Precision = 'f32' | 'f16';
@@ -47,8 +47,7 @@ export interface PlanOptions {
   normChunk?: number;
 }
 
-/** --norm-chunk default: 64 Ki pixels (a 480x832 frame in 7 dispatches) */
-export const DEFAULT_NORM_CHUNK = 65536;
+export { DEFAULT_NORM_CHUNK } from './graph';
 
 export interface Slot {
   index: number;

@@ -26,18 +26,30 @@ const CONV_ANCHORS: [number, number, number][] = [
 function convScenarios(quick: boolean): KernelScenario[] {
   // quick: the same layers with channels and both spatial sides divided by 8 (same FLOP ratios)
   const d = quick ? 8 : 1;
-  // each shape plain and with --norm fused (NORM=1: RMS_norm + SiLU applied while loading the operands)
-  return CONV_ANCHORS.flatMap(([c, h, w]) => [0, 1].map((norm) => ({
-    name: `conv3d/${c / d}ch-${Math.ceil(h / d)}x${Math.ceil(w / d)}${norm ? '-fused-norm' : ''}`,
+  // each shape plain and with --norm fused (NORM=1: RMS_norm + SiLU applied while loading the operands),
+  // and on tensor cores (conv3d-mma, f16; skipped without subgroup matrices; checked against conv3d)
+  const mma = CONV_ANCHORS.flatMap(([c, h, w]) => [0, 1].map((norm): KernelScenario => ({
+    name: `conv3d/${c / d}ch-${Math.ceil(h / d)}x${Math.ceil(w / d)}-mma${norm ? '-fused-norm' : ''}`,
     group: 'conv3d',
-    kernel: 'conv3d' as const,
+    kernel: 'conv3dMma',
     shape: { cin: c / d, cout: c / d, h: Math.ceil(h / d), w: Math.ceil(w / d), tap0: 0 },
     overrides: { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: norm, SILU: norm },
-    elems: ['f32', 'f16'] as KernelScenario['elems'],
+    elems: ['f16'],
+    runs: quick ? 6 : 50,
+    warmup: quick ? 1 : 5,
+    note: 'tensor cores (subgroup matrices); extra.maxAbsVsPortable: against conv3d on the same inputs',
+  })));
+  return [...mma, ...CONV_ANCHORS.flatMap(([c, h, w]) => [0, 1].map((norm): KernelScenario => ({
+    name: `conv3d/${c / d}ch-${Math.ceil(h / d)}x${Math.ceil(w / d)}${norm ? '-fused-norm' : ''}`,
+    group: 'conv3d',
+    kernel: 'conv3d',
+    shape: { cin: c / d, cout: c / d, h: Math.ceil(h / d), w: Math.ceil(w / d), tap0: 0 },
+    overrides: { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: norm, SILU: norm },
+    elems: ['f32', 'f16'],
     runs: quick ? 6 : 50,
     warmup: quick ? 1 : 5,
     note: `${quick ? `ANCHORS shape ${c}ch ${h}x${w} / 8` : 'ANCHORS layer shape'}${norm ? '; norm folded into the operand loads' : ''}`,
-  })));
+  })))];
 }
 
 function normAttnScenarios(quick: boolean): KernelScenario[] {

@@ -4,6 +4,7 @@
 # (npm run bench:node -- --help builds it); results go to $OUT. Sections (each fits one 10-minute call):
 #   bash scripts/h200-run.sh decodes   81-frame CLI decodes: whole / budgets / norm modes / Wan2.2
 #   bash scripts/h200-run.sh bench     kernels (conv3d incl. fused-norm rows, attention) and the tradeoffs table
+#   bash scripts/h200-run.sh mma       tensor-core conv rows (checked against the portable conv) and decodes
 set -u
 source .gpu-bundle/boot.sh >/dev/null
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$OUT/gpu.txt" 2>&1
@@ -23,6 +24,15 @@ case "${1:-decodes}" in
     d $L --budget 1536
     d $L --precision f16 --budget 768
     d $L --precision f16 --tile none --norm fused
+    ;;
+  mma)
+    # tensor cores (conv3d-mma): kernel rows checked against the portable conv, then whole decodes
+    timeout 200 node out/bench/bench-node.mjs --only conv3d --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200-mma > "$OUT/bench-mma.log" 2>&1
+    grep -E "mma|failed|Error" "$OUT/bench-mma.log" | cut -c1-400 | head -30
+    L=--synthetic\ 2.1\ --latent-size\ ${T:-21}x60x104
+    d $L --tile none --precision f16 --tensor-cores off && mv /tmp/v.npy /tmp/portable.npy
+    d $L --tile none --precision f16 --tensor-cores on && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/compare.jsonl"
+    d $L --tile none --precision f16 --norm fused --tensor-cores on && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/compare.jsonl"
     ;;
   bench)
     timeout 200 node out/bench/bench-node.mjs --only conv3d,attention --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 > "$OUT/bench-kernels.log" 2>&1

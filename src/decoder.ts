@@ -30,6 +30,8 @@ export interface DecodeOptions {
   /** where RMS_norm results live: 'full' (default, a separate tensor), 'chunked' (in place, normChunk px per dispatch), 'fused' (folded into the next conv) */
   norm?: NormMode['mode'];
   normChunk?: number;
+  /** tensor cores for the convs where the device offers them (subgroup matrices) and precision is f16; default true */
+  tensorCores?: boolean;
   signal?: AbortSignal;
   onFrame?: (f: Frame) => void;
 }
@@ -43,7 +45,7 @@ export interface DecodeResult {
   seconds: number;
   backend: 'webgpu' | 'cpu';
   adapter: string;
-  options: { cache: 'on' | 'off'; precision: Precision; norm: NormMode['mode']; normChunk: number | null; latentStats: string; tile: TileOption | null };
+  options: { cache: 'on' | 'off'; precision: Precision; norm: NormMode['mode']; normChunk: number | null; latentStats: string; tile: TileOption | null; tensorCores: boolean };
   /** measured by the arena (GPU only) */
   peakGpuBytes?: number;
   plannedPeakGpuBytes?: number;
@@ -52,7 +54,7 @@ export interface DecodeResult {
 
 export class WanVaeDecoder {
   readonly cfg: DecoderConfig;
-  private device: Promise<{ device: GPUDevice; description: string; info: DecoderDevice['info']; f16: boolean }> | null = null;
+  private device: Promise<{ device: GPUDevice; description: string; info: DecoderDevice['info']; f16: boolean; mma: { subgroupSize: number } | null }> | null = null;
   private gpu: { key: string; dec: GpuDecoder } | null = null;
 
   /** `gpu`: an existing device to decode on (default: request one on first GPU decode). */
@@ -85,7 +87,7 @@ export class WanVaeDecoder {
   private async gpuDevice() {
     this.device ??= (this.gpuIn ? Promise.resolve(this.gpuIn) : requestDecoderDevice({ wantF16: true })).then((d) => {
       const i = d.info;
-      return { device: d.device, description: [i.vendor, i.architecture, i.description].filter(Boolean).join(' / ') || 'unknown adapter', info: i, f16: d.f16 };
+      return { device: d.device, description: [i.vendor, i.architecture, i.description].filter(Boolean).join(' / ') || 'unknown adapter', info: i, f16: d.f16, mma: d.mma ?? null };
     });
     return this.device;
   }
@@ -117,7 +119,7 @@ export class WanVaeDecoder {
       opts.onFrame?.(f);
     };
     const t0 = performance.now();
-    const result: DecodeResult = { video, frames, height: H, width: W, seconds: 0, backend, adapter: 'cpu (reference)', options: { cache, precision, norm, normChunk, latentStats: statsName, tile: opts.tile ?? null } };
+    const result: DecodeResult = { video, frames, height: H, width: W, seconds: 0, backend, adapter: 'cpu (reference)', options: { cache, precision, norm, normChunk, latentStats: statsName, tile: opts.tile ?? null, tensorCores: false } };
     if (backend === 'cpu') {
       if (precision !== 'f32') throw new DecoderError('bad-input', 'the CPU backend computes in f32/f64 only: precision f16 needs the webgpu backend');
       let index = 0;
@@ -136,11 +138,13 @@ export class WanVaeDecoder {
     } else {
       const p = this.plan(latents.shape, opts);
       const d = await this.gpuDevice();
-      const key = JSON.stringify([latents.shape, cache, precision, norm, normChunk, opts.rgba ?? false, opts.tile ?? null]);
+      const mma = opts.tensorCores !== false && precision === 'f16' && d.mma ? d.mma : null;
+      result.options.tensorCores = !!mma;
+      const key = JSON.stringify([latents.shape, cache, precision, norm, normChunk, opts.rgba ?? false, opts.tile ?? null, !!mma]);
       if (this.gpu?.key !== key) {
         this.gpu?.dec.dispose();
         this.gpu = null;
-        this.gpu = { key, dec: await GpuDecoder.create(d.device, p, this.weights, { tuning: conv3dTuningFor(d.info) }) };
+        this.gpu = { key, dec: await GpuDecoder.create(d.device, p, this.weights, { tuning: conv3dTuningFor(d.info), mma }) };
       }
       await this.gpu.dec.decode(input, place, opts.signal);
       result.adapter = d.description;

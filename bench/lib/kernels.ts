@@ -4,6 +4,8 @@
 import { DecoderError } from '../../src/gpu/errors';
 import { encodeParams, pipelineKey, resolveOverrides, type AnyKernelDef, type Elem, type PipelineCache } from '../../src/gpu/kernel';
 import { conv3dTuning, kernels, packedConvWeightLength } from '../../src/kernels/index';
+import { conv3dMma } from '../../src/kernels/conv3d-mma';
+import { fromHalf } from '../../src/runtime/f16';
 import { storageBytes } from '../../src/runtime/f16';
 import { PassTimer } from './gpu-timer';
 import { describeError, spread } from './stats';
@@ -21,6 +23,8 @@ export interface KernelContext {
   f16: boolean;
   /** CPU adapter: the decoder's `cpu` conv tiling, else `gpu` */
   cpuAdapter: boolean;
+  /** tensor cores (subgroup matrices) on this device: conv3dMma rows run, else they are skipped */
+  mma?: { subgroupSize: number } | null;
   runs?: number;
 }
 
@@ -28,11 +32,12 @@ export interface KernelContext {
 function layout(s: KernelScenario): { def: AnyKernelDef; sizes: number[]; params: Record<string, number> } {
   const p = s.shape;
   switch (s.kernel) {
+    case 'conv3dMma':
     case 'conv3d': {
       // NORM=1 (--norm fused): every frame carries its inverse-RMS row
       const frame = (p.cin! + (s.overrides?.NORM ? 1 : 0)) * p.h! * p.w!;
       const params = { x_off: 0, prev2_off: 0, prev1_off: frame, res_off: 0, y_off: 0, tap0: 0, ...p };
-      return { def: kernels.conv3d, sizes: [frame, 2 * frame, packedConvWeightLength(p.cout!, p.cin!, 3, 3), p.cout!, 4, p.cout! * p.h! * p.w!, p.cin!], params };
+      return { def: s.kernel === 'conv3dMma' ? conv3dMma : kernels.conv3d, sizes: [frame, 2 * frame, packedConvWeightLength(p.cout!, p.cin!, 3, 3), p.cout!, 4, p.cout! * p.h! * p.w!, p.cin!], params };
     }
     case 'rmsNorm':
       return { def: kernels.rmsNorm, sizes: [p.c! * p.hw!, p.c!, p.c! * p.hw!], params: { x_off: 0, y_off: 0, p0: 0, np: p.hw!, ...p } };
@@ -60,12 +65,13 @@ function randomBuffer(device: GPUDevice, elems: number, elem: Elem, label: strin
 /** One kernel scenario at one storage type. */
 async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promise<Result> {
   const { def, sizes, params } = layout(s);
-  const tuning = s.kernel === 'conv3d' ? (ctx.cpuAdapter ? conv3dTuning.cpu : conv3dTuning.gpu) : {};
+  const tuning: Record<string, number> = s.kernel === 'conv3d' ? (ctx.cpuAdapter ? conv3dTuning.cpu : conv3dTuning.gpu) : s.kernel === 'conv3dMma' ? { SG: ctx.mma?.subgroupSize ?? 32 } : {};
   const ov = resolveOverrides(def, { ...tuning, ...s.overrides });
   const runs = ctx.runs ?? s.runs;
   const base: Result = { name: `${s.name}/${elem}`, group: s.group, status: 'ok', params: { ...s.shape, elem, overrides: ov, runs, warmup: s.warmup }, key: '' };
   base.key = `${base.name}|${pipelineKey(def, ov, elem)}|${JSON.stringify(s.shape)}`;
   if (elem === 'f16' && !ctx.f16) return { ...base, status: 'skipped', error: "no 'shader-f16' on this adapter" };
+  if (s.kernel === 'conv3dMma' && !ctx.mma) return { ...base, status: 'skipped', error: "no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 on this adapter" };
   const { device } = ctx;
   const owned: GPUBuffer[] = [];
   const timer = new PassTimer(device);
@@ -93,7 +99,9 @@ async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promi
     const fit = Math.max(MIN_RUNS, Math.floor(CASE_BUDGET_MS / Math.max(1e-3, warm[warm.length - 1]!)));
     const ms = spread(await timer.time(Math.min(runs, fit), encode));
     const cost = def.cost(params, ov, elem);
-    return { ...base, timing: timer.source, ms, gflops: cost.flops / (ms.median * 1e6), gbps: cost.bytes / (ms.median * 1e6), extra: { dispatch: JSON.stringify(counts), flops: cost.flops, bytes: cost.bytes } };
+    const extra: Record<string, number | string> = { dispatch: JSON.stringify(counts), flops: cost.flops, bytes: cost.bytes };
+    if (s.kernel === 'conv3dMma') Object.assign(extra, await againstPortable(ctx, def, bufs, params, ov, elem));
+    return { ...base, timing: timer.source, ms, gflops: cost.flops / (ms.median * 1e6), gbps: cost.bytes / (ms.median * 1e6), extra };
   } catch (e) {
     return { ...base, status: 'failed', error: describeError(e) };
   } finally {
@@ -102,6 +110,62 @@ async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promi
     timer.dispose();
     for (const b of owned) b.destroy();
     if (v || m) throw new DecoderError(m ? 'oom' : 'validation', `${s.name}/${elem}: ${(v ?? m)!.message}`);
+  }
+}
+
+/** Reads `n` elements of a storage buffer as floats. */
+async function readFloats(device: GPUDevice, buf: GPUBuffer, n: number, elem: Elem): Promise<Float32Array> {
+  const bytes = Math.ceil((n * (elem === 'f16' ? 2 : 4)) / 4) * 4;
+  const st = device.createBuffer({ size: bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const enc = device.createCommandEncoder();
+  enc.copyBufferToBuffer(buf, 0, st, 0, bytes);
+  device.queue.submit([enc.finish()]);
+  await st.mapAsync(GPUMapMode.READ);
+  const raw = st.getMappedRange().slice(0);
+  st.destroy();
+  return elem === 'f32' ? new Float32Array(raw, 0, n) : Float32Array.from(new Uint16Array(raw, 0, n), fromHalf);
+}
+
+/**
+ * The tensor-core conv's output (in bufs[5], from the timed runs) against the portable conv3d (GPU
+ * tuning) on the same inputs: max |err| and NMSE, so a benchmark row also proves the kernel right.
+ */
+async function againstPortable(ctx: KernelContext, def: AnyKernelDef, bufs: GPUBuffer[], params: Record<string, number>, ov: Record<string, number>, elem: Elem) {
+  const { device } = ctx;
+  const n = params.cout! * params.h! * params.w!;
+  const got = await readFloats(device, bufs[5]!, n, elem);
+  const ref = kernels.conv3d as AnyKernelDef;
+  const pick = (k: string) => ov[k] ?? 0;
+  const rov = resolveOverrides(ref, { ...conv3dTuning.gpu, KT: pick('KT'), KS: pick('KS'), UP: pick('UP'), HAS_RES: pick('HAS_RES'), NORM: pick('NORM'), SILU: pick('SILU') });
+  const y = device.createBuffer({ size: bufs[5]!.size, usage: STORAGE() });
+  const uni = device.createBuffer({ size: 256, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+  try {
+    const data = encodeParams(ref, params);
+    device.queue.writeBuffer(uni, 0, data);
+    const pipeline = await ctx.cache.get(ref, rov, elem);
+    const g0 = device.createBindGroup({ layout: ctx.cache.bindGroupLayout(ref), entries: bufs.map((b, i) => ({ binding: i, resource: { buffer: i === 5 ? y : b } })) });
+    const g1 = device.createBindGroup({ layout: ctx.cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uni, size: data.byteLength } }] });
+    const enc = device.createCommandEncoder();
+    const pass = enc.beginComputePass();
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, g0);
+    pass.setBindGroup(1, g1, [0]);
+    pass.dispatchWorkgroups(...ref.dispatch(params, rov));
+    pass.end();
+    device.queue.submit([enc.finish()]);
+    const want = await readFloats(device, y, n, elem);
+    let maxAbs = 0, se = 0, ss = 0;
+    for (let i = 0; i < n; i++) {
+      const d = got[i]! - want[i]!;
+      maxAbs = Math.max(maxAbs, Math.abs(d));
+      se += d * d;
+      ss += want[i]! * want[i]!;
+    }
+    void def;
+    return { maxAbsVsPortable: maxAbs, nmseVsPortable: se / Math.max(ss, 1e-30) };
+  } finally {
+    y.destroy();
+    uni.destroy();
   }
 }
 

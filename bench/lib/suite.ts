@@ -60,7 +60,7 @@ export async function runSuite(cfg: SuiteConfig, runtime: 'chromium' | 'node', l
   const env = describeEnv(gpu, cfg, runtime);
   log(`adapter ${env.machine}: ${JSON.stringify(env.adapter)}; device features ${env.deviceFeatures.join(' ')}; timing ${env.timestampNote}`);
   const cpuAdapter = env.adapter.isFallbackAdapter || /llvmpipe|lavapipe|swiftshader/i.test(`${env.adapter.description} ${env.adapter.device} ${env.adapter.architecture}`);
-  const ctx = { gpu, device: gpu.device, cache: new PipelineCache(gpu.device), f16: gpu.f16, cpuAdapter, runs: cfg.runs };
+  const ctx = { gpu, device: gpu.device, cache: new PipelineCache(gpu.device), f16: gpu.f16, cpuAdapter, runs: cfg.runs, mma: gpu.mma ?? null };
   for (const s of list.filter((x) => x.group !== 'cold')) {
     const ts = now();
     let rows: Result[];

@@ -25,7 +25,7 @@ interface Base {
 
 export interface KernelScenario extends Base {
   group: 'conv3d' | 'rms-norm' | 'attention';
-  kernel: 'conv3d' | 'rmsNorm' | 'attention';
+  kernel: 'conv3d' | 'conv3dMma' | 'rmsNorm' | 'attention';
   /** kernel params (offsets are filled in by the runner) */
   shape: Record<string, number>;
   overrides?: Record<string, number>;

@@ -1,13 +1,14 @@
 // Which plan a decode runs: the options as set, or, when a budget is set or a lever (tiles, precision,
-// norm) is on 'auto', the plan fitPlan (src/runtime/auto.ts, run in the worker) picks to fit the budget
-// and the adapter's limits. The request mirrors the CLI's fitOptions: a lever set to a value is taken
-// as given (fitPlan only checks it), 'auto' is searched (tiles: whole frames, then the fewest tiles;
-// precision: f32, then f16 where the adapter has shader-f16; norm: full, chunked, fused).
+// norm, the tile-major store) is on 'auto', the plan fitPlan (src/runtime/auto.ts, run in the worker)
+// picks to fit the budget and the adapter's limits. The request mirrors the CLI's fitOptions: a lever
+// set to a value is taken as given (fitPlan only checks it), 'auto' is searched (tiles: whole frames,
+// then the fewest tiles; precision: f32, then f16 where the adapter has shader-f16; norm: full,
+// chunked, fused; store: gpu, then cpu).
 import type { FitRequest } from '../runtime/auto';
 import type { DecoderClient } from '../worker/client';
 import type { PlanInfo, WorkerDecodeOptions } from '../worker/protocol';
 import type { GpuProbe } from './gpu-probe';
-import { optionProblem, tileCore, toWorkerOptions, type DemoOptions } from './options';
+import { hasStore, optionProblem, storeChoices, tileCore, toWorkerOptions, type DemoOptions } from './options';
 
 /** 'auto' norm: the order fitPlan tries the modes at each tiling, as the CLI's --norm auto (all exact) */
 const AUTO_NORMS: NonNullable<FitRequest['norms']> = ['full', 'chunked', 'fused'];
@@ -21,7 +22,7 @@ export interface Resolved {
 }
 
 export function usesFit(o: DemoOptions): boolean {
-  return o.backend === 'webgpu' && (o.budget !== null || o.tile === 'auto' || o.precision === 'auto' || o.norm === 'auto');
+  return o.backend === 'webgpu' && (o.budget !== null || o.tile === 'auto' || o.precision === 'auto' || o.norm === 'auto' || (hasStore(o) && o.tileStore === 'auto'));
 }
 
 /** The FitRequest for the options (valid ones: see optionProblem) on a latent [z, T, h, w]. */
@@ -34,6 +35,7 @@ export function fitRequest(o: DemoOptions, shape: readonly number[], gpu: GpuPro
     tile: grid ? { th: grid.th, tw: grid.tw } : o.tile === 'auto' ? 'auto' : 'none',
     tileMode: o.tileMode,
     tileOrder: o.tileOrder,
+    stores: storeChoices(o),
     norms: o.norm === 'auto' ? [...AUTO_NORMS] : [o.norm],
     normChunk: o.norm === 'chunked' ? o.normChunk : undefined,
   };

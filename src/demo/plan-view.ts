@@ -1,5 +1,5 @@
-// The planner's prediction before a decode: peak GPU bytes by owner, the output size, what fitPlan
-// chose (with a budget or a lever on auto), and whether the largest buffer fits the adapter's
+// The planner's prediction before a decode: peak GPU bytes by owner, the host memory a CPU tile store
+// takes, the output size, what fitPlan chose (with a budget or a lever on auto), and whether the largest buffer fits the adapter's
 // per-binding limit (WebGPU exposes no total-memory figure, so that is the check the page can make; the
 // decoder makes the same one and refuses with a 'limits' error).
 import type { PlanInfo } from '../worker/protocol';
@@ -21,7 +21,7 @@ export function checkFit(plan: PlanInfo, gpu: GpuProbe, backend: 'webgpu' | 'cpu
     fits: false,
     warning:
       `Will not fit this adapter: the largest buffer is ${formatBytes(plan.largestBufferBytes)}, the adapter binds at most ` +
-      `${formatBytes(gpu.maxBinding)}. Use tiles, f16, norm fused, or set tiles to auto to let the planner pick.`,
+      `${formatBytes(gpu.maxBinding)}. Use tiles (tile-major with store cpu keeps the largest one in CPU memory), f16, norm fused, or set tiles to auto to let the planner pick.`,
   };
 }
 
@@ -38,6 +38,16 @@ export function renderPlan(el: HTMLElement, plan: PlanInfo, gpu: GpuProbe, backe
     : h('span', { class: 'muted' }, `largest buffer ${formatBytes(plan.largestBufferBytes)} (no adapter to check against)`);
   el.replaceChildren(
     h('div', {}, h('span', { class: 'peak', 'data-testid': 'plan-peak', 'data-bytes': String(plan.plannedPeakGpuBytes) }, formatBytes(plan.plannedPeakGpuBytes)), ' peak GPU memory'),
+    ...(plan.hostStoreBytes > 0
+      ? [
+          h(
+            'div',
+            { class: 'host-store', 'data-testid': 'plan-host', 'data-bytes': String(plan.hostStoreBytes), title: OWNER_HELP.store },
+            `+ ${formatBytes(plan.hostStoreBytes)} in CPU memory`,
+            h('span', { class: 'muted' }, ' (the tile store: the GPU holds one chunk of it, uploaded before each tile)'),
+          ),
+        ]
+      : []),
     h('div', { class: 'hint' }, `${plan.frames} frames of ${plan.width}×${plan.height}`, backend === 'cpu' ? ' · the cpu backend uses no GPU memory; the figures are for webgpu' : ''),
     ...(reason ? [h('div', { class: 'fit-choice', 'data-testid': 'plan-fit' }, h('b', {}, 'Planner chose: '), reason)] : []),
     h('table', {}, h('tbody', {}, ...rows)),

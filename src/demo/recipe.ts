@@ -1,6 +1,7 @@
-// Recipes: what reproduces a result. Options (norm mode, chunk size and budget included; fields a
-// recipe lacks take their defaults), the latents (inline as base64 f32, or where they came
-// from) and where the weights came from, saved as a JSON file or put in the URL hash (#recipe=...).
+// Recipes: what reproduces a result. Options (norm mode, chunk size, tile store and budget included;
+// fields a recipe lacks take their defaults, so older recipes get tile store auto), the latents (inline
+// as base64 f32, or where they came from) and where the weights came from, saved as a JSON file or put
+// in the URL hash (#recipe=...).
 // Weights are never inlined (hundreds of MB); a file-picked model is recorded by name only.
 import { sanitizeOptions, type DemoOptions } from './options';
 

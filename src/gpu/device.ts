@@ -2,6 +2,7 @@
 // sizes (buffers, bindings, workgroups), `shader-f16` when present and wanted, `timestamp-query` when
 // present (benchmarks), and `device.lost` / `uncapturederror` wiring. The caller owns the device.
 import { DecoderError } from './errors';
+import { subgroupMatrixSupport } from '../kernels/conv3d-mma';
 
 export interface DecoderDeviceInfo {
   vendor: string;
@@ -15,6 +16,12 @@ export interface DecoderDevice {
   adapter: GPUAdapter;
   /** true when the device has `shader-f16`: storage may then be f16 (Elem = 'f16'). */
   f16: boolean;
+  /**
+   * Tensor cores through `chromium-experimental-subgroup-matrix` (16x16x16 f16 -> f32; Dawn with
+   * allow_unsafe_apis, or Chrome with the experimental flags): conv3d-mma can run, one subgroup of
+   * `subgroupSize` invocations per workgroup. Absent elsewhere: the portable kernels run.
+   */
+  mma?: { subgroupSize: number };
   info: DecoderDeviceInfo;
 }
 
@@ -69,6 +76,12 @@ export async function requestDecoderDevice(opts: RequestDecoderDeviceOptions = {
   const requiredFeatures: GPUFeatureName[] = [];
   if (f16) requiredFeatures.push('shader-f16');
   if (adapter.features.has('timestamp-query')) requiredFeatures.push('timestamp-query');
+  const sgm = subgroupMatrixSupport(adapter as unknown as Parameters<typeof subgroupMatrixSupport>[0]);
+  const mma = f16 && sgm.ok;
+  if (mma) {
+    requiredFeatures.push('chromium-experimental-subgroup-matrix' as GPUFeatureName);
+    if (adapter.features.has('subgroups')) requiredFeatures.push('subgroups' as GPUFeatureName);
+  }
 
   let device: GPUDevice;
   try {
@@ -79,7 +92,7 @@ export async function requestDecoderDevice(opts: RequestDecoderDeviceOptions = {
     });
   }
   wireDevice(device);
-  return { device, adapter, f16, info: adapterInfo(adapter) };
+  return { device, adapter, f16, info: adapterInfo(adapter), ...(mma ? { mma: { subgroupSize: sgm.subgroupSize } } : {}) };
 }
 
 function adapterInfo(adapter: GPUAdapter): DecoderDeviceInfo {

@@ -20,7 +20,7 @@ const USAGE = `usage:
                  [--backend webgpu|cpu] [--cache on|off] [--precision f32|f16|auto]
                  [--norm full|chunked|fused|auto] [--norm-chunk PIXELS]
                  [--tile none|auto|HxW] [--tile-mode exact|blend] [--tile-order tile-major|frame-major]
-                 [--tile-store gpu|cpu|auto] [--budget MiB] [--dawn-flags a,b] [--json]
+                 [--tile-store gpu|cpu|auto] [--budget MiB] [--tensor-cores on|off] [--dawn-flags a,b] [--json]
       Without --weights/--latents: decodes the embedded default (a generated Wan2.1-architecture
       decoder, dim 16, and a generated 16x3x8x8 latent).
   wan-vae plan --vae 2.1|2.2 --size HxW --frames N [--cache on|off] [--precision f32|f16|auto]
@@ -131,7 +131,7 @@ function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on' | 'off
 }
 
 async function decodeCmd(argv: string[]): Promise<number> {
-  const a = parseArgs(argv, ['weights', 'latents', 'latents-key', 'latent-stats', 'out', 'backend', 'synthetic', 'latent-size', 'dawn-flags', ...PLAN_FLAGS], ['json']);
+  const a = parseArgs(argv, ['weights', 'latents', 'latents-key', 'latent-stats', 'out', 'backend', 'synthetic', 'latent-size', 'dawn-flags', 'tensor-cores', ...PLAN_FLAGS], ['json']);
   const backend = choice(a, 'backend', ['webgpu', 'cpu'] as const, 'webgpu');
   if (!!a.weights !== !!a.latents) throw new DecoderError('bad-input', 'pass both --weights and --latents, or neither (embedded default)');
   if (a.synthetic !== undefined && a.weights) throw new DecoderError('bad-input', '--synthetic replaces --weights/--latents: pass one or the other');
@@ -168,7 +168,8 @@ async function decodeCmd(argv: string[]): Promise<number> {
     if (!(await dec.hasF16())) req.precisions = req.precisions.filter((p) => p === 'f32');
     if (!req.precisions.length) throw new DecoderError('unsupported', "--precision f16 needs the WebGPU feature 'shader-f16', which this adapter does not offer");
     const fit = fitPlan(dec.cfg, { frames: latents.shape[1], h: latents.shape[2], w: latents.shape[3], cache }, req);
-    opts = { ...opts, cache, precision: fit.plan.opts.precision, tile: fit.plan.opts.tile, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk };
+    const tensorCores = choice(a, 'tensor-cores', ['on', 'off'] as const, 'on') === 'on';
+    opts = { ...opts, cache, precision: fit.plan.opts.precision, tile: fit.plan.opts.tile, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk, tensorCores };
     reason = fit.reason;
   } else {
     const cache = choice(a, 'cache', ['on', 'off'] as const, 'on');

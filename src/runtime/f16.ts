@@ -33,3 +33,13 @@ export function storageBytes(data: Float32Array, elem: 'f32' | 'f16'): Uint8Arra
   for (let i = 0; i < data.length; i++) out[i] = toHalf(data[i]!);
   return new Uint8Array(out.buffer);
 }
+
+/** The float value of IEEE half bits `h` (subnormals, infinities and NaN included). */
+export function fromHalf(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const e = (h >>> 10) & 0x1f;
+  const m = h & 0x3ff;
+  if (e === 0) return sign * m * 2 ** -24;
+  if (e === 0x1f) return m ? NaN : sign * Infinity;
+  return sign * (1 + m / 1024) * 2 ** (e - 15);
+}

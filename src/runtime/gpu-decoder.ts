@@ -5,6 +5,7 @@
 import { DecoderError } from '../gpu/errors';
 import { encodeParams, PipelineCache, type AnyKernelDef, type Elem } from '../gpu/kernel';
 import { conv3dTuning, packConvWeight } from '../kernels/conv3d';
+import { conv3dMma } from '../kernels/conv3d-mma';
 import { kernels } from '../kernels/index';
 import { invMaxFor } from '../kernels/rms-norm';
 import type { Weights } from '../model/weights';
@@ -53,6 +54,8 @@ export class GpuDecoder {
     readonly device: GPUDevice,
     readonly plan: Plan,
     private readonly tuning: Record<string, number>,
+    /** tensor cores: conv steps run conv3d-mma (f16 plans only) with this subgroup size */
+    private readonly mma: { subgroupSize: number } | null = null,
   ) {
     this.arena = new Arena(device);
     this.elem = plan.opts.precision;
@@ -61,11 +64,14 @@ export class GpuDecoder {
 
   /** Allocates everything the plan lists, uploads the weights and compiles every pipeline. */
   /** `tuning`: conv3d tiling overrides for the adapter (conv3dTuningFor(info)); default the CPU-adapter tuning. */
-  static async create(device: GPUDevice, plan: Plan, weights: Weights, opts: { tuning?: Record<string, number> } = {}): Promise<GpuDecoder> {
+  /** `mma`: run the convs on tensor cores (conv3d-mma; needs f16 storage and the device's subgroup-matrix feature). */
+  static async create(device: GPUDevice, plan: Plan, weights: Weights, opts: { tuning?: Record<string, number>; mma?: { subgroupSize: number } | null } = {}): Promise<GpuDecoder> {
     checkLimits(plan, device.limits);
     if (plan.opts.precision === 'f16' && !device.features.has('shader-f16'))
       throw new DecoderError('unsupported', "f16 storage needs the WebGPU feature 'shader-f16', which this adapter does not offer: use precision f32");
-    const d = new GpuDecoder(device, plan, opts.tuning ?? conv3dTuning.cpu);
+    if (opts.mma && plan.opts.precision !== 'f16')
+      throw new DecoderError('unsupported', 'tensor cores (conv3d-mma) multiply f16 operands: they need precision f16');
+    const d = new GpuDecoder(device, plan, opts.tuning ?? conv3dTuning.cpu, opts.mma ?? null);
     device.pushErrorScope('out-of-memory');
     device.pushErrorScope('validation');
     let failure: unknown = null;
@@ -136,7 +142,9 @@ export class GpuDecoder {
     switch (s.kind) {
       case 'conv': {
         const res = s.res ? (this.inPlace(pp, s.res, s.y) ? 2 : 1) : 0;
-        return { def: kernels.conv3d, overrides: { KT: s.kt, KS: s.ks, UP: s.up, HAS_RES: res, NORM: s.norm ? 1 : 0, SILU: s.norm?.silu ? 1 : 0, ...this.tuning } };
+        const common = { KT: s.kt, KS: s.ks, UP: s.up, HAS_RES: res, NORM: s.norm ? 1 : 0, SILU: s.norm?.silu ? 1 : 0 };
+        if (this.mma) return { def: conv3dMma, overrides: { ...common, SG: this.mma.subgroupSize } };
+        return { def: kernels.conv3d, overrides: { ...common, ...this.tuning } };
       }
       case 'norm':
         return { def: kernels.rmsNorm, overrides: { SILU: s.silu ? 1 : 0, STATS: s.stats ? 1 : 0, INPLACE: !s.stats && this.inPlace(pp, s.x, s.y) ? 1 : 0, INV_MAX: invMaxFor(this.elem) } };

@@ -28,7 +28,16 @@ function need(): WanVaeDecoder {
 }
 
 function planInfo(p: Plan): PlanInfo {
-  return { plannedPeakGpuBytes: p.memory.total, memory: { ...p.memory }, frames: p.framesOut, height: p.height, width: p.width, largestBufferBytes: p.largestBuffer };
+  return {
+    plannedPeakGpuBytes: p.memory.total,
+    memory: { ...p.memory },
+    frames: p.framesOut,
+    height: p.height,
+    width: p.width,
+    largestBufferBytes: p.largestBuffer,
+    storeWhere: p.storeWhere,
+    hostStoreBytes: p.hostStoreBytes,
+  };
 }
 
 const api = {
@@ -53,7 +62,7 @@ const api = {
   },
 
   /**
-   * fitPlan: the tiles, precision and norm mode that fit `req` (budget and adapter limits) for a latent
+   * fitPlan: the tiles (with their store), precision and norm mode that fit `req` (budget and adapter limits) for a latent
    * [z, T, h, w] decoded with `opts` (cache, rgba); a 'limits' error says what the smallest plan needs.
    */
   fit(shape: [number, number, number, number], opts: WorkerDecodeOptions, req: FitRequest): Promise<Wrapped<FitInfo>> {

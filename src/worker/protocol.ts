@@ -21,6 +21,10 @@ export interface PlanInfo {
   height: number;
   width: number;
   largestBufferBytes: number;
+  /** tile-major tiling: where the latent-rate store lives (null: no store) */
+  storeWhere: 'gpu' | 'cpu' | null;
+  /** bytes of host (CPU) memory the store takes ('cpu' store; 0 otherwise): not in the GPU figures */
+  hostStoreBytes: number;
 }
 
 export interface WorkerDecodeOptions {

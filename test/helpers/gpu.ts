@@ -4,7 +4,7 @@
 import { requestDecoderDevice, type DecoderDevice } from '../../src/gpu/device';
 import { PipelineCache, runKernel, type Elem, type KernelDef } from '../../src/gpu/kernel';
 import { isCI } from './env';
-import { toHalf } from '../../src/runtime/f16';
+import { fromHalf, toHalf } from '../../src/runtime/f16';
 
 export interface TestGpu extends DecoderDevice {
   cache: PipelineCache;
@@ -30,14 +30,7 @@ export function getTestDevice(): Promise<TestGpu | null> {
 /** IEEE half bits of one float (round to nearest even; overflow to ±inf): the runtime's own conversion. */
 export const f32ToF16Bits = toHalf;
 
-export function f16BitsToF32(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const e = (h >>> 10) & 0x1f;
-  const m = h & 0x3ff;
-  if (e === 0) return sign * m * 2 ** -24;
-  if (e === 0x1f) return m ? NaN : sign * Infinity;
-  return sign * (1 + m / 1024) * 2 ** (e - 15);
-}
+export const f16BitsToF32 = fromHalf;
 
 /** Values rounded to what `elem` storage keeps (identity for f32). */
 export function roundToElem(data: Float32Array, elem: Elem): Float32Array {

@@ -62,8 +62,9 @@ const api = {
   },
 
   /**
-   * fitPlan: the tiles (with their store), precision and norm mode that fit `req` (budget and adapter limits) for a latent
-   * [z, T, h, w] decoded with `opts` (cache, rgba); a 'limits' error says what the smallest plan needs.
+   * fitPlan: the tiles (with their store), precision and norm mode that fit `req` (budget and adapter
+   * limits) for a latent [z, T, h, w] decoded with `opts` (cache, rgba); a 'limits' error says what the
+   * smallest plan needs.
    */
   fit(shape: [number, number, number, number], opts: WorkerDecodeOptions, req: FitRequest): Promise<Wrapped<FitInfo>> {
     return wrap(() => {

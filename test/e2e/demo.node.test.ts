@@ -3,8 +3,9 @@
 // 127.0.0.1 (a free port), decodes the embedded default, checks the frame is not blank, exports a
 // video, decodes with norm fused (frames match the default), refuses an impossible budget, compares
 // two decodes (cache on vs off, the second with the plan a budget made the planner choose), reloads
-// the page from its recipe link, collects console errors and saves docs/screenshot-demo.png. Skips
-// when /usr/bin/chromium is absent outside CI.
+// the page from its recipe link, decodes the cache-off latents again in 2x2 tiles with the store in
+// CPU memory (frames match the whole-frame decode), collects console errors and saves
+// docs/screenshot-demo.png. Skips when /usr/bin/chromium is absent outside CI.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -220,7 +221,11 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
     mkdirSync(dirname(screenshot), { recursive: true });
     await page.screenshot({ path: screenshot, fullPage: true });
 
-    // the recipe link carries the norm mode, the chunk size and the budget
+    // the recipe link carries the norm mode, the chunk size, the budget and the tile store (cpu: with
+    // tiles on auto the planner still picks whole frames, no store)
+    await page.selectOption(tid('tile-store'), 'cpu');
+    expect((await planned(page)).state).toBe('ready');
+    expect(await page.textContent(tid('plan-fit'))).toBe(reason);
     const budget = await page.inputValue(tid('budget'));
     await page.click(tid('copy-link'));
     await page.waitForFunction(() => location.hash.startsWith('#recipe='), undefined, { timeout: 10_000 });
@@ -232,9 +237,33 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
     expect(await again.inputValue(tid('norm'))).toBe('auto');
     expect(await again.inputValue(tid('norm-chunk'))).toBe('1000');
     expect(await again.inputValue(tid('budget'))).toBe(budget);
+    expect(await again.inputValue(tid('tile-store'))).toBe('cpu');
     expect(await again.isChecked(tid('opt-tile-auto'))).toBe(true);
     expect(await again.isChecked(tid('opt-cache-off'))).toBe(true);
     expect(await again.textContent(tid('plan-fit'))).toBe(reason);
+    await again.close();
+
+    // tile store: selectable with tiles in tile-major order only; store cpu puts the host bytes in the
+    // planner view and gives the frames of whole frames: pin the cache-off decode (#3) as A and decode it
+    // again in 2x2 exact tiles, norm full (cache off keeps this decode short: 3 frames)
+    await page.click(tid('compare-pin'));
+    await page.fill(tid('budget'), '');
+    await page.selectOption(tid('norm'), 'full');
+    await page.check(tid('opt-tile-none'));
+    expect(await page.isDisabled(tid('tile-store'))).toBe(true);
+    await page.check(tid('opt-tile-2x2'));
+    await page.check(tid('opt-frame-major'));
+    expect(await page.isDisabled(tid('tile-store'))).toBe(true);
+    await page.check(tid('opt-tile-major'));
+    expect(await page.isDisabled(tid('tile-store'))).toBe(false);
+    expect(await page.inputValue(tid('tile-store'))).toBe('cpu');
+    expect((await planned(page)).state).toBe('ready');
+    expect(await page.textContent(tid('plan-host'))).toMatch(/^\+ [\d.]+ (B|KiB|MiB) in CPU memory/);
+    expect(Number(await page.getAttribute(tid('plan-host'), 'data-bytes'))).toBeGreaterThan(0);
+    await page.click(tid('decode'));
+    await waitDone(page, 400_000);
+    expect(await page.textContent(tid('compare-labels'))).toMatch(/A: #3 cache off .*B: #4 cache off .*2x2 tiles exact tile-major store cpu/);
+    expect(await compareMaxAbs(page), 'tiles with a CPU store vs whole frames: the frames differ').toBeLessThanOrEqual(1e-5);
     await context.close();
     expect(errors).toEqual([]);
   }, 900_000);

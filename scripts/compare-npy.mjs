@@ -7,9 +7,11 @@ import { readFileSync } from 'node:fs';
 function readNpy(path) {
   const b = readFileSync(path);
   if (b.toString('latin1', 1, 6) !== 'NUMPY') throw new Error(`${path}: not a .npy file`);
-  const hlen = b[8] === 1 ? b.readUInt16LE(8 + 2) : b.readUInt32LE(8 + 2);
-  const start = (b[8] === 1 ? 10 : 12) + hlen;
-  const header = b.toString('latin1', b[8] === 1 ? 10 : 12, start);
+  // magic (6 bytes), major, minor, header length (2 bytes in v1, 4 in v2/v3), header, data
+  const v1 = b[6] === 1;
+  const hlen = v1 ? b.readUInt16LE(8) : b.readUInt32LE(8);
+  const start = (v1 ? 10 : 12) + hlen;
+  const header = b.toString('latin1', v1 ? 10 : 12, start);
   if (!/'descr':\s*'<f4'/.test(header)) throw new Error(`${path}: expected float32 (<f4), header ${header.trim()}`);
   const shape = /'shape':\s*\(([^)]*)\)/.exec(header)[1].split(',').filter((s) => s.trim()).map(Number);
   const data = new Float32Array(b.buffer.slice(b.byteOffset + start, b.byteOffset + b.length));

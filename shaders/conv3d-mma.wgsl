@@ -3,11 +3,15 @@
 // bindings, params, overrides (KT, KS, UP, HAS_RES, NORM, SILU), layouts and results as conv3d.wgsl; f16
 // storage only (Elem = f16: the executor picks this kernel for f16 plans on adapters with the feature).
 // Implicit GEMM: M = cout, N = h*w pixels, K = cin per tap, taps outermost. One workgroup = one subgroup
-// (matrix load/store offsets must be workgroup-uniform) computing a BM x BN = 64 x 64 output block as
+// (matrix load/store offsets must be workgroup-uniform: Dawn on the H200 rejects offsets derived from
+// local_invocation_index / SG with "'subgroupMatrixStore' requires argument 1 to be uniform", and
+// diagnostic(off, subgroup_uniformity) does not lift it, so subgroups cannot split a block) computing a BM x BN = 64 x 64 output block as
 // 4 x 4 result matrices. Per K step of BK = 32 channels of one tap, the subgroup stages the weights
 // [BK][BM] and the gathered operands [BK][BN] (padding zero, nearest-2x read in place, cache frames,
 // optional norm + SiLU applied as in conv3d.wgsl) in workgroup memory as f16, then multiplies 2 x 16
 // matrix pairs. The epilogue goes through a 16x16 f32 tile in workgroup memory (bias, residual, bounds).
+// Measured on the H200 (2026-11-30): correct (NMSE 1e-9 against conv3d) but 10-11 TFLOP/s, half the
+// portable f32 conv: 32 invocations stage 4096 operands per 32 matrix products, so the gathers dominate.
 enable chromium_experimental_subgroup_matrix;
 alias Elem = f32;
 

@@ -30,7 +30,10 @@ export interface DecodeOptions {
   /** where RMS_norm results live: 'full' (default, a separate tensor), 'chunked' (in place, normChunk px per dispatch), 'fused' (folded into the next conv) */
   norm?: NormMode['mode'];
   normChunk?: number;
-  /** tensor cores for the convs where the device offers them (subgroup matrices) and precision is f16; default true */
+  /**
+   * tensor cores for the convs (conv3d-mma) where the device offers subgroup matrices and precision is
+   * f16. Default false: correct, but slower than the portable conv today (README, H200 numbers).
+   */
   tensorCores?: boolean;
   signal?: AbortSignal;
   onFrame?: (f: Frame) => void;
@@ -138,7 +141,7 @@ export class WanVaeDecoder {
     } else {
       const p = this.plan(latents.shape, opts);
       const d = await this.gpuDevice();
-      const mma = opts.tensorCores !== false && precision === 'f16' && d.mma ? d.mma : null;
+      const mma = opts.tensorCores === true && precision === 'f16' && d.mma ? d.mma : null;
       result.options.tensorCores = !!mma;
       const key = JSON.stringify([latents.shape, cache, precision, norm, normChunk, opts.rgba ?? false, opts.tile ?? null, !!mma]);
       if (this.gpu?.key !== key) {

@@ -4,6 +4,7 @@
 // encodeParams' layout and pipelineKey's normalisation.
 import { describe, expect, it } from 'vitest';
 import { encodeParams, pipelineKey, shaderSource, type AnyKernelDef } from '../../src/gpu/kernel';
+import { conv3dMma } from '../../src/kernels/conv3d-mma';
 import { kernels } from '../../src/kernels/index';
 
 interface Reflection {
@@ -31,7 +32,7 @@ function reflect(wgsl: string): Reflection {
           return { name: name!, type: type! };
         })
     : [];
-  const overrides = [...code.matchAll(/^\s*override\s+(\w+)\s*:\s*\w+\s*=\s*([0-9.]+)/gm)].map((m) => [m[1]!, Number(m[2])] as const);
+  const overrides = [...code.matchAll(/^\s*override\s+(\w+)\s*:\s*\w+\s*=\s*([0-9.]+(?:e[+-]?\d+)?)/gm)].map((m) => [m[1]!, Number(m[2])] as const);
   return {
     bindings,
     uniform: u ? { group: Number(u[1]), binding: Number(u[2]), type: u[3]! } : null,
@@ -40,7 +41,8 @@ function reflect(wgsl: string): Reflection {
   };
 }
 
-const defs = Object.entries(kernels) as [string, AnyKernelDef][];
+// conv3dMma is not in `kernels` (it needs the subgroup-matrix feature) but shares the same contract
+const defs = [...Object.entries(kernels), ['conv3dMma', conv3dMma]] as [string, AnyKernelDef][];
 
 describe('KernelDef matches WGSL', () => {
   it.each(defs)('%s', (_n, def) => {
@@ -52,7 +54,8 @@ describe('KernelDef matches WGSL', () => {
     expect(r.params).toEqual(def.params.map((p) => ({ name: p.name, type: p.type })));
     expect(Object.fromEntries(r.overrides)).toEqual(def.overrides);
     expect(def.wgsl).toMatch(/^alias Elem = f32;$/m);
-    expect(def.wgsl).not.toMatch(/^\s*enable /m);
+    // the only extension a kernel may enable itself: subgroup matrices (conv3d-mma); f16 comes from shaderSource
+    expect(def.wgsl.replace(/^enable chromium_experimental_subgroup_matrix;$/m, '')).not.toMatch(/^\s*enable /m);
     expect(shaderSource(def, 'f16')).toMatch(/^enable f16;\nalias Elem = f16;$/m);
     expect(def.wgsl).toMatch(/@compute @workgroup_size\([^)]*\)\s*fn main\(/);
   });
@@ -74,7 +77,7 @@ describe('encodeParams / pipelineKey', () => {
     expect(() => encodeParams(kernels.attention, { c: 1.5, n: 1, scale: 1 })).toThrow(/integer/);
   });
   it('keys include defaults, sorted; unknown overrides are refused', () => {
-    expect(pipelineKey(kernels.rmsNorm, { SILU: 1 }, 'f16')).toBe('rms-norm|f16|SILU=1,WG=64');
+    expect(pipelineKey(kernels.rmsNorm, { SILU: 1 }, 'f16')).toBe('rms-norm|f16|INPLACE=0,INV_MAX=3e+38,SILU=1,STATS=0,WG=64');
     expect(pipelineKey(kernels.rmsNorm, {}, 'f32')).toBe(pipelineKey(kernels.rmsNorm, { SILU: 0 }, 'f32'));
     expect(() => pipelineKey(kernels.rmsNorm, { SILLU: 1 }, 'f32')).toThrow(/unknown override/);
   });

@@ -2,6 +2,8 @@
 // frames one chunk at a time (one command buffer per program run), streaming frames as they complete.
 // Lifetimes: weights, rings, slots, store, io, staging and uniforms live as long as the decoder (arena);
 // ring counters are per decode (tile rings restart at every tile in tile-major order).
+// Pipelining: two readback staging buffers; program run i+1 is encoded and submitted before the frames
+// of run i are mapped and placed, so the GPU works while the CPU reads back, assembles and encodes.
 import { DecoderError } from '../gpu/errors';
 import { encodeParams, PipelineCache, type AnyKernelDef, type Elem } from '../gpu/kernel';
 import { conv3dTuning, packConvWeight } from '../kernels/conv3d';
@@ -43,7 +45,9 @@ export class GpuDecoder {
   private readonly hostStore: Uint8Array<ArrayBuffer>[] = [];
   private outBuf!: GPUBuffer;
   private rgbaBuf!: GPUBuffer;
-  private stagingBuf!: GPUBuffer;
+  /** two readback buffers, alternating between program runs (run i+1 is submitted while run i is read) */
+  private stagingBufs: GPUBuffer[] = [];
+  private flip = 0;
   private uniformBuf!: GPUBuffer;
   private dummy!: GPUBuffer;
   private paramsGroup!: GPUBindGroup;
@@ -124,7 +128,8 @@ export class GpuDecoder {
     this.rgbaBuf = p.outRgbaElems ? this.arena.create('io', 'output rgba', p.outRgbaElems * 4, storageUsage()) : (null as unknown as GPUBuffer);
     this.dummy = this.arena.create('io', 'unused binding', 4, storageUsage());
     this.rgbaBuf ??= this.dummy;
-    this.stagingBuf = this.arena.create('staging', 'readback', (p.outElems + p.outRgbaElems) * 4, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
+    for (const k of [0, 1])
+      this.stagingBufs.push(this.arena.create('staging', `readback ${k}`, (p.outElems + p.outRgbaElems) * 4, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST));
     this.uniformBuf = this.arena.create('uniforms', 'params', p.maxDispatches * p.uniformStride, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
   }
 
@@ -305,19 +310,46 @@ export class GpuDecoder {
     const emit = (i: number, n: number) => {
       for (let f = 0; f < n; f++) onFrame(asm.take(firstFrame(i) + f));
     };
-    if (p.opts.tile?.order !== 'tile-major') {
-      for (let i = 0; i < T; i++) {
-        check();
-        const prog = p.programs[kindOf(i)]![0]!;
-        await this.run(prog, i, latentFrame(i), asm, firstFrame(i));
-        emit(i, prog.prog.framesOut);
+    // the readback of the previous run, finished (frames placed, then emitted) after the next is submitted
+    let pending: { placed: Promise<void>; after: () => void } | null = null;
+    const flush = async () => {
+      const q = pending;
+      pending = null;
+      if (q) {
+        await q.placed;
+        q.after();
       }
-      return;
+    };
+    const submit = async (placed: Promise<void>, after: () => void) => {
+      placed.catch(() => undefined); // observed by flush; avoids an unhandled rejection meanwhile
+      await flush();
+      pending = { placed, after };
+    };
+    try {
+      if (p.opts.tile?.order !== 'tile-major') {
+        for (let i = 0; i < T; i++) {
+          check();
+          const prog = p.programs[kindOf(i)]![0]!;
+          await submit((await this.run(prog, i, latentFrame(i), asm, firstFrame(i))).placed, () => emit(i, prog.prog.framesOut));
+        }
+        return await flush();
+      }
+      await this.tileMajor(T, kindOf, latentFrame, asm, firstFrame, check, emit, submit);
+      await flush();
+    } finally {
+      if (pending) await (pending as { placed: Promise<void> }).placed.catch(() => undefined);
     }
-    // tile-major: the latent-rate part of every chunk first (into the store), then tile by tile
+  }
+
+  /** Tile-major order: the latent-rate part of every chunk first (into the store), then tile by tile. */
+  private async tileMajor(
+    T: number, kindOf: (i: number) => ChunkKind, latentFrame: (i: number) => Float32Array, asm: FrameAssembler, firstFrame: (i: number) => number,
+    check: () => void, emit: (i: number, n: number) => void, submit: (placed: Promise<void>, after: () => void) => Promise<void>,
+  ): Promise<void> {
+    const p = this.plan;
     for (let i = 0; i < T; i++) {
       check();
-      await this.run(p.programs[kindOf(i)]![0]!, i, latentFrame(i), asm, firstFrame(i));
+      await (await this.run(p.programs[kindOf(i)]![0]!, i, latentFrame(i), asm, firstFrame(i))).placed;
     }
     const nTiles = p.tiles!.length;
     for (let j = 0; j < nTiles; j++) {
@@ -329,14 +361,19 @@ export class GpuDecoder {
       for (let i = 0; i < T; i++) {
         check();
         const prog = p.programs[kindOf(i)]![1 + j]!;
-        await this.run(prog, i, null, asm, firstFrame(i));
-        if (j === nTiles - 1) emit(i, prog.prog.framesOut);
+        await submit((await this.run(prog, i, null, asm, firstFrame(i))).placed, () => {
+          if (j === nTiles - 1) emit(i, prog.prog.framesOut);
+        });
       }
     }
   }
 
-  /** Encode, submit and read back one program run for chunk `chunk`; places its output regions. */
-  private async run(pp: ProgramPlan, chunk: number, latentFrame: Float32Array | null, asm: FrameAssembler, firstFrame: number): Promise<void> {
+  /**
+   * Encode and submit one program run for chunk `chunk`. Resolves once submitted (after the 'cpu' store
+   * readback, which the next runs need) with a promise that resolves when its output regions are read
+   * back and placed (uses one of the two staging buffers: at most one run may be unread at a time).
+   */
+  private async run(pp: ProgramPlan, chunk: number, latentFrame: Float32Array | null, asm: FrameAssembler, firstFrame: number): Promise<{ placed: Promise<void> }> {
     const p = this.plan;
     const list = this.encoded.get(pp.prog)!;
     if (latentFrame) this.device.queue.writeBuffer(this.latentBuf, 0, storageBytes(latentFrame, this.elem));
@@ -392,26 +429,33 @@ export class GpuDecoder {
     (pass as GPUComputePassEncoder | null)?.end();
     const outputs = pp.prog.steps.filter((s): s is OutputStep => s.kind === 'output');
     const rgbBytes = pp.prog.outElems * 4, rgbaBytes = p.outRgbaElems ? pp.prog.outRgbaElems * 4 : 0;
-    if (rgbBytes) enc.copyBufferToBuffer(this.outBuf, 0, this.stagingBuf, 0, rgbBytes);
-    if (rgbaBytes) enc.copyBufferToBuffer(this.rgbaBuf, 0, this.stagingBuf, p.outElems * 4, rgbaBytes);
+    const staging = this.stagingBufs[this.flip]!;
+    if (rgbBytes) {
+      this.flip ^= 1;
+      enc.copyBufferToBuffer(this.outBuf, 0, staging, 0, rgbBytes);
+    }
+    if (rgbaBytes) enc.copyBufferToBuffer(this.rgbaBuf, 0, staging, p.outElems * 4, rgbaBytes);
     this.device.queue.submit([enc.finish()]);
     if (hostStore && pp.prog.steps.some((s) => s.kind === 'store')) {
       await this.storeStaging!.mapAsync(GPUMapMode.READ);
       this.hostStore[chunk] = new Uint8Array(this.storeStaging!.getMappedRange().slice(0));
       this.storeStaging!.unmap();
     }
-    if (!rgbBytes) return this.device.queue.onSubmittedWorkDone();
-    await this.stagingBuf.mapAsync(GPUMapMode.READ);
-    try {
-      const rgb = new Float32Array(this.stagingBuf.getMappedRange(0, rgbBytes));
-      const rgba = rgbaBytes ? new Uint32Array(this.stagingBuf.getMappedRange(p.outElems * 4, rgbaBytes)) : null;
-      for (const o of outputs) {
-        const px = o.region.oh * o.region.ow;
-        asm.place(firstFrame + o.frame, o.region, rgb.subarray(o.rgbOff, o.rgbOff + 3 * px), rgba ? rgba.subarray(o.rgbaOff, o.rgbaOff + px) : null);
+    if (!rgbBytes) return { placed: this.device.queue.onSubmittedWorkDone() };
+    const placed = (async () => {
+      await staging.mapAsync(GPUMapMode.READ);
+      try {
+        const rgb = new Float32Array(staging.getMappedRange(0, rgbBytes));
+        const rgba = rgbaBytes ? new Uint32Array(staging.getMappedRange(p.outElems * 4, rgbaBytes)) : null;
+        for (const o of outputs) {
+          const px = o.region.oh * o.region.ow;
+          asm.place(firstFrame + o.frame, o.region, rgb.subarray(o.rgbOff, o.rgbOff + 3 * px), rgba ? rgba.subarray(o.rgbaOff, o.rgbaOff + px) : null);
+        }
+      } finally {
+        staging.unmap();
       }
-    } finally {
-      this.stagingBuf.unmap();
-    }
+    })();
+    return { placed };
   }
 
   dispose(): void {

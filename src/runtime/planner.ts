@@ -339,8 +339,9 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
     store: storeWhere === 'cpu' ? storeEntryBytes * storePerChunk : storeBytes,
     // latent frame in; rgb f32 (+ rgba) regions of one program out; a 4-byte dummy for unused bindings
     io: latentBytes + outBytes + rgbaBytes + 4,
-    // readback of the rgb (+ rgba) regions; 'cpu' store: plus one chunk's store entries
-    staging: outBytes + rgbaBytes + (storeWhere === 'cpu' ? storeEntryBytes * storePerChunk : 0),
+    // two readback buffers of the rgb (+ rgba) regions (run i+1 runs while run i is read back);
+    // 'cpu' store: plus one chunk's store entries
+    staging: 2 * (outBytes + rgbaBytes) + (storeWhere === 'cpu' ? storeEntryBytes * storePerChunk : 0),
     uniforms: maxDispatches * UNIFORM_STRIDE,
     total: 0,
   };

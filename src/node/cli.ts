@@ -92,6 +92,14 @@ const AUTO_NORMS = ['full', 'chunked', 'fused'] as const;
 
 const PLAN_FLAGS = ['cache', 'precision', 'norm', 'norm-chunk', 'tile', 'tile-mode', 'tile-order', 'tile-store', 'budget'];
 
+/** --tile-store; 'cpu' only makes sense in tile-major order (frame-major keeps no store). */
+function tileStore(a: Args): 'auto' | 'gpu' | 'cpu' {
+  const store = choice(a, 'tile-store', ['auto', 'gpu', 'cpu'] as const, 'auto');
+  if (store === 'cpu' && a['tile-order'] === 'frame-major')
+    throw new DecoderError('bad-input', '--tile-store cpu needs --tile-order tile-major: frame-major order keeps every tile cache resident and has no latent-rate store');
+  return store;
+}
+
 /** --cache, --precision, --norm, --norm-chunk, --tile, --tile-mode, --tile-order, --budget -> a FitRequest (what fitPlan needs besides size and limits). */
 function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on' | 'off'; req: FitRequest } {
   const cache = choice(a, 'cache', ['on', 'off'] as const, 'on');
@@ -125,7 +133,7 @@ function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on' | 'off
       normChunk,
       tileMode: choice(a, 'tile-mode', ['exact', 'blend'] as const, 'exact'),
       tileOrder: choice(a, 'tile-order', ['tile-major', 'frame-major'] as const, 'tile-major'),
-      stores: (({ auto: ['gpu', 'cpu'], gpu: ['gpu'], cpu: ['cpu'] }) as const)[choice(a, 'tile-store', ['auto', 'gpu', 'cpu'] as const, 'auto')].slice(),
+      stores: (({ auto: ['gpu', 'cpu'], gpu: ['gpu'], cpu: ['cpu'] }) as const)[tileStore(a)].slice(),
     },
   };
 }
@@ -180,6 +188,8 @@ async function decodeCmd(argv: string[]): Promise<number> {
   }
   const out = typeof a.out === 'string' ? a.out : 'out/video.npy';
   const r = await dec.decode(latents, opts);
+  if (opts.tensorCores && !r.options.tensorCores)
+    console.error(`wan-vae: note: --tensor-cores on was not used: ${r.options.precision !== 'f16' ? 'it needs --precision f16' : "this adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (Dawn: --dawn-flags enable-dawn-features=allow_unsafe_apis)"}; the portable kernels ran`);
   mkdirSync(dirname(out) || '.', { recursive: true });
   writeFileSync(out, writeNpy([3, r.frames, r.height, r.width], r.video));
   const summary = {

@@ -5,6 +5,7 @@
 #   bash scripts/h200-run.sh decodes   81-frame CLI decodes: whole / budgets / norm modes / Wan2.2
 #   bash scripts/h200-run.sh bench     kernels (conv3d incl. fused-norm rows, attention) and the tradeoffs table
 #   bash scripts/h200-run.sh mma       tensor-core conv rows (checked against the portable conv) and decodes
+#   bash scripts/h200-run.sh tuning    conv3d rows and two 81-frame decodes (after a conv tuning change)
 set -u
 source .gpu-bundle/boot.sh >/dev/null
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$OUT/gpu.txt" 2>&1
@@ -33,6 +34,14 @@ case "${1:-decodes}" in
     d $L --tile none --precision f16 --tensor-cores off && mv /tmp/v.npy /tmp/portable.npy
     d $L --tile none --precision f16 --tensor-cores on && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/compare.jsonl"
     d $L --tile none --precision f16 --norm fused --tensor-cores on && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/compare.jsonl"
+    ;;
+  tuning)
+    # conv3d per-cout blocks (96 / 16 channels): kernel rows and two decodes
+    timeout 240 node out/bench/bench-node.mjs --only conv3d --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 > "$OUT/bench-conv.log" 2>&1
+    grep -E "ms \(p10" "$OUT/bench-conv.log" | cut -c1-160
+    L=--synthetic\ 2.1\ --latent-size\ 21x60x104
+    d $L --tile none --norm full
+    d $L --budget 1536
     ;;
   bench)
     timeout 200 node out/bench/bench-node.mjs --only conv3d,attention --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 > "$OUT/bench-kernels.log" 2>&1

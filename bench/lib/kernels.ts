@@ -4,6 +4,7 @@
 import { DecoderError } from '../../src/gpu/errors';
 import { encodeParams, pipelineKey, resolveOverrides, type AnyKernelDef, type Elem, type PipelineCache } from '../../src/gpu/kernel';
 import { conv3dTuning, kernels, packedConvWeightLength } from '../../src/kernels/index';
+import { conv3dTuningForCout } from '../../src/kernels/conv3d';
 import { conv3dMma } from '../../src/kernels/conv3d-mma';
 import { fromHalf } from '../../src/runtime/f16';
 import { storageBytes } from '../../src/runtime/f16';
@@ -65,7 +66,8 @@ function randomBuffer(device: GPUDevice, elems: number, elem: Elem, label: strin
 /** One kernel scenario at one storage type. */
 async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promise<Result> {
   const { def, sizes, params } = layout(s);
-  const tuning: Record<string, number> = s.kernel === 'conv3d' ? (ctx.cpuAdapter ? conv3dTuning.cpu : conv3dTuning.gpu) : s.kernel === 'conv3dMma' ? { SG: ctx.mma?.subgroupSize ?? 32 } : {};
+  // conv3d: the decoder's tuning for this adapter class and output channel count
+  const tuning: Record<string, number> = s.kernel === 'conv3d' ? conv3dTuningForCout(ctx.cpuAdapter ? conv3dTuning.cpu : conv3dTuning.gpu, s.shape.cout!) : s.kernel === 'conv3dMma' ? { SG: ctx.mma?.subgroupSize ?? 32 } : {};
   const ov = resolveOverrides(def, { ...tuning, ...s.overrides });
   const runs = ctx.runs ?? s.runs;
   const base: Result = { name: `${s.name}/${elem}`, group: s.group, status: 'ok', params: { ...s.shape, elem, overrides: ov, runs, warmup: s.warmup }, key: '' };

@@ -36,6 +36,21 @@ export const conv3dTuning = {
   gpu: { WG_N: 16, WG_M: 16, TM4: 2, TN: 4, MODE: 1, BK: 16 },
 } as const;
 
+/**
+ * The GPU tuning (MODE 1) for one conv's output channel count: the 128-channel block wastes a quarter
+ * of its work at 96 and 192 channels (Wan2.1's two top levels) and 97% at the head's 3 channels, so
+ * those get 96-channel (WG_M 12) and 16-channel (WG_M 4, TM4 1) blocks. Other tunings pass unchanged.
+ */
+export function conv3dTuningForCout(base: Record<string, number>, cout: number): Record<string, number> {
+  if (base.MODE !== 1) return base;
+  const bm = base.WG_M! * base.TM4! * 4;
+  if (cout % bm === 0) return base;
+  // MODE 1 needs WG_M % TN == 0 (one loader pixel per invocation)
+  if (cout <= 16 && 4 % base.TN! === 0) return { ...base, WG_M: 4, TM4: 1 };
+  if (cout % 96 === 0 && 12 % base.TN! === 0) return { ...base, WG_M: 12, TM4: 2 };
+  return base;
+}
+
 /** True for software adapters (SwiftShader, lavapipe/llvmpipe), which want `conv3dTuning.cpu`. */
 export function isCpuAdapter(info: { isFallbackAdapter?: boolean; vendor?: string; architecture?: string; description?: string }): boolean {
   const text = `${info.vendor ?? ''} ${info.architecture ?? ''} ${info.description ?? ''}`.toLowerCase();

@@ -102,7 +102,8 @@ describe.each([
   ['wan22-small', 'chunked'],
   ['wan22-small', 'fused'],
 ] as const)('golden %s, norm %s', (name, norm) => {
-  it('webgpu: matches @video within 1e-3, measured peak = planned', async () => {
+  // Chromium runs the Wan2.2 pair only (CI time); Node runs all four
+  it.skipIf(isBrowser && name === 'wan21-small')('webgpu: matches @video within 1e-3, measured peak = planned', async () => {
     const f = await loadCase(name);
     if (!f) return;
     const r = await run(f, name, { norm, normChunk: norm === 'chunked' ? 37 : undefined });

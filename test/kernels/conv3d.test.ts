@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { add, causalConv3d, conv2dPerFrame, rmsNorm, tensor, upsampleNearest2x, type Tensor } from '../../src/cpu/ops';
 import type { Elem } from '../../src/gpu/kernel';
-import { conv3d, conv3dTuning, packConvWeight, type Conv3dParams } from '../../src/kernels/conv3d';
+import { conv3d, conv3dTuning, conv3dTuningForCout, packConvWeight, type Conv3dParams } from '../../src/kernels/conv3d';
 import { expectClose } from '../helpers/compare';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
 import { randn } from '../helpers/random';
@@ -35,6 +35,9 @@ const tunings = {
   sws: conv3dTuning.swiftshader,
   gpu: conv3dTuning.gpu,
   odd: { WG_N: 4, WG_M: 8, TM4: 1, TN: 4, MODE: 1, BK: 3 },
+  // the GPU tuning re-blocked for 96 / 192 output channels and for the head's few (conv3dTuningForCout)
+  gpu96: conv3dTuningForCout(conv3dTuning.gpu, 96),
+  gpuSmall: conv3dTuningForCout(conv3dTuning.gpu, 3),
 } as const;
 
 const cases: (Case & { f16?: true })[] = [
@@ -65,6 +68,10 @@ const cases: (Case & { f16?: true })[] = [
   { cin: 10, cout: 13, h: 3, w: 5, kt: 1, ks: 1, up: 0, res: 2, tap0: 0, tune: 'cpu', norm: 0 },
   { cin: 10, cout: 13, h: 3, w: 5, kt: 1, ks: 1, up: 0, res: 0, tap0: 0, tune: 'gpu', norm: 0 },
   { cin: 96, cout: 96, h: 12, w: 20, kt: 3, ks: 3, up: 0, res: 2, tap0: 0, tune: 'gpu', norm: 1 },
+  // per-cout GPU blocks: 96 channels (and a partial block of 100), the head's 3 channels
+  { cin: 96, cout: 96, h: 12, w: 20, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'gpu96', f16: true },
+  { cin: 20, cout: 100, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 2, tap0: 1, tune: 'gpu96', norm: 1 },
+  { cin: 96, cout: 3, h: 12, w: 20, kt: 3, ks: 3, up: 0, res: 0, tap0: 0, tune: 'gpuSmall', f16: true },
 ];
 
 const name = (c: Case) =>

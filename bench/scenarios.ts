@@ -136,11 +136,39 @@ function ortScenarios(quick: boolean, runtime: 'chromium' | 'node'): OrtScenario
       ];
 }
 
+/**
+ * conv3d tuning sweep (`--only sweep`, not part of a default run): GPU MODE 1 block shapes on two ANCHORS
+ * layers, each row with its overrides in the name; the decoder's choice is conv3dTuningForCout.
+ */
+function sweepScenarios(): KernelScenario[] {
+  const tunings: Record<string, Record<string, number>> = {
+    'm16x2-n16x4': { WG_N: 16, WG_M: 16, TM4: 2, TN: 4, MODE: 1, BK: 16 },
+    'm8x4-n16x4': { WG_N: 16, WG_M: 8, TM4: 4, TN: 4, MODE: 1, BK: 16 },
+    'm8x4-n16x8': { WG_N: 16, WG_M: 8, TM4: 4, TN: 8, MODE: 1, BK: 16 },
+    'm16x2-n16x8': { WG_N: 16, WG_M: 16, TM4: 2, TN: 8, MODE: 1, BK: 16 },
+    'm16x2-n32x4': { WG_N: 32, WG_M: 8, TM4: 4, TN: 4, MODE: 1, BK: 8 },
+    'm8x4-n16x4-bk32': { WG_N: 16, WG_M: 8, TM4: 4, TN: 4, MODE: 1, BK: 32 },
+    'm12x2-n16x4': { WG_N: 16, WG_M: 12, TM4: 2, TN: 4, MODE: 1, BK: 16 },
+    'm12x2-n16x8': { WG_N: 16, WG_M: 24, TM4: 1, TN: 8, MODE: 1, BK: 16 },
+  };
+  return (CONV_ANCHORS.filter(([c]) => c === 96 || c === 384).slice(0, 2)).flatMap(([c, h, w]) => Object.entries(tunings).map(([name, t]): KernelScenario => ({
+    name: `sweep/${c}ch-${h}x${w}-${name}`,
+    group: 'conv3d',
+    kernel: 'conv3d',
+    shape: { cin: c, cout: c, h, w, tap0: 0 },
+    overrides: { KT: 3, KS: 3, UP: 0, HAS_RES: 0, ...t },
+    elems: ['f32'],
+    runs: 30,
+    warmup: 3,
+  })));
+}
+
 /** Every scenario of a run, cold start first (it must see no compiled pipeline). */
-export function scenarios(cfg: Pick<SuiteConfig, 'quick' | 'frames' | 'ortLayouts'>, runtime: 'chromium' | 'node'): Scenario[] {
+export function scenarios(cfg: Pick<SuiteConfig, 'quick' | 'frames' | 'ortLayouts'> & { only?: string[] }, runtime: 'chromium' | 'node'): Scenario[] {
   const q = cfg.quick;
   const ort = ortScenarios(q, runtime).map((s) => (cfg.ortLayouts?.length ? { ...s, layouts: cfg.ortLayouts as OrtScenario['layouts'] } : s));
-  return [...coldScenarios(q), ...convScenarios(q), ...normAttnScenarios(q), ...decodeScenarios(q, cfg.frames), ...matrixScenarios(q, cfg.frames), ...tradeoffScenarios(q, cfg.frames), ...ort];
+  const sweep = cfg.only?.some((o) => o === 'sweep' || o.startsWith('sweep/')) ? sweepScenarios() : [];
+  return [...sweep, ...coldScenarios(q), ...convScenarios(q), ...normAttnScenarios(q), ...decodeScenarios(q, cfg.frames), ...matrixScenarios(q, cfg.frames), ...tradeoffScenarios(q, cfg.frames), ...ort];
 }
 
 /** --only: comma list of groups (`conv3d`, `decode`, `kernels` = conv3d + rms-norm + attention) or name prefixes. */

@@ -39,7 +39,8 @@ export const conv3dTuning = {
 /**
  * The GPU tuning (MODE 1) for one conv's output channel count: the 128-channel block wastes a quarter
  * of its work at 96 and 192 channels (Wan2.1's two top levels) and 97% at the head's 3 channels, so
- * those get 96-channel (WG_M 12) and 16-channel (WG_M 4, TM4 1) blocks. Other tunings pass unchanged.
+ * those get 96-channel (WG_M 24, TM4 1, TN 8) and 16-channel (WG_M 4, TM4 1) blocks. Other tunings
+ * pass unchanged.
  */
 export function conv3dTuningForCout(base: Record<string, number>, cout: number): Record<string, number> {
   if (base.MODE !== 1) return base;
@@ -47,7 +48,9 @@ export function conv3dTuningForCout(base: Record<string, number>, cout: number):
   if (cout % bm === 0) return base;
   // MODE 1 needs WG_M % TN == 0 (one loader pixel per invocation)
   if (cout <= 16 && 4 % base.TN! === 0) return { ...base, WG_M: 4, TM4: 1 };
-  if (cout % 96 === 0 && 12 % base.TN! === 0) return { ...base, WG_M: 12, TM4: 2 };
+  // 96 channels: 24 x 1 vec4 rows x 8 pixels per invocation (the H200 sweep's best: 7.1 ms vs 8.1 for
+  // 12 x 2 x 4 and 8.7 for the 128-channel block at 96ch 480x832; bench/results/h200/*-sweep.md)
+  if (cout % 96 === 0) return { ...base, WG_M: 24, TM4: 1, TN: 8 };
   return base;
 }
 

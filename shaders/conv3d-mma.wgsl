@@ -48,37 +48,6 @@ var<workgroup> a_s: array<Elem, 2048>; // BK * BM, [k][m]: the left matrix (M x 
 var<workgroup> b_s: array<Elem, 2048>; // BK * BN, [k][n]: the right matrix (K x N) row-major
 var<workgroup> c_s: array<f32, 256>; // one 16 x 16 result, row-major
 
-struct Tap { base: u32, from_cache: bool, dy: u32, dx: u32 }
-
-const NONE: u32 = 0xffffffffu;
-
-fn tap_info(tap: u32) -> Tap {
-  let dt = tap / (KS * KS);
-  let from_cache = dt + 1u < KT;
-  let base = select(prm.x_off, select(prm.prev1_off, prm.prev2_off, dt == 0u), from_cache);
-  return Tap(base, from_cache, (tap / KS) % KS, tap % KS);
-}
-
-fn src_offset(p: u32, dy: u32, dx: u32) -> u32 {
-  let pad = (KS - 1u) / 2u;
-  let sy = i32(p / prm.w) + i32(dy) - i32(pad);
-  let sx = i32(p % prm.w) + i32(dx) - i32(pad);
-  if (p >= prm.h * prm.w || sy < 0 || sx < 0 || sy >= i32(prm.h) || sx >= i32(prm.w)) { return NONE; }
-  if (UP == 1u) { return u32(sy >> 1u) * (prm.w >> 1u) + u32(sx >> 1u); }
-  return u32(sy) * prm.w + u32(sx);
-}
-
-fn load_src(from_cache: bool, i: u32) -> f32 {
-  if (from_cache) { return f32(cache[i]); }
-  return f32(x[i]);
-}
-
-fn norm_act(v: f32, inv: f32, c: u32) -> f32 {
-  var u = v * inv * f32(gamma[c]);
-  if (SILU == 1u) { u = u / (1.0 + exp(-u)); }
-  return u;
-}
-
 @compute @workgroup_size(SG, 1, 1)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let hw = prm.h * prm.w;

@@ -60,40 +60,6 @@ alias Px = array<f32, MAX_TN>;
 var<workgroup> a_s: array<vec4<f32>, BK * WG_M * TM4>; // [BK][BM/4]
 var<workgroup> b_s: array<f32, BK * WG_N * TN>; // [BK][BN]
 
-struct Tap { base: u32, from_cache: bool, dy: u32, dx: u32 }
-
-const NONE: u32 = 0xffffffffu; // src_offset of a padding pixel
-
-// Source frame and spatial shift of tap index `tap` (= (dt*KS + dy)*KS + dx).
-fn tap_info(tap: u32) -> Tap {
-  let dt = tap / (KS * KS);
-  let from_cache = dt + 1u < KT;
-  let base = select(prm.x_off, select(prm.prev1_off, prm.prev2_off, dt == 0u), from_cache);
-  return Tap(base, from_cache, (tap / KS) % KS, tap % KS);
-}
-
-// Offset of output pixel p's tap source inside one input channel plane, or NONE when it is padding.
-fn src_offset(p: u32, dy: u32, dx: u32) -> u32 {
-  let pad = (KS - 1u) / 2u;
-  let sy = i32(p / prm.w) + i32(dy) - i32(pad);
-  let sx = i32(p % prm.w) + i32(dx) - i32(pad);
-  if (p >= prm.h * prm.w || sy < 0 || sx < 0 || sy >= i32(prm.h) || sx >= i32(prm.w)) { return NONE; }
-  if (UP == 1u) { return u32(sy >> 1u) * (prm.w >> 1u) + u32(sx >> 1u); }
-  return u32(sy) * prm.w + u32(sx);
-}
-
-fn load_src(from_cache: bool, i: u32) -> f32 {
-  if (from_cache) { return f32(cache[i]); }
-  return f32(x[i]);
-}
-
-// NORM=1: the conv operand from raw value v of channel c at a pixel with inverse RMS inv.
-fn norm_act(v: f32, inv: f32, c: u32) -> f32 {
-  var u = v * inv * f32(gamma[c]);
-  if (SILU == 1u) { u = u / (1.0 + exp(-u)); }
-  return u;
-}
-
 fn norm_act4(v: vec4<f32>, inv: vec4<f32>, c: u32) -> vec4<f32> {
   var u = v * inv * f32(gamma[c]);
   if (SILU == 1u) { u = u / (vec4<f32>(1.0) + exp(-u)); }

@@ -68,7 +68,7 @@ async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promi
   const { def, sizes, params } = layout(s);
   // conv3d: the decoder's tuning for this adapter class and output channel count
   // (a scenario's own MODE override, as in the tuning sweep, replaces the tuning)
-  const tuning: Record<string, number> = s.overrides?.MODE !== undefined ? {} : s.kernel === 'conv3d' ? conv3dTuningForCout(ctx.cpuAdapter ? conv3dTuning.cpu : conv3dTuning.gpu, s.shape.cout!) : s.kernel === 'conv3dMma' ? { SG: ctx.mma?.subgroupSize ?? 32 } : {};
+  const tuning: Record<string, number> = s.overrides?.MODE !== undefined ? {} : s.kernel === 'conv3d' ? conv3dTuningForCout(ctx.cpuAdapter ? conv3dTuning.cpu : conv3dTuning.gpu, s.shape.cout!, ctx.device.limits.maxComputeInvocationsPerWorkgroup) : s.kernel === 'conv3dMma' ? { SG: ctx.mma?.subgroupSize ?? 32 } : {};
   const ov = resolveOverrides(def, { ...tuning, ...s.overrides });
   const runs = ctx.runs ?? s.runs;
   const base: Result = { name: `${s.name}/${elem}`, group: s.group, status: 'ok', params: { ...s.shape, elem, overrides: ov, runs, warmup: s.warmup }, key: '' };

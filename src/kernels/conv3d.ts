@@ -1,6 +1,7 @@
 // conv3d kernel: one output frame of a causal 3D conv / 1x1 conv / upsample Conv2d (shaders/conv3d.wgsl),
 // plus the weight packer. Pure description: no GPU objects.
 import src from '../../shaders/conv3d.wgsl?raw';
+import taps from '../../shaders/conv3d-taps.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { elemBytes, wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
 
@@ -39,18 +40,20 @@ export const conv3dTuning = {
 /**
  * The GPU tuning (MODE 1) for one conv's output channel count: the 128-channel block wastes a quarter
  * of its work at 96 and 192 channels (Wan2.1's two top levels) and 97% at the head's 3 channels, so
- * those get 96-channel (WG_M 24, TM4 1, TN 8) and 16-channel (WG_M 4, TM4 1) blocks. Other tunings
- * pass unchanged.
+ * those get 96-channel (WG_M 24, TM4 1, TN 8, or 12 x 2 x 4 under 384 invocations per workgroup) and
+ * 16-channel (WG_M 4, TM4 1) blocks. Other tunings pass unchanged.
  */
-export function conv3dTuningForCout(base: Record<string, number>, cout: number): Record<string, number> {
+export function conv3dTuningForCout(base: Record<string, number>, cout: number, maxInvocations = 256): Record<string, number> {
   if (base.MODE !== 1) return base;
   const bm = base.WG_M! * base.TM4! * 4;
   if (cout % bm === 0) return base;
   // MODE 1 needs WG_M % TN == 0 (one loader pixel per invocation)
   if (cout <= 16 && 4 % base.TN! === 0) return { ...base, WG_M: 4, TM4: 1 };
   // 96 channels: 24 x 1 vec4 rows x 8 pixels per invocation (the H200 sweep's best: 7.1 ms vs 8.1 for
-  // 12 x 2 x 4 and 8.7 for the 128-channel block at 96ch 480x832; bench/results/h200/*-sweep.md)
-  if (cout % 96 === 0) return { ...base, WG_M: 24, TM4: 1, TN: 8 };
+  // 12 x 2 x 4 and 8.7 for the 128-channel block at 96ch 480x832; bench/results/h200/*-sweep.md), which
+  // needs 384 invocations per workgroup; adapters at WebGPU's default 256 (SwiftShader) get 12 x 2 x 4
+  if (cout % 96 === 0 && base.WG_N! * 24 <= maxInvocations) return { ...base, WG_M: 24, TM4: 1, TN: 8 };
+  if (cout % 96 === 0 && 12 % base.TN! === 0 && base.WG_N! * 12 <= maxInvocations) return { ...base, WG_M: 12, TM4: 2 };
   return base;
 }
 
@@ -71,7 +74,7 @@ const overrides: Record<string, number> = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NOR
 
 export const conv3d: KernelDef<Conv3dParams> = {
   id: 'conv3d',
-  wgsl: src,
+  wgsl: `${src}\n${taps}`, // the shared operand addressing appended (shaders/conv3d-taps.wgsl)
   bindings: [
     { name: 'x', access: 'read' },
     { name: 'cache', access: 'read' },

@@ -149,7 +149,7 @@ export class GpuDecoder {
         const res = s.res ? (this.inPlace(pp, s.res, s.y) ? 2 : 1) : 0;
         const common = { KT: s.kt, KS: s.ks, UP: s.up, HAS_RES: res, NORM: s.norm ? 1 : 0, SILU: s.norm?.silu ? 1 : 0 };
         if (this.mma) return { def: conv3dMma, overrides: { ...common, SG: this.mma.subgroupSize } };
-        return { def: kernels.conv3d, overrides: { ...common, ...conv3dTuningForCout(this.tuning, s.cout) } };
+        return { def: kernels.conv3d, overrides: { ...common, ...conv3dTuningForCout(this.tuning, s.cout, this.device.limits.maxComputeInvocationsPerWorkgroup) } };
       }
       case 'norm':
         return { def: kernels.rmsNorm, overrides: { SILU: s.silu ? 1 : 0, STATS: s.stats ? 1 : 0, INPLACE: !s.stats && this.inPlace(pp, s.x, s.y) ? 1 : 0, INV_MAX: invMaxFor(this.elem) } };

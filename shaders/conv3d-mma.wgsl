@@ -5,8 +5,8 @@
 // Implicit GEMM: M = cout, N = h*w pixels, K = cin per tap, taps outermost. One workgroup = one subgroup
 // (matrix load/store offsets must be workgroup-uniform: Dawn on the H200 rejects offsets derived from
 // local_invocation_index / SG with "'subgroupMatrixStore' requires argument 1 to be uniform", and
-// diagnostic(off, subgroup_uniformity) does not lift it, so subgroups cannot split a block) computing a BM x BN = 64 x 64 output block as
-// 4 x 4 result matrices. Per K step of BK = 32 channels of one tap, the subgroup stages the weights
+// diagnostic(off, subgroup_uniformity) does not lift it, so subgroups cannot split a block) computing
+// a BM x BN = 64 x 64 output block as 4 x 4 result matrices. Per K step of BK = 32 channels of one tap, the subgroup stages the weights
 // [BK][BM] and the gathered operands [BK][BN] (padding zero, nearest-2x read in place, cache frames,
 // optional norm + SiLU applied as in conv3d.wgsl) in workgroup memory as f16, then multiplies 2 x 16
 // matrix pairs. The epilogue goes through a 16x16 f32 tile in workgroup memory (bias, residual, bounds).
@@ -15,26 +15,7 @@
 enable chromium_experimental_subgroup_matrix;
 alias Elem = f32;
 
-struct Params {
-  cin: u32, cout: u32, h: u32, w: u32,
-  x_off: u32, prev2_off: u32, prev1_off: u32, res_off: u32, y_off: u32, tap0: u32,
-}
-
-@group(0) @binding(0) var<storage, read> x: array<Elem>;
-@group(0) @binding(1) var<storage, read> cache: array<Elem>;
-@group(0) @binding(2) var<storage, read> w: array<vec4<Elem>>;
-@group(0) @binding(3) var<storage, read> b: array<Elem>;
-@group(0) @binding(4) var<storage, read> res: array<Elem>;
-@group(0) @binding(5) var<storage, read_write> y: array<Elem>;
-@group(0) @binding(6) var<storage, read> gamma: array<Elem>;
-@group(1) @binding(0) var<uniform> prm: Params;
-
-override KT: u32 = 3;
-override KS: u32 = 3;
-override UP: u32 = 0;
-override HAS_RES: u32 = 0; // 0 none, 1 from res, 2 from y (in place)
-override NORM: u32 = 0;
-override SILU: u32 = 0;
+// Params, bindings 0-6 and the overrides KT, KS, UP, HAS_RES, NORM, SILU: shaders/conv3d-common.wgsl
 override SG: u32 = 32; // workgroup size = the subgroup size (one subgroup per workgroup)
 
 const TM: u32 = 4; // result matrices along cout

@@ -23,26 +23,7 @@
 //   style budget) so that one KernelDef, one binding table and one epilogue serve every adapter.
 alias Elem = f32;
 
-struct Params {
-  cin: u32, cout: u32, h: u32, w: u32,
-  x_off: u32, prev2_off: u32, prev1_off: u32, res_off: u32, y_off: u32, tap0: u32,
-}
-
-@group(0) @binding(0) var<storage, read> x: array<Elem>;
-@group(0) @binding(1) var<storage, read> cache: array<Elem>;
-@group(0) @binding(2) var<storage, read> w: array<vec4<Elem>>;
-@group(0) @binding(3) var<storage, read> b: array<Elem>;
-@group(0) @binding(4) var<storage, read> res: array<Elem>;
-@group(0) @binding(5) var<storage, read_write> y: array<Elem>;
-@group(0) @binding(6) var<storage, read> gamma: array<Elem>;
-@group(1) @binding(0) var<uniform> prm: Params;
-
-override KT: u32 = 3;
-override KS: u32 = 3;
-override UP: u32 = 0;
-override HAS_RES: u32 = 0; // 0 none, 1 from res, 2 from y (in place)
-override NORM: u32 = 0; // 1: RMS_norm applied to the operands while loading (--norm fused)
-override SILU: u32 = 0; // with NORM=1: SiLU after the norm
+// Params, bindings 0-6 and the overrides KT, KS, UP, HAS_RES, NORM, SILU: shaders/conv3d-common.wgsl
 override WG_N: u32 = 32;
 override WG_M: u32 = 1;
 override TM4: u32 = 8; // vec4 channel groups per invocation (<= MAX_TM4)

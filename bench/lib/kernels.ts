@@ -103,7 +103,7 @@ async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promi
     const ms = spread(await timer.time(Math.min(runs, fit), encode));
     const cost = def.cost(params, ov, elem);
     const extra: Record<string, number | string> = { dispatch: JSON.stringify(counts), flops: cost.flops, bytes: cost.bytes };
-    if (s.kernel === 'conv3dMma') Object.assign(extra, await againstPortable(ctx, def, bufs, params, ov, elem));
+    if (s.kernel === 'conv3dMma') Object.assign(extra, await againstPortable(ctx, bufs, params, ov, elem));
     return { ...base, timing: timer.source, ms, gflops: cost.flops / (ms.median * 1e6), gbps: cost.bytes / (ms.median * 1e6), extra };
   } catch (e) {
     return { ...base, status: 'failed', error: describeError(e) };
@@ -133,7 +133,7 @@ async function readFloats(device: GPUDevice, buf: GPUBuffer, n: number, elem: El
  * The tensor-core conv's output (in bufs[5], from the timed runs) against the portable conv3d (GPU
  * tuning) on the same inputs: max |err| and NMSE, so a benchmark row also proves the kernel right.
  */
-async function againstPortable(ctx: KernelContext, def: AnyKernelDef, bufs: GPUBuffer[], params: Record<string, number>, ov: Record<string, number>, elem: Elem) {
+async function againstPortable(ctx: KernelContext, bufs: GPUBuffer[], params: Record<string, number>, ov: Record<string, number>, elem: Elem) {
   const { device } = ctx;
   const n = params.cout! * params.h! * params.w!;
   const got = await readFloats(device, bufs[5]!, n, elem);
@@ -164,7 +164,6 @@ async function againstPortable(ctx: KernelContext, def: AnyKernelDef, bufs: GPUB
       se += d * d;
       ss += want[i]! * want[i]!;
     }
-    void def;
     return { maxAbsVsPortable: maxAbs, nmseVsPortable: se / Math.max(ss, 1e-30) };
   } finally {
     y.destroy();

@@ -2,7 +2,7 @@
 // Same bindings, params and results as conv3d; f16 storage only, on adapters whose
 // `chromium-experimental-subgroup-matrix` feature offers 16x16x16 f16 -> f32 (subgroupMatrixSupported).
 import src from '../../shaders/conv3d-mma.wgsl?raw';
-import taps from '../../shaders/conv3d-taps.wgsl?raw';
+import common from '../../shaders/conv3d-common.wgsl?raw';
 import type { KernelDef } from '../gpu/kernel';
 import { conv3d, type Conv3dParams } from './conv3d';
 
@@ -11,7 +11,7 @@ const overrides: Record<string, number> = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NOR
 
 export const conv3dMma: KernelDef<Conv3dParams> = {
   id: 'conv3d-mma',
-  wgsl: `${src}\n${taps}`,
+  wgsl: `${src}\n${common}`,
   bindings: conv3d.bindings,
   params: conv3d.params,
   overrides,

@@ -1,7 +1,7 @@
 // conv3d kernel: one output frame of a causal 3D conv / 1x1 conv / upsample Conv2d (shaders/conv3d.wgsl),
 // plus the weight packer. Pure description: no GPU objects.
 import src from '../../shaders/conv3d.wgsl?raw';
-import taps from '../../shaders/conv3d-taps.wgsl?raw';
+import common from '../../shaders/conv3d-common.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { elemBytes, wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
 
@@ -74,7 +74,7 @@ const overrides: Record<string, number> = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NOR
 
 export const conv3d: KernelDef<Conv3dParams> = {
   id: 'conv3d',
-  wgsl: `${src}\n${taps}`, // the shared operand addressing appended (shaders/conv3d-taps.wgsl)
+  wgsl: `${src}\n${common}`, // + the shared declarations and addressing (shaders/conv3d-common.wgsl)
   bindings: [
     { name: 'x', access: 'read' },
     { name: 'cache', access: 'read' },

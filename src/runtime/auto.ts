@@ -47,7 +47,8 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
   const mib = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
   const norms: NonNullable<PlanOptions['norm']>[] = r.norms?.length ? r.norms : ['full'];
   const normText = (p: Plan) => `norm ${p.opts.norm}${p.opts.norm === 'chunked' ? ` (${p.opts.normChunk} px)` : ''}${p.storeWhere === 'cpu' ? `, store in CPU memory (${mib(p.hostStoreBytes)})` : ''}`;
-  let smallest: Plan | null = null;
+  // declared wide: tryNorms assigns it from a closure, which control-flow narrowing cannot see
+  let smallest = null as Plan | null;
   // a store exists in tile-major order only
   const stores = (r.tileOrder ?? 'tile-major') === 'tile-major' && r.stores?.length ? r.stores : (['gpu'] as const);
   /** the first store / norm mode that makes `tile` fit, or null (remembering the smallest plan seen) */
@@ -80,7 +81,6 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
         return { plan: p, reason: `${g.n} tiles of ${g.th}x${g.tw} latent px (${r.tileMode ?? 'exact'}, ${r.tileOrder ?? 'tile-major'}), ${precision}, ${normText(p)}: ${mib(p.memory.total)}, ${((p.tileOverhead - 1) * 100).toFixed(0)}% more compute in the tiled part` };
     }
   }
-  smallest = smallest as Plan | null;
   const lim = Math.min(r.limits.maxStorageBufferBindingSize, r.limits.maxBufferSize);
   throw new DecoderError(
     'limits',

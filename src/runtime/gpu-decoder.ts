@@ -387,8 +387,8 @@ export class GpuDecoder {
     const list = this.encoded.get(pp.prog)!;
     if (latentFrame) this.device.queue.writeBuffer(this.latentBuf, 0, storageBytes(latentFrame, this.elem));
     const hostStore = p.storeWhere === 'cpu';
-    // 'cpu' store: a tile program's crops read this chunk's entries from the window
-    if (hostStore && pp.prog.name.startsWith('tile ')) this.device.queue.writeBuffer(this.storeBuf!, 0, this.hostStore[chunk]!);
+    // 'cpu' store: a program that crops from the store reads this chunk's entries from the window
+    if (hostStore && pp.prog.steps.some((s) => s.kind === 'crop' && 'store' in s.x)) this.device.queue.writeBuffer(this.storeBuf!, 0, this.hostStore[chunk]!);
     const uni = new Uint8Array(p.maxDispatches * p.uniformStride);
     // per step: its dispatches as (uniform slot, workgroup counts)
     const calls: { slot: number; counts: [number, number, number] }[][] = [];

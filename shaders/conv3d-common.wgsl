@@ -1,6 +1,28 @@
-// conv3d-taps: the operand addressing shared by conv3d.wgsl and conv3d-mma.wgsl, appended to each by its
-// KernelDef (WGSL has no imports; module-scope names may be used before they are declared). Uses the
-// including shader's Params `prm`, bindings x / cache / gamma and overrides KT, KS, UP, SILU.
+// conv3d-common: what shaders/conv3d.wgsl and shaders/conv3d-mma.wgsl share, appended to each by its
+// KernelDef (WGSL has no imports; module-scope names may be used before they are declared): the Params,
+// the binding table, the overrides of the operation, and the operand addressing (taps, padding,
+// nearest-2x, cache frames, the fused norm). Elem is the including shader's `alias Elem = f32;`.
+
+struct Params {
+  cin: u32, cout: u32, h: u32, w: u32,
+  x_off: u32, prev2_off: u32, prev1_off: u32, res_off: u32, y_off: u32, tap0: u32,
+}
+
+@group(0) @binding(0) var<storage, read> x: array<Elem>;
+@group(0) @binding(1) var<storage, read> cache: array<Elem>;
+@group(0) @binding(2) var<storage, read> w: array<vec4<Elem>>;
+@group(0) @binding(3) var<storage, read> b: array<Elem>;
+@group(0) @binding(4) var<storage, read> res: array<Elem>;
+@group(0) @binding(5) var<storage, read_write> y: array<Elem>;
+@group(0) @binding(6) var<storage, read> gamma: array<Elem>;
+@group(1) @binding(0) var<uniform> prm: Params;
+
+override KT: u32 = 3;
+override KS: u32 = 3;
+override UP: u32 = 0;
+override HAS_RES: u32 = 0; // 0 none, 1 from res, 2 from y (in place)
+override NORM: u32 = 0; // 1: RMS_norm applied to the operands while loading (--norm fused)
+override SILU: u32 = 0; // with NORM=1: SiLU after the norm
 
 struct Tap { base: u32, from_cache: bool, dy: u32, dx: u32 }
 

@@ -1,28 +1,32 @@
-// wan-vae command line (Node): decode latents to a float32 .npy video on WebGPU (Dawn) or the CPU
-// reference, or plan a decode without a GPU. Errors: exit code non-zero and one line on stderr.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+// wan-vae command line (Node): decode latents to a video file (.gif, .png contact sheet, PNG frames,
+// .mp4/.webm/.webp through ffmpeg, float32 .npy) on WebGPU (Dawn) or the CPU reference, or plan a decode
+// without a GPU. Progress on stderr when it is a terminal. Errors: exit code non-zero and one line on stderr.
+import { readFileSync } from 'node:fs';
 import { WanVaeDecoder, type DecodeOptions } from '../decoder';
 import { DecoderError } from '../gpu/errors';
 import { parseLatents, parseStats, type Latents } from '../model/latents';
-import { writeNpy } from '../model/npy';
 import { OFFICIAL, syntheticLatents, syntheticWeights } from '../model/synthetic';
 import { Weights } from '../model/weights';
-import { inferConfig } from '../model/config';
+import { framesFor, inferConfig } from '../model/config';
 import { type Plan } from '../runtime/planner';
 import { fitPlan, type FitRequest } from '../runtime/auto';
 import { installNodeWebGPU } from './install-webgpu';
+import { OUTPUT_KINDS, resolveOutput, writeOutput } from './output/write';
+import { Progress } from './output/progress';
 
 const USAGE = `usage:
   wan-vae decode [--weights W.safetensors --latents L.npy|L.safetensors [--latents-key NAME]]
                  [--synthetic 2.1|2.2 --latent-size TxHxW]  (official-shape generated weights, for sizing)
-                 [--latent-stats official|none|FILE.safetensors] [--out OUT.npy]
+                 [--latent-stats official|none|FILE.safetensors] [--out OUT] [--fps N] [--progress auto|on|off]
                  [--backend webgpu|cpu] [--cache on|off] [--precision f32|f16|auto]
                  [--norm full|chunked|fused|auto] [--norm-chunk PIXELS]
                  [--tile none|auto|HxW] [--tile-mode exact|blend] [--tile-order tile-major|frame-major]
                  [--tile-store gpu|cpu|auto] [--budget MiB] [--tensor-cores on|off] [--dawn-flags a,b] [--json]
       Without --weights/--latents: decodes the embedded default (a generated Wan2.1-architecture
       decoder, dim 16, and a generated 16x3x8x8 latent).
+      --out (default out/video.gif) by its name: ${OUTPUT_KINDS}.
+      --fps: frames per second of the video files (default 16, as Wan generates). --progress auto
+      (the default): phase, frames and ETA on stderr when stderr is a terminal.
   wan-vae plan --vae 2.1|2.2 --size HxW --frames N [--cache on|off] [--precision f32|f16|auto]
                [--norm full|chunked|fused|auto] [--norm-chunk PIXELS]
                [--tile none|auto|HxW] [--tile-mode exact|blend] [--tile-order tile-major|frame-major]
@@ -139,7 +143,7 @@ function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on' | 'off
 }
 
 async function decodeCmd(argv: string[]): Promise<number> {
-  const a = parseArgs(argv, ['weights', 'latents', 'latents-key', 'latent-stats', 'out', 'backend', 'synthetic', 'latent-size', 'dawn-flags', 'tensor-cores', ...PLAN_FLAGS], ['json']);
+  const a = parseArgs(argv, ['weights', 'latents', 'latents-key', 'latent-stats', 'out', 'backend', 'synthetic', 'latent-size', 'dawn-flags', 'tensor-cores', 'fps', 'progress', ...PLAN_FLAGS], ['json']);
   const backend = choice(a, 'backend', ['webgpu', 'cpu'] as const, 'webgpu');
   if (!!a.weights !== !!a.latents) throw new DecoderError('bad-input', 'pass both --weights and --latents, or neither (embedded default)');
   if (a.synthetic !== undefined && a.weights) throw new DecoderError('bad-input', '--synthetic replaces --weights/--latents: pass one or the other');
@@ -167,6 +171,10 @@ async function decodeCmd(argv: string[]): Promise<number> {
   const latentStats: DecodeOptions['latentStats'] =
     statsArg === 'official' || statsArg === 'none' ? statsArg : parseStats(readInput(statsArg, 'latent statistics'), statsArg);
   dec.prepare(latents, latentStats); // validate the input before touching a GPU
+  const target = resolveOutput(typeof a.out === 'string' ? a.out : 'out/video.gif'); // and the output name (ffmpeg found?)
+  const fps = a.fps === undefined ? 16 : Number(a.fps);
+  if (!(fps > 0 && fps <= 240)) throw new DecoderError('bad-input', `--fps must be a number of frames per second in (0, 240], got '${String(a.fps)}'`);
+  const progressArg = choice(a, 'progress', ['auto', 'on', 'off'] as const, 'auto');
   let opts: DecodeOptions = { backend, latentStats };
   let reason = 'CPU reference';
   if (backend === 'webgpu') {
@@ -186,15 +194,24 @@ async function decodeCmd(argv: string[]): Promise<number> {
       throw new DecoderError('bad-input', '--precision f16, --norm, --tile and --budget apply to the webgpu backend only (the CPU reference has no GPU memory to plan)');
     opts = { ...opts, cache };
   }
-  const out = typeof a.out === 'string' ? a.out : 'out/video.npy';
-  const r = await dec.decode(latents, opts);
+  const out = target.path;
+  const show = progressArg === 'on' || (progressArg === 'auto' && !!process.stderr.isTTY);
+  const total = opts.cache === 'off' ? latents.shape[1] : framesFor(dec.cfg, latents.shape[1]);
+  const progress = show ? new Progress({ write: (t) => process.stderr.write(t), tty: !!process.stderr.isTTY, columns: process.stderr.columns }, total) : null;
+  let done = 0;
+  let r;
+  try {
+    r = await dec.decode(latents, { ...opts, onFrame: () => progress?.frames(++done) });
+  } finally {
+    progress?.done();
+  }
   if (opts.tensorCores && !r.options.tensorCores)
     console.error(`wan-vae: note: --tensor-cores on was not used: ${r.options.precision !== 'f16' ? 'it needs --precision f16' : "this adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (Dawn: --dawn-flags enable-dawn-features=allow_unsafe_apis)"}; the portable kernels ran`);
-  mkdirSync(dirname(out) || '.', { recursive: true });
-  writeFileSync(out, writeNpy([3, r.frames, r.height, r.width], r.video));
+  const written = await writeOutput(target, r, { fps, onFrame: progress ? (d, n) => progress.writing(d, n) : undefined });
+  progress?.done();
   const summary = {
     weights: source, version: dec.cfg.version, dim: dec.cfg.dim, zDim: dec.cfg.zDim, latentShape: latents.shape,
-    out, frames: r.frames, height: r.height, width: r.width, seconds: Number(r.seconds.toFixed(3)),
+    out, output: written.description, frames: r.frames, height: r.height, width: r.width, seconds: Number(r.seconds.toFixed(3)),
     backend: r.backend, adapter: r.adapter, options: r.options, plan: reason,
     peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, memory: r.memory,
   };
@@ -202,7 +219,7 @@ async function decodeCmd(argv: string[]): Promise<number> {
   else {
     console.log(`decoded ${source} (Wan${dec.cfg.version}, dim ${dec.cfg.dim}, z ${dec.cfg.zDim}) latents [${latents.shape}] -> [3, ${r.frames}, ${r.height}, ${r.width}] in ${r.seconds.toFixed(2)} s on ${r.adapter}`);
     if (r.peakGpuBytes !== undefined) console.log(`peak GPU memory ${mib(r.peakGpuBytes)} (planned ${mib(r.plannedPeakGpuBytes!)}; ${reason})`);
-    console.log(`wrote ${out}`);
+    console.log(`wrote ${out}: ${written.description}`);
   }
   dec.dispose();
   return 0;

@@ -1,0 +1,68 @@
+// .mp4 / .webm / animated .webp through an ffmpeg found on PATH (or $WAN_VAE_FFMPEG): raw RGBA frames on
+// its stdin. Looked up before the decode, so a missing ffmpeg is said before minutes of GPU work.
+import { spawn } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { DecoderError } from '../../gpu/errors';
+import { frameRgba, type Video } from './frames';
+
+export type FfmpegFormat = 'mp4' | 'webm' | 'webp';
+
+/** Codec arguments per container: H.264 yuv420p (plays everywhere), VP9, animated WebP (loops). */
+export const FFMPEG_CODEC: Record<FfmpegFormat, string[]> = {
+  mp4: ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-crf', '18', '-movflags', '+faststart'],
+  webm: ['-c:v', 'libvpx-vp9', '-pix_fmt', 'yuv420p', '-crf', '24', '-b:v', '0'],
+  webp: ['-c:v', 'libwebp_anim', '-lossless', '0', '-q:v', '90', '-loop', '0'],
+};
+
+function executable(p: string): boolean {
+  try {
+    accessSync(p, constants.X_OK);
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The ffmpeg to run, or a DecoderError saying how to get one. */
+export function findFfmpeg(format: FfmpegFormat, env: NodeJS.ProcessEnv = process.env): string {
+  const explicit = env.WAN_VAE_FFMPEG;
+  if (explicit) {
+    if (executable(explicit)) return explicit;
+    throw new DecoderError('unsupported', `WAN_VAE_FFMPEG=${explicit} is not an executable file`);
+  }
+  for (const dir of (env.PATH ?? '').split(delimiter)) if (dir && executable(join(dir, 'ffmpeg'))) return join(dir, 'ffmpeg');
+  throw new DecoderError('unsupported', `writing .${format} needs ffmpeg, which is not on PATH: install it (Debian/Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg; Windows: winget install ffmpeg) or set WAN_VAE_FFMPEG, or write .gif, .png (contact sheet), a folder of PNG frames (--out DIR/) or .npy instead`);
+}
+
+/** The argument list given to ffmpeg (exported for the test's fake ffmpeg). */
+export function ffmpegArgs(format: FfmpegFormat, v: Video, fps: number, out: string): string[] {
+  return ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', 'rgba', '-s', `${v.width}x${v.height}`, '-r', String(fps), '-i', 'pipe:0', ...FFMPEG_CODEC[format], '-f', format === 'mp4' ? 'mp4' : format, out];
+}
+
+/** Pipe the frames into ffmpeg writing `out`; rejects with ffmpeg's last stderr lines when it fails. */
+export async function writeWithFfmpeg(ffmpeg: string, format: FfmpegFormat, v: Video, fps: number, out: string, onFrame?: (done: number) => void): Promise<void> {
+  const child = spawn(ffmpeg, ffmpegArgs(format, v, fps, out), { stdio: ['pipe', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-2000);
+  });
+  const exit = new Promise<number>((resolve, reject) => {
+    child.on('error', (e) => reject(new DecoderError('unsupported', `cannot run ${ffmpeg}: ${e.message}`)));
+    child.on('close', (code) => resolve(code ?? -1));
+  });
+  let broken = false;
+  child.stdin.on('error', () => {
+    broken = true; // ffmpeg quit early: its exit code and stderr say why
+  });
+  for (let f = 0; f < v.frames && !broken; f++) {
+    if (!child.stdin.write(frameRgba(v, f))) await new Promise<void>((r) => child.stdin.once('drain', r).once('close', r));
+    onFrame?.(f + 1);
+  }
+  child.stdin.end();
+  const code = await exit;
+  if (code !== 0) {
+    const last = stderr.trim().split('\n').slice(-3).join(' | ');
+    throw new DecoderError('unsupported', `ffmpeg failed writing ${out} (exit code ${code})${last ? `: ${last}` : ''}`);
+  }
+}

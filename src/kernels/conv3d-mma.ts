@@ -1,26 +1,144 @@
-// conv3dMma kernel: conv3d on tensor cores through WGSL subgroup matrices (shaders/conv3d-mma.wgsl).
-// Same bindings, params and results as conv3d; f16 storage only, on adapters whose
-// `chromium-experimental-subgroup-matrix` feature offers 16x16x16 f16 -> f32 (subgroupMatrixSupported).
+// conv3d on tensor cores (WGSL subgroup matrices), as two dispatches per conv call:
+//   conv3dMmaPack  the conv's operand frames -> the tile-blocked copy `s` (shaders/conv3d-mma-pack.wgsl)
+//   conv3dMma      the blocked GEMM + bias / residual epilogue (shaders/conv3d-mma.wgsl), weights
+//                  re-blocked once at upload (packConvWeightBlocked)
+// conv3dMmaEmu is conv3dMma with scalar products (any adapter): the CPU-reference test of the layouts.
+// All take conv3d's Params; results equal conv3d's up to f16 operand rounding (f32 accumulation).
+// f16 storage only, on adapters whose `chromium-experimental-subgroup-matrix` offers 16x16x16 f16 -> f32
+// (subgroupMatrixSupport). Pure descriptions: no GPU objects.
 import src from '../../shaders/conv3d-mma.wgsl?raw';
-import common from '../../shaders/conv3d-common.wgsl?raw';
-import type { KernelDef } from '../gpu/kernel';
+import emu from '../../shaders/conv3d-mma-emu.wgsl?raw';
+import common from '../../shaders/conv3d-mma-common.wgsl?raw';
+import pack from '../../shaders/conv3d-mma-pack.wgsl?raw';
+import { DecoderError } from '../gpu/errors';
+import { linearGrid, wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
 import { conv3d, type Conv3dParams } from './conv3d';
 
-const BM = 64, BN = 64;
-const overrides: Record<string, number> = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0, SG: 32 };
+/** result tiles per subgroup along cout and along pixels (constants of the shader) */
+export const MMA_TM = wgslConst(common, 'TM');
+export const MMA_TN = wgslConst(common, 'TN');
+const PACK_WG = wgslConst(pack, 'WG');
 
+/** Block counts of one conv call: 16-channel input / output blocks (output padded to MMA_TM), 16-pixel blocks per row, operand rows. */
+export function mmaGeometry(p: { cin: number; cout: number; h: number; w: number }, ks: number) {
+  const cb = Math.ceil(p.cin / 16);
+  const xb = Math.ceil(p.w / 16);
+  const ob = Math.ceil(Math.ceil(p.cout / 16) / MMA_TM) * MMA_TM;
+  return { cb, xb, ob, rows: p.h + ks - 1, tiles: p.h * xb };
+}
+
+/**
+ * Elements of the blocked operand copy `s` one conv call needs (every temporal tap, tap0 = 0): KT x KS
+ * shifted copies of the input frame, channels padded to 16, width to 16, plus the padding rows. At
+ * 96 channels 480x832 (3x3x3): 9 x 96 x 482 x 832 = 346 M elements (693 MB in f16).
+ */
+export function mmaScratchElems(p: { cin: number; cout: number; h: number; w: number }, kt: number, ks: number): number {
+  const g = mmaGeometry(p, ks);
+  return kt * ks * g.cb * g.rows * g.xb * 256;
+}
+
+function mmaDispatch(p: Conv3dParams, ov: Record<string, number>): [number, number, number] {
+  conv3d.dispatch(p, { KT: ov.KT ?? 3, KS: ov.KS ?? 3, UP: ov.UP ?? 0 }); // the same plan-time checks
+  const g = mmaGeometry(p, ov.KS ?? 3);
+  return [Math.ceil(g.tiles / MMA_TN), g.ob / MMA_TM, 1];
+}
+
+const gemmBindings = [
+  { name: 's', access: 'read' },
+  { name: 'wt', access: 'read' },
+  { name: 'b', access: 'read' },
+  { name: 'res', access: 'read' },
+  { name: 'y', access: 'read_write' },
+] as const;
+
+const gemmOverrides: Record<string, number> = { KT: 3, KS: 3, HAS_RES: 0, SG: 32 };
+
+/** The useful work (not the padded blocks) and the bytes of the blocked operands read once. */
+function gemmCost(p: Conv3dParams, ov: Record<string, number>, elem: Elem = 'f16') {
+  const kt = ov.KT ?? 3, ks = ov.KS ?? 3;
+  const frames = kt - p.tap0;
+  const hw = p.h * p.w;
+  const g = mmaGeometry(p, ks);
+  const flops = 2 * p.cout * hw * p.cin * frames * ks * ks;
+  const sElems = frames * ks * g.cb * g.rows * g.xb * 256;
+  const bpe = elem === 'f16' ? 2 : 4;
+  return { flops, bytes: (sElems + kt * ks * ks * g.ob * g.cb * 256 + p.cout * hw * (1 + (ov.HAS_RES ? 1 : 0))) * bpe };
+}
+
+/** Tensor-core conv: blocked operands in, conv3d's output frame out (bias, residual HAS_RES 0/1/2). */
 export const conv3dMma: KernelDef<Conv3dParams> = {
   id: 'conv3d-mma',
   wgsl: `${src}\n${common}`,
-  bindings: conv3d.bindings,
+  bindings: gemmBindings,
   params: conv3d.params,
-  overrides,
-  dispatch(p, ov) {
-    conv3d.dispatch(p, { KT: ov.KT ?? 3, KS: ov.KS ?? 3, UP: ov.UP ?? 0 }); // the same plan-time checks
-    return [Math.ceil((p.h * p.w) / BN), Math.ceil(p.cout / BM), 1];
-  },
-  cost: (p, ov, elem) => conv3d.cost(p, ov, elem),
+  overrides: gemmOverrides,
+  dispatch: mmaDispatch,
+  cost: gemmCost,
 };
+
+/** conv3dMma with scalar products: runs anywhere (slow); the CPU-reference test of the blocked layouts. */
+export const conv3dMmaEmu: KernelDef<Conv3dParams> = {
+  id: 'conv3d-mma-emu',
+  wgsl: `${emu}\n${common}`,
+  bindings: gemmBindings,
+  params: conv3d.params,
+  overrides: gemmOverrides,
+  dispatch: mmaDispatch,
+  cost: gemmCost,
+};
+
+/** The operand copy of one conv call (the frames tap0..KT-1 of x and the cache ring, padding, UP, NORM). */
+export const conv3dMmaPack: KernelDef<Conv3dParams> = {
+  id: 'conv3d-mma-pack',
+  wgsl: pack,
+  bindings: [
+    { name: 'x', access: 'read' },
+    { name: 'cache', access: 'read' },
+    { name: 'gamma', access: 'read' },
+    { name: 's', access: 'read_write' },
+  ],
+  params: conv3d.params,
+  overrides: { KT: 3, KS: 3, UP: 0, NORM: 0, SILU: 0 },
+  dispatch(p, ov) {
+    const kt = ov.KT ?? 3, ks = ov.KS ?? 3;
+    if (p.tap0 >= kt) throw new DecoderError('bad-input', `conv3d-mma-pack: tap0 ${p.tap0} must be < KT ${kt}`);
+    const elems = (kt - p.tap0) * ks * mmaGeometry(p, ks).cb * mmaGeometry(p, ks).rows * mmaGeometry(p, ks).xb * 256;
+    return linearGrid(Math.ceil(elems / PACK_WG));
+  },
+  cost(p, ov, elem: Elem = 'f16') {
+    const kt = ov.KT ?? 3, ks = ov.KS ?? 3;
+    const frames = kt - p.tap0;
+    const hwIn = ov.UP ? (p.h * p.w) / 4 : p.h * p.w;
+    const g = mmaGeometry(p, ks);
+    const bpe = elem === 'f16' ? 2 : 4;
+    return { flops: 0, bytes: (frames * (p.cin + (ov.NORM ? 1 : 0)) * hwIn + frames * ks * g.cb * g.rows * g.xb * 256) * bpe };
+  },
+};
+
+/** Number of elements `packConvWeightBlocked` returns. */
+export function blockedConvWeightLength(cout: number, cin: number, kt: number, ks: number): number {
+  const g = mmaGeometry({ cin, cout, h: 1, w: 1 }, ks);
+  return kt * ks * ks * g.ob * g.cb * 256;
+}
+
+/**
+ * PyTorch weight [cout, cin, kt, ks, ks] -> conv3d-mma's [tap][ob][cb][16 cout][16 cin] (each 16x16
+ * tile contiguous; zero tiles / entries pad cout to 16 * a multiple of MMA_TM and cin to 16). Tap order
+ * (dt, dy, dx) as conv3d's.
+ */
+export function packConvWeightBlocked(w: Float32Array, cout: number, cin: number, kt: number, ks: number): Float32Array {
+  const taps = kt * ks * ks;
+  if (w.length !== cout * cin * taps)
+    throw new DecoderError('bad-input', `packConvWeightBlocked: ${w.length} values for [${cout}, ${cin}, ${kt}, ${ks}, ${ks}]`);
+  const { ob, cb } = mmaGeometry({ cin, cout, h: 1, w: 1 }, ks);
+  const out = new Float32Array(taps * ob * cb * 256);
+  for (let o = 0; o < cout; o++)
+    for (let c = 0; c < cin; c++) {
+      const dst = ((o >> 4) * cb + (c >> 4)) * 256 + (o & 15) * 16 + (c & 15);
+      for (let t = 0; t < taps; t++) out[t * ob * cb * 256 + dst] = w[(o * cin + c) * taps + t]!;
+    }
+  return out;
+}
 
 /** The subgroup-matrix configurations an adapter reports (Chromium / Dawn experimental). */
 interface MatrixConfig {

@@ -1,0 +1,79 @@
+// conv3d-mma-common: what shaders/conv3d-mma.wgsl (tensor cores) and shaders/conv3d-mma-emu.wgsl (the
+// same kernel with scalar products, for adapters without subgroup matrices: the CPU-reference test of the
+// layouts) share, appended to each by its KernelDef: the Params (those of conv3d), the bindings, the
+// tile-blocked operand addressing and the epilogue. Elem is the including shader's `alias Elem = f32;`
+// (f16 in use: the matrix operands are f16).
+//
+// Operands, both written once per conv call or per upload, each 16x16 tile contiguous (stride 16):
+//   weights  wt[tap][ob][cb][16 cout][16 cin]   (src/kernels/conv3d-mma.ts packConvWeightBlocked;
+//            ob padded to a multiple of TM with zero tiles, cin to a multiple of 16 with zeros)
+//   operand  s[dt][dx][cb][row][xb][16 cin][16 px]   (shaders/conv3d-mma-pack.wgsl): for temporal tap dt
+//            and horizontal tap dx, row r holds output-space row r - pad shifted by dx - pad, with zero
+//            rows/columns for the padding, so the right matrix of tap (dt, dy, dx) at output row y and
+//            pixel block xb is the contiguous tile at row y + dy.
+// GEMM: M = cout, N = pixels, K = cin per tap. One workgroup = one subgroup (matrix load/store offsets
+// must be workgroup-uniform on Dawn), TM x TN result tiles: TM blocks of 16 output channels, TN
+// consecutive 16-pixel blocks of the linear (row, xb) order (a group may span two rows).
+
+struct Params {
+  cin: u32, cout: u32, h: u32, w: u32,
+  x_off: u32, prev2_off: u32, prev1_off: u32, res_off: u32, y_off: u32, tap0: u32,
+}
+
+@group(0) @binding(0) var<storage, read> s: array<Elem>;
+@group(0) @binding(1) var<storage, read> wt: array<Elem>;
+@group(0) @binding(2) var<storage, read> b: array<Elem>;
+@group(0) @binding(3) var<storage, read> res: array<Elem>;
+@group(0) @binding(4) var<storage, read_write> y: array<Elem>;
+@group(1) @binding(0) var<uniform> prm: Params;
+
+override KT: u32 = 3;
+override KS: u32 = 3;
+override HAS_RES: u32 = 0; // 0 none, 1 from res, 2 from y (in place)
+override SG: u32 = 32; // workgroup size = the subgroup size (one subgroup per workgroup)
+
+const TM: u32 = 3; // result tiles along cout (16 channels each)
+const TN: u32 = 2; // result tiles along pixels (16 pixels each)
+
+var<workgroup> c_s: array<f32, 1536>; // TM * TN results of 16 x 16, row-major [cout][px]
+
+struct Geo { cb: u32, xb: u32, rows: u32, ob: u32, tiles: u32 }
+
+fn geo() -> Geo {
+  let cb = (prm.cin + 15u) / 16u;
+  let xb = (prm.w + 15u) / 16u;
+  let ob = ((prm.cout + 15u) / 16u + TM - 1u) / TM * TM;
+  return Geo(cb, xb, prm.h + KS - 1u, ob, prm.h * xb);
+}
+
+// Element offset of weight tile (tap, ob, cb).
+fn a_off(g: Geo, tap: u32, ob: u32, cb: u32) -> u32 {
+  return ((tap * g.ob + ob) * g.cb + cb) * 256u;
+}
+
+// Element offset of the operand tile of pixel block n (linear over rows x xb) for taps (dt, dy, dx), block cb.
+fn b_off(g: Geo, dt: u32, dy: u32, dx: u32, cb: u32, n: u32) -> u32 {
+  let yy = n / g.xb;
+  let xb = n % g.xb;
+  return (((((dt * KS + dx) * g.cb + cb) * g.rows + yy + dy) * g.xb) + xb) * 256u;
+}
+
+// Bias, residual and bounds for the TM x TN results in c_s (after a barrier); all SG invocations.
+fn epilogue(g: Geo, ob0: u32, n0: u32, lid: u32) {
+  let hw = prm.h * prm.w;
+  for (var e = lid; e < TM * TN * 256u; e += SG) {
+    let t = e / 256u;
+    let i = t / TN;
+    let j = t % TN;
+    let n = n0 + j;
+    let o = (ob0 + i) * 16u + (e % 256u) / 16u;
+    let px = (n % g.xb) * 16u + e % 16u;
+    if (n < g.tiles && o < prm.cout && px < prm.w) {
+      let p = (n / g.xb) * prm.w + px;
+      var v = c_s[e] + f32(b[o]);
+      if (HAS_RES == 1u) { v += f32(res[prm.res_off + o * hw + p]); }
+      if (HAS_RES == 2u) { v += f32(y[prm.y_off + o * hw + p]); }
+      y[prm.y_off + o * hw + p] = Elem(v);
+    }
+  }
+}

@@ -1,0 +1,179 @@
+// conv3d on tensor cores (src/kernels/conv3d-mma.ts) against the CPU reference (src/cpu/ops.ts), one
+// output frame, f16 storage (inputs rounded to f16 for the reference too; NMSE <= 1e-4 as conv3d's f16
+// cases). Two dispatches per case, as the decoder runs them: conv3d-mma-pack (operand frames -> the
+// blocked copy) then the GEMM over the blocked weights (packConvWeightBlocked). The GEMM runs as
+// conv3d-mma-emu (scalar products, any adapter: checks the layouts, the tile walk with its tails and the
+// epilogue) and, where the adapter offers 16x16x16 f16 -> f32 subgroup matrices, as conv3d-mma itself
+// (no CI platform has them: skipped there with the reason; the H200 benchmark checks it against conv3d).
+// Frames sit at odd element offsets; skipped cache frames hold NaN to prove they are not read.
+import { describe, expect, it, type TestContext } from 'vitest';
+import { add, causalConv3d, conv2dPerFrame, rmsNorm, tensor, type Tensor, upsampleNearest2x } from '../../src/cpu/ops';
+import type { KernelDef } from '../../src/gpu/kernel';
+import type { Conv3dParams } from '../../src/kernels/conv3d';
+import { blockedConvWeightLength, conv3dMma, conv3dMmaEmu, conv3dMmaPack, mmaScratchElems, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
+import { expectClose } from '../helpers/compare';
+import { isCI } from '../helpers/env';
+import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
+import { randn } from '../helpers/random';
+
+const gpu = await getTestDevice();
+
+interface Case {
+  cin: number;
+  cout: number;
+  h: number;
+  w: number;
+  kt: 1 | 3;
+  ks: 1 | 3;
+  up: 0 | 1;
+  res: 0 | 1 | 2;
+  tap0: number;
+  /** NORM=1 with SiLU (1) or without (0) */
+  norm?: 0 | 1;
+}
+
+const cases: Case[] = [
+  // odd everything: one 16-channel block with padding, an odd number of pixel blocks (TN tail)
+  { cin: 5, cout: 7, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 1, tap0: 0 },
+  // two pixel blocks per row, 2 channel blocks, cout past one TM group, in-place residual, fused norm
+  { cin: 20, cout: 40, h: 5, w: 18, kt: 3, ks: 3, up: 0, res: 2, tap0: 1, norm: 1 },
+  { cin: 17, cout: 6, h: 4, w: 9, kt: 3, ks: 3, up: 0, res: 0, tap0: 2, norm: 0 },
+  // 1x1 (shortcut), 3x1x1 (time_conv), the upsample Conv2d (nearest-2x read in place)
+  { cin: 10, cout: 13, h: 3, w: 5, kt: 1, ks: 1, up: 0, res: 1, tap0: 0 },
+  { cin: 4, cout: 8, h: 4, w: 6, kt: 3, ks: 1, up: 0, res: 0, tap0: 0 },
+  { cin: 5, cout: 6, h: 6, w: 34, kt: 1, ks: 3, up: 1, res: 0, tap0: 0 },
+  // a real decoder layer (Wan2.1 up block 3, 96 channels), small frame
+  { cin: 96, cout: 96, h: 6, w: 20, kt: 3, ks: 3, up: 0, res: 1, tap0: 0 },
+];
+
+const name = (c: Case) =>
+  `cin${c.cin} cout${c.cout} ${c.h}x${c.w} k${c.kt}x${c.ks} up${c.up} res${c.res} tap0=${c.tap0}${c.norm !== undefined ? ` norm silu${c.norm}` : ''}`;
+
+function invRow(f: Float32Array, c: number, hw: number): Float32Array {
+  return Float32Array.from({ length: hw }, (_, p) => {
+    let ss = 0;
+    for (let k = 0; k < c; k++) ss += f[k * hw + p]! ** 2;
+    return Math.sqrt(c) / Math.max(Math.sqrt(ss), 1e-12);
+  });
+}
+
+/** Reference output frame [cout, h, w] from the frames the GPU sees (skipped taps read zeros). */
+function reference(c: Case, frames: Float32Array[], wt: Float32Array, bias: Float32Array, res: Float32Array): Float32Array {
+  const hi = c.up ? c.h / 2 : c.h;
+  const wi = c.up ? c.w / 2 : c.w;
+  const b = tensor([c.cout], bias);
+  let out: Tensor;
+  if (c.up) {
+    out = conv2dPerFrame(upsampleNearest2x(tensor([c.cin, 1, hi, wi], frames[0])), tensor([c.cout, c.cin, c.ks, c.ks], wt), b);
+  } else {
+    const cur = tensor([c.cin, 1, hi, wi], frames[c.kt - 1]);
+    const nc = c.kt - 1 - c.tap0;
+    let cache: Tensor | null = null;
+    if (nc > 0) {
+      cache = tensor([c.cin, nc, hi, wi]);
+      const plane = hi * wi;
+      for (let ch = 0; ch < c.cin; ch++)
+        for (let f = 0; f < nc; f++) cache.data.set(frames[c.tap0 + f]!.subarray(ch * plane, (ch + 1) * plane), (ch * nc + f) * plane);
+    }
+    out = causalConv3d(cur, cache, tensor([c.cout, c.cin, c.kt, c.ks, c.ks], wt), b);
+  }
+  return c.res ? add(out, tensor(out.shape, res)).data : out.data;
+}
+
+async function runCase(c: Case, gemm: KernelDef<Conv3dParams>, sg: number) {
+  const elem = 'f16' as const;
+  const hi = c.up ? c.h / 2 : c.h;
+  const wi = c.up ? c.w / 2 : c.w;
+  const hwIn = hi * wi;
+  const frameLen = c.cin * hwIn;
+  const outLen = c.cout * c.h * c.w;
+  const fanIn = c.cin * c.kt * c.ks * c.ks;
+  const raw = [0, 1, 2].slice(0, c.kt).map((i) => roundToElem(randn(frameLen, 200 + i), elem));
+  const wt = roundToElem(randn(c.cout * fanIn, 17, 1 / Math.sqrt(fanIn)), elem);
+  const bias = roundToElem(randn(c.cout, 18, 0.1), elem);
+  const res = roundToElem(randn(outLen, 19), elem);
+  const gamma = roundToElem(randn(c.cin, 20, 0.5), elem);
+  const normed = c.norm === undefined ? raw : raw.map((f) => rmsNorm(tensor([c.cin, hwIn], f), tensor([c.cin], gamma), c.norm === 1).data);
+  const want = reference(c, normed, wt, bias, res);
+  const frames = c.norm === undefined ? raw : raw.map((f) => {
+    const g = new Float32Array(frameLen + hwIn);
+    g.set(f);
+    g.set(roundToElem(invRow(f, c.cin, hwIn), elem), frameLen);
+    return g;
+  });
+  const stored = frames[0]!.length;
+  // x at 3; cache = [pad 5][t-1][t-2]; res at 1; y at 2 (as test/kernels/conv3d.test.ts)
+  const xOff = 3, prev1Off = 5, prev2Off = 5 + stored, resOff = 1, yOff = 2;
+  const xData = new Float32Array(xOff + stored);
+  xData.set(frames[c.kt - 1]!, xOff);
+  const cacheData = new Float32Array(prev2Off + stored).fill(NaN);
+  if (c.kt === 3) {
+    if (c.tap0 <= 1) cacheData.set(frames[1]!, prev1Off);
+    if (c.tap0 === 0) cacheData.set(frames[0]!, prev2Off);
+  }
+  const resData = new Float32Array(resOff + outLen);
+  resData.set(res, resOff);
+  const p: Conv3dParams = { cin: c.cin, cout: c.cout, h: c.h, w: c.w, x_off: xOff, prev2_off: prev2Off, prev1_off: prev1Off, res_off: resOff, y_off: yOff, tap0: c.tap0 };
+  const blocked = packConvWeightBlocked(wt, c.cout, c.cin, c.kt, c.ks);
+  expect(blocked.length).toBe(blockedConvWeightLength(c.cout, c.cin, c.kt, c.ks));
+  const got = await withDevice(async (s) => {
+    const yInit = new Float32Array(yOff + outLen);
+    if (c.res === 2) yInit.set(res, yOff);
+    const y = c.res === 2 ? s.upload(yInit, elem, 'y') : s.zeros(yOff + outLen, 2);
+    // the operand copy starts as NaN: every element the GEMM reads must have been written by the pack
+    const scratch = s.upload(new Float32Array(mmaScratchElems(p, c.kt, c.ks)).fill(NaN), elem, 'operand copy');
+    await s.run(conv3dMmaPack, p, { KT: c.kt, KS: c.ks, UP: c.up, NORM: c.norm === undefined ? 0 : 1, SILU: c.norm ?? 0 }, elem, [
+      s.upload(xData, elem, 'x'),
+      c.kt === 3 ? s.upload(cacheData, elem, 'cache') : s.dummy(),
+      c.norm !== undefined ? s.upload(gamma, elem, 'gamma') : s.dummy(),
+      scratch,
+    ]);
+    await s.run(gemm, p, { KT: c.kt, KS: c.ks, HAS_RES: c.res, SG: sg }, elem, [
+      scratch,
+      s.upload(blocked, elem, 'blocked weights'),
+      s.upload(bias, elem, 'b'),
+      c.res === 1 ? s.upload(resData, elem, 'res') : s.dummy(),
+      y,
+    ]);
+    // the elements before y_off are untouched
+    const head = await s.read(y, elem, yOff);
+    expect([...head]).toEqual([...yInit.subarray(0, yOff)]);
+    return s.read(y, elem, outLen, yOff);
+  });
+  const r = expectClose(got, want, { nmse: 1e-4, label: `${gemm.id} ${name(c)}` });
+  console.info(`${gemm.id} ${name(c)}: max|err| ${r.maxAbs.toExponential(2)} at ${r.maxAbsAt}, nmse ${r.nmse.toExponential(2)}`);
+}
+
+function needF16(ctx: TestContext): void {
+  if (!gpu) {
+    if (isCI()) throw new Error('this test must run under CI, but there is no WebGPU device');
+    ctx.skip('there is no WebGPU device');
+  }
+  if (!gpu.f16) {
+    // Node (Dawn + lavapipe) has shader-f16; SwiftShader (the browser project) has none
+    if (isCI() && typeof window === 'undefined') throw new Error('this test must run under CI, but the adapter has no shader-f16');
+    ctx.skip('the adapter has no shader-f16');
+  }
+}
+
+const mma = gpu?.mma ?? null; // requestDecoderDevice enables the feature where subgroupMatrixSupport says ok
+
+describe('conv3d-mma', () => {
+  it.for(cases.map((c) => [name(c), c] as const))('emulated GEMM %s', async ([, c], ctx) => {
+    needF16(ctx);
+    await runCase(c, conv3dMmaEmu, gpu!.device.limits.maxComputeInvocationsPerWorkgroup >= 32 ? 32 : 8);
+  });
+  it.for(cases.map((c) => [name(c), c] as const))('tensor cores %s', async ([, c], ctx) => {
+    needF16(ctx);
+    if (!mma) ctx.skip("the adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (no CI platform does)");
+    await runCase(c, conv3dMma, mma!.subgroupSize);
+  });
+  it('packConvWeightBlocked: 16x16 tiles [tap][ob][cb][cout][cin], zero padding', () => {
+    // [cout 2, cin 3, 1, 1, 1]: one tap, one output block group (padded to MMA_TM blocks), one input block
+    const w = Float32Array.from({ length: 6 }, (_, i) => i + 1);
+    const b = packConvWeightBlocked(w, 2, 3, 1, 1);
+    expect([...b.subarray(0, 3)]).toEqual([1, 2, 3]);
+    expect([...b.subarray(16, 19)]).toEqual([4, 5, 6]);
+    expect(b.reduce((a, v) => a + v, 0)).toBe(21);
+  });
+});

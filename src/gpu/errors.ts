@@ -9,7 +9,13 @@ export type DecoderErrorCode =
   | 'oom'
   | 'device-lost'
   | 'bad-input'
-  | 'unsupported';
+  | 'unsupported'
+  /** the caller's AbortSignal fired (or the worker's cancel()): nothing is wrong with the input or the GPU */
+  | 'cancelled'
+  /** the decoder (or its worker) was disposed: make a new one */
+  | 'disposed'
+  /** a bug (a non-DecoderError thrown inside the decoder or its worker): the message is the original one */
+  | 'internal';
 
 export class DecoderError extends Error {
   readonly code: DecoderErrorCode;

@@ -6,11 +6,12 @@ import type { Latents } from '../model/latents';
 import type { FitRequest } from '../runtime/auto';
 import type { Frame } from '../runtime/gpu-decoder';
 import type { DecoderWorkerApi } from './decoder.worker';
+import { startWorker } from './spawn';
 import type { FitInfo, ModelInfo, PlanInfo, WorkerDecodeOptions, WorkerDecodeResult, Wrapped } from './protocol';
 
 function unwrap<T>(w: Wrapped<T>): T {
   if (w.ok) return w.value;
-  throw new DecoderError(w.code === 'internal' ? 'validation' : w.code, w.message);
+  throw new DecoderError(w.code, w.message);
 }
 
 export interface DecoderClient {
@@ -19,9 +20,17 @@ export interface DecoderClient {
   plan(shape: [number, number, number, number], opts?: WorkerDecodeOptions): Promise<PlanInfo>;
   /** fitPlan in the worker: throws DecoderError('limits') when no plan fits */
   fit(shape: [number, number, number, number], opts: WorkerDecodeOptions, req: FitRequest): Promise<FitInfo>;
+  /**
+   * Decodes run one at a time in the worker (a second call waits for the first). Rejects with
+   * DecoderError: 'cancelled' after cancel(), 'disposed' after dispose(), 'device-lost' (the next decode
+   * gets a new device), 'oom' when no smaller plan fits, ...
+   */
   decode(latents: Latents, opts?: WorkerDecodeOptions, onFrame?: (f: Frame) => void): Promise<WorkerDecodeResult>;
+  /** Cancel the running (and queued) decodes; resolves once they have stopped and returned their buffers. */
   cancel(): Promise<void>;
-  /** dispose the decoder and terminate the worker */
+  /** Fault injection: destroy the worker's GPU device (a running decode ends with 'device-lost'). */
+  loseDevice(): Promise<void>;
+  /** dispose the decoder and terminate the worker; calls in flight reject with 'disposed' */
   dispose(): void;
 }
 
@@ -30,7 +39,7 @@ export interface DecoderClient {
  * or null for the embedded default. All GPU work happens in the worker.
  */
 export async function createDecoder(weights: Uint8Array | null, source = 'weights.safetensors'): Promise<DecoderClient> {
-  const worker = new Worker(new URL('./decoder.worker.ts', import.meta.url), { type: 'module' });
+  const worker = await startWorker(); // its file, else the inline copy (spawn.ts)
   const api = Comlink.wrap<DecoderWorkerApi>(worker);
   let model: ModelInfo;
   // a worker that fails to load (bad bundle, CSP) only reports through its error event
@@ -43,16 +52,36 @@ export async function createDecoder(weights: Uint8Array | null, source = 'weight
     worker.terminate();
     throw e;
   }
+  // calls in flight reject when the worker goes away (dispose, or a crash after start), instead of hanging
+  const inflight = new Set<(e: DecoderError) => void>();
+  let gone: DecoderError | null = null;
+  const call = <T>(fn: () => Promise<T>): Promise<T> => {
+    if (gone) return Promise.reject(gone);
+    return new Promise<T>((resolve, reject) => {
+      inflight.add(reject);
+      fn().then(resolve, reject).finally(() => inflight.delete(reject));
+    });
+  };
+  const end = (e: DecoderError) => {
+    gone ??= e;
+    for (const reject of inflight) reject(e);
+    inflight.clear();
+  };
+  worker.addEventListener('error', (ev) => end(new DecoderError('internal', `the decoder worker crashed: ${ev.message || 'error event'}`)));
   return {
     model,
-    latents: async (bytes, src = 'latents', key) =>
-      unwrap(await (bytes ? api.latents(Comlink.transfer(bytes, [bytes.buffer]), src, key) : api.latents(null, src, key))),
-    plan: async (shape, opts = {}) => unwrap(await api.plan(shape, opts)),
-    fit: async (shape, opts, req) => unwrap(await api.fit(shape, opts, req)),
-    decode: async (latents, opts = {}, onFrame) => unwrap(await api.decode(latents, opts, onFrame ? Comlink.proxy(onFrame) : undefined)),
-    cancel: () => api.cancel(),
+    latents: (bytes, src = 'latents', key) =>
+      call(async () => unwrap(await (bytes ? api.latents(Comlink.transfer(bytes, [bytes.buffer]), src, key) : api.latents(null, src, key)))),
+    plan: (shape, opts = {}) => call(async () => unwrap(await api.plan(shape, opts))),
+    fit: (shape, opts, req) => call(async () => unwrap(await api.fit(shape, opts, req))),
+    decode: (latents, opts = {}, onFrame) => call(async () => unwrap(await api.decode(latents, opts, onFrame ? Comlink.proxy(onFrame) : undefined))),
+    cancel: () => (gone ? Promise.resolve() : call(() => api.cancel())),
+    loseDevice: () => call(async () => unwrap(await api.loseDevice())),
     dispose: () => {
-      void api.dispose().finally(() => worker.terminate());
+      if (gone) return;
+      end(new DecoderError('disposed', 'the decoder was disposed (its worker is terminated): create a new one'));
+      // the worker cancels its decodes and frees its buffers before it is terminated
+      void Promise.race([api.dispose(), new Promise((r) => setTimeout(r, 5000))]).finally(() => worker.terminate());
     },
   };
 }

@@ -1,5 +1,7 @@
 // The decoder worker: owns the WebGPU device and the decoder; all GPU work happens here. Exposed with
 // comlink; frames go to the page through a proxied callback with their buffers transferred.
+// Decodes run one at a time (the decoder queues them); cancel() stops the running and queued ones and
+// resolves once they have ended (their buffers returned), so the page may start the next right after.
 import * as Comlink from 'comlink';
 import { WanVaeDecoder } from '../decoder';
 import { DecoderError } from '../gpu/errors';
@@ -11,15 +13,23 @@ import type { Plan } from '../runtime/planner';
 import type { FitInfo, ModelInfo, PlanInfo, WorkerDecodeOptions, WorkerDecodeResult, Wrapped } from './protocol';
 
 let decoder: WanVaeDecoder | null = null;
-let abort: AbortController | null = null;
+/** decodes started and not yet ended: their cancel switch and their end (never rejects) */
+const running = new Set<{ abort: AbortController; ended: Promise<unknown> }>();
 
 async function wrap<T>(fn: () => T | Promise<T>): Promise<Wrapped<T>> {
   try {
     return { ok: true, value: await fn() };
   } catch (e) {
     if (e instanceof DecoderError) return { ok: false, code: e.code, message: e.message };
-    return { ok: false, code: 'internal', message: e instanceof Error ? e.message : String(e) };
+    return { ok: false, code: 'internal', message: `internal error in the decoder worker: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}` };
   }
+}
+
+/** Cancel every running and queued decode and wait until they have ended. */
+async function cancelAll(): Promise<void> {
+  const all = [...running];
+  for (const r of all) r.abort.abort();
+  await Promise.all(all.map((r) => r.ended));
 }
 
 function need(): WanVaeDecoder {
@@ -43,7 +53,8 @@ function planInfo(p: Plan): PlanInfo {
 const api = {
   /** Load weights from safetensors bytes, or the embedded default model when `bytes` is null. */
   load(bytes: Uint8Array | null, source: string): Promise<Wrapped<ModelInfo>> {
-    return wrap(() => {
+    return wrap(async () => {
+      await cancelAll();
       decoder?.dispose();
       decoder = null;
       decoder = bytes ? WanVaeDecoder.fromSafetensors(bytes, source) : new WanVaeDecoder(syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 1 }));
@@ -75,29 +86,49 @@ const api = {
   },
 
   decode(latents: Latents, opts: WorkerDecodeOptions, onFrame?: (f: Frame) => void): Promise<Wrapped<WorkerDecodeResult>> {
-    return wrap(async () => {
-      abort = new AbortController();
-      // the callback is a comlink proxy on its own channel: wait until every frame has been delivered,
-      // or the result could overtake the last frames
-      const delivered: Promise<void>[] = [];
-      const r = await need().decode(latents, {
-        ...opts,
-        signal: abort.signal,
-        onFrame: onFrame ? (f) => void delivered.push(Promise.resolve(onFrame(Comlink.transfer(f, f.rgba ? [f.rgb.buffer, f.rgba.buffer] : [f.rgb.buffer])))) : undefined,
-      });
-      await Promise.all(delivered);
-      const { video, ...rest } = r;
-      const out: WorkerDecodeResult = { ...rest, video: opts.collect === false ? null : video };
-      return out.video ? Comlink.transfer(out, [out.video.buffer]) : out;
-    });
+    const abort = new AbortController();
+    // the callback is a comlink proxy on its own channel: wait until every frame has been delivered,
+    // or the result (or the error) could overtake the last frames
+    const delivered: Promise<void>[] = [];
+    const job = (async () => {
+      try {
+        const r = await need().decode(latents, {
+          ...opts,
+          signal: abort.signal,
+          onFrame: onFrame ? (f) => void delivered.push(Promise.resolve(onFrame(Comlink.transfer(f, f.rgba ? [f.rgb.buffer, f.rgba.buffer] : [f.rgb.buffer])))) : undefined,
+        });
+        const { video, ...rest } = r;
+        const out: WorkerDecodeResult = { ...rest, video: opts.collect === false ? null : video };
+        return out.video ? Comlink.transfer(out, [out.video.buffer]) : out;
+      } finally {
+        await Promise.allSettled(delivered);
+      }
+    })();
+    const entry = { abort, ended: job.catch(() => undefined) };
+    running.add(entry);
+    void entry.ended.then(() => running.delete(entry));
+    return wrap(() => job);
   },
 
-  /** Cancel the running decode (between chunks). */
-  cancel(): void {
-    abort?.abort();
+  /**
+   * Cancel the running decode and any queued ones: they reject with 'cancelled' within one chunk. Resolves
+   * once they have ended and their buffers are back (the decoder stays usable).
+   */
+  cancel(): Promise<void> {
+    return cancelAll();
   },
 
-  dispose(): void {
+  /**
+   * Fault injection: destroy the worker's GPU device, as a GPU reset would. A running decode ends with
+   * 'device-lost'; the next decode requests a new device by itself.
+   */
+  loseDevice(): Promise<Wrapped<void>> {
+    return wrap(() => need().loseDevice());
+  },
+
+  /** Cancel running decodes, then free every GPU buffer. */
+  async dispose(): Promise<void> {
+    await cancelAll();
     decoder?.dispose();
     decoder = null;
   },

@@ -1,9 +1,10 @@
 // What crosses the worker boundary: results are wrapped so a DecoderError keeps its code (comlink's
 // default throw handler keeps only name, message and stack).
 import type { DecoderErrorCode } from '../gpu/errors';
+import type { Replan } from '../decoder';
 import type { MemoryBreakdown, PlanOptions, TileOption } from '../runtime/planner';
 
-export type Wrapped<T> = { ok: true; value: T } | { ok: false; code: DecoderErrorCode | 'internal'; message: string };
+export type Wrapped<T> = { ok: true; value: T } | { ok: false; code: DecoderErrorCode; message: string };
 
 export interface ModelInfo {
   version: '2.1' | '2.2';
@@ -40,6 +41,8 @@ export interface WorkerDecodeOptions {
   /** return the whole video [3, F, H, W] at the end (default true) */
   collect?: boolean;
   backend?: 'webgpu' | 'cpu';
+  /** fault injection (tests, the demo): the N-th GPU buffer allocation of this decode fails as out-of-memory */
+  injectOom?: number | `${number}+`;
 }
 
 /** fitPlan's choice (src/runtime/auto.ts): the options it picked, why, and the plan they give. */
@@ -59,4 +62,6 @@ export interface WorkerDecodeResult {
   peakGpuBytes?: number;
   plannedPeakGpuBytes?: number;
   memory?: MemoryBreakdown;
+  /** every plan used after a GPU fault (out of memory), with its reason; empty when the first plan ran through */
+  replans: Replan[];
 }

@@ -6,7 +6,7 @@ import { WanVaeDecoder } from '../../src/decoder';
 import { OFFICIAL, syntheticLatents, syntheticWeights } from '../../src/model/synthetic';
 import { compare } from '../helpers/compare';
 import { isBrowser } from '../helpers/env';
-import { getTestDevice } from '../helpers/gpu';
+import { needGpu } from '../helpers/need';
 
 const CASES = [
   { v: '2.1', shape: [16, 1, 2, 3], browser: true },
@@ -14,9 +14,8 @@ const CASES = [
 ] as const;
 
 describe.each(CASES)('full-size Wan$v decoder', ({ v, shape, browser }) => {
-  it.skipIf(isBrowser && !browser)(`decodes a [${shape}] latent on WebGPU like the CPU reference (1e-3)`, async () => {
-    const gpu = await getTestDevice();
-    if (!gpu) return;
+  it.skipIf(isBrowser && !browser)(`decodes a [${shape}] latent on WebGPU like the CPU reference (1e-3)`, async (ctx) => {
+    const gpu = await needGpu(ctx);
     const weights = syntheticWeights({ ...OFFICIAL[v], seed: 11 });
     const latents = { data: syntheticLatents(shape[0], shape[1], shape[2], shape[3]), shape: [...shape] as [number, number, number, number] };
     const dec = new WanVaeDecoder(weights, gpu);

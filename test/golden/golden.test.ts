@@ -1,35 +1,26 @@
 // End-to-end against the official code: every case of ../shared/golden (float64 PyTorch decodes) on the
 // WebGPU backend (node: Dawn/lavapipe, browser: SwiftShader) within 1e-3 max |err| of the clamped
 // @video, and on the CPU reference (node only; it is slow in a browser) within 1e-4. Cache off against
-// @video_nocache (Wan2.1) and the Wan2.2 refusal. Skips with a message when ../shared is absent.
+// @video_nocache (Wan2.1) and the Wan2.2 refusal. Without ../shared, an adapter or (Node) shader-f16 the
+// tests are reported as skipped with the reason, and fail under CI (test/helpers/need.ts).
 import { describe, expect, it } from 'vitest';
 import { WanVaeDecoder, type DecodeOptions } from '../../src/decoder';
 import { DecoderError } from '../../src/gpu/errors';
-import { parseSafetensors, toFloat32, type StFile } from '../../src/model/safetensors';
+import { toFloat32, type StFile } from '../../src/model/safetensors';
 import { weightsFromSafetensors } from '../../src/model/weights';
 import { compare } from '../helpers/compare';
 import { isBrowser } from '../helpers/env';
-import { readSharedFile } from '../helpers/files';
-import { getTestDevice } from '../helpers/gpu';
+import type { TestGpu } from '../helpers/gpu';
+import { needF16, needGolden, needGpu } from '../helpers/need';
 
 const CASES = ['wan21-tiny', 'wan21-image', 'wan21-small', 'wan22-tiny', 'wan22-small'] as const;
-
-async function loadCase(name: string): Promise<StFile | null> {
-  const bytes = await readSharedFile(`golden/${name}.safetensors`);
-  if (!bytes) {
-    console.warn(`../shared/golden is absent: golden test ${name} skipped`);
-    return null;
-  }
-  return parseSafetensors(bytes, `${name}.safetensors`);
-}
 
 function clamped(f: StFile, key: string): Float32Array {
   return toFloat32(f.tensors.get(key)!).map((v) => Math.min(1, Math.max(-1, v)));
 }
 
-async function run(f: StFile, name: string, opts: DecodeOptions) {
-  const gpu = opts.backend === 'cpu' ? undefined : await getTestDevice();
-  if (opts.backend !== 'cpu' && !gpu) return null;
+/** Decodes the golden case; `gpu` null for the CPU backend. */
+async function run(f: StFile, name: string, gpu: TestGpu | null, opts: DecodeOptions) {
   const dec = new WanVaeDecoder(weightsFromSafetensors(f, name), gpu ?? undefined);
   const lat = f.tensors.get('@latents')!;
   const stats = { mean: toFloat32(f.tensors.get('@mean')!), std: toFloat32(f.tensors.get('@std')!) };
@@ -43,11 +34,9 @@ async function run(f: StFile, name: string, opts: DecodeOptions) {
 describe.each(CASES)('golden %s', (name) => {
   for (const backend of ['webgpu', 'cpu'] as const) {
     const tol = backend === 'cpu' ? 1e-4 : 1e-3;
-    it.skipIf(backend === 'cpu' && isBrowser)(`${backend}: cache on matches @video within ${tol}`, async () => {
-      const f = await loadCase(name);
-      if (!f) return;
-      const r = await run(f, name, { backend });
-      if (!r) return;
+    it.skipIf(backend === 'cpu' && isBrowser)(`${backend}: cache on matches @video within ${tol}`, async (ctx) => {
+      const f = await needGolden(ctx, name);
+      const r = await run(f, name, backend === 'cpu' ? null : await needGpu(ctx), { backend });
       const want = f.tensors.get('@video')!;
       expect([3, r.frames, r.height, r.width]).toEqual(want.shape);
       const c = compare(r.video, clamped(f, '@video'));
@@ -56,20 +45,18 @@ describe.each(CASES)('golden %s', (name) => {
       expect(c.maxAbs).toBeLessThanOrEqual(tol);
       if (r.peakGpuBytes !== undefined) expect(r.peakGpuBytes).toBe(r.plannedPeakGpuBytes);
     });
-    it.skipIf(backend === 'cpu' && isBrowser)(`${backend}: cache off matches @video_nocache (or refuses Wan2.2)`, async () => {
-      const f = await loadCase(name);
-      if (!f) return;
+    it.skipIf(backend === 'cpu' && isBrowser)(`${backend}: cache off matches @video_nocache (or refuses Wan2.2)`, async (ctx) => {
+      const f = await needGolden(ctx, name);
+      const gpu = backend === 'cpu' ? null : await needGpu(ctx);
       if (!f.tensors.has('@video_nocache')) {
         expect(f.metadata.nocache_error).toMatch(/size of tensor/);
-        const err = await run(f, name, { backend, cache: 'off' }).catch((e: unknown) => e);
-        if (err === null) return; // no device outside CI
+        const err = await run(f, name, gpu, { backend, cache: 'off' }).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(DecoderError);
         expect((err as DecoderError).code).toBe('unsupported');
         expect((err as DecoderError).message).toMatch(/Wan2\.2.*feat_cache=None/);
         return;
       }
-      const r = await run(f, name, { backend, cache: 'off' });
-      if (!r) return;
+      const r = await run(f, name, gpu, { backend, cache: 'off' });
       expect([3, r.frames, r.height, r.width]).toEqual(f.tensors.get('@video_nocache')!.shape);
       const c = compare(r.video, clamped(f, '@video_nocache'));
       console.log(`${name} ${backend} cache off: max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB`);
@@ -79,15 +66,10 @@ describe.each(CASES)('golden %s', (name) => {
 });
 
 describe.each(CASES)('golden %s, f16 storage', (name) => {
-  it('PSNR >= 45 dB against the official decode (needs shader-f16)', async () => {
-    const gpu = await getTestDevice();
-    const f = await loadCase(name);
-    if (!f || !gpu) return;
-    if (!gpu.f16) {
-      console.warn(`no shader-f16 on this adapter: f16 test of ${name} skipped`);
-      return;
-    }
-    const r = (await run(f, name, { precision: 'f16' }))!;
+  it('PSNR >= 45 dB against the official decode (needs shader-f16)', async (ctx) => {
+    const gpu = needF16(ctx, await needGpu(ctx));
+    const f = await needGolden(ctx, name);
+    const r = await run(f, name, gpu, { precision: 'f16' });
     const c = compare(r.video, clamped(f, '@video'));
     console.log(`${name} f16 storage: max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB, peak ${r.peakGpuBytes} B`);
     expect(c.psnr).toBeGreaterThanOrEqual(45);
@@ -103,26 +85,19 @@ describe.each([
   ['wan22-small', 'fused'],
 ] as const)('golden %s, norm %s', (name, norm) => {
   // Chromium runs the Wan2.2 pair only (CI time); Node runs all four
-  it.skipIf(isBrowser && name === 'wan21-small')('webgpu: matches @video within 1e-3, measured peak = planned', async () => {
-    const f = await loadCase(name);
-    if (!f) return;
-    const r = await run(f, name, { norm, normChunk: norm === 'chunked' ? 37 : undefined });
-    if (!r) return;
+  it.skipIf(isBrowser && name === 'wan21-small')('webgpu: matches @video within 1e-3, measured peak = planned', async (ctx) => {
+    const f = await needGolden(ctx, name);
+    const r = await run(f, name, await needGpu(ctx), { norm, normChunk: norm === 'chunked' ? 37 : undefined });
     const c = compare(r.video, clamped(f, '@video'));
     console.log(`${name} norm ${norm}: max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB, ${r.seconds.toFixed(2)} s, peak ${r.peakGpuBytes} B (planned ${r.plannedPeakGpuBytes}), activations ${r.memory!.activations} B`);
     expect(r.options.norm).toBe(norm);
     expect(c.maxAbs).toBeLessThanOrEqual(1e-3);
     expect(r.peakGpuBytes).toBe(r.plannedPeakGpuBytes);
   });
-  it.skipIf(norm !== 'fused')('f16 storage: PSNR >= 45 dB (needs shader-f16)', async () => {
-    const gpu = await getTestDevice();
-    const f = await loadCase(name);
-    if (!f || !gpu) return;
-    if (!gpu.f16) {
-      console.warn(`no shader-f16 on this adapter: f16 fused test of ${name} skipped`);
-      return;
-    }
-    const r = (await run(f, name, { precision: 'f16', norm }))!;
+  it.skipIf(norm !== 'fused')('f16 storage: PSNR >= 45 dB (needs shader-f16)', async (ctx) => {
+    const gpu = needF16(ctx, await needGpu(ctx));
+    const f = await needGolden(ctx, name);
+    const r = await run(f, name, gpu, { precision: 'f16', norm });
     const c = compare(r.video, clamped(f, '@video'));
     console.log(`${name} norm ${norm} f16: max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB`);
     expect(c.psnr).toBeGreaterThanOrEqual(45);

@@ -4,23 +4,21 @@
 // smaller halo must differ on a frame large enough for interior tiles. Blend mode reports its error.
 import { describe, expect, it } from 'vitest';
 import { WanVaeDecoder, type DecodeResult } from '../../src/decoder';
-import { parseSafetensors, toFloat32 } from '../../src/model/safetensors';
+import { toFloat32 } from '../../src/model/safetensors';
 import { syntheticLatents, syntheticWeights } from '../../src/model/synthetic';
 import { weightsFromSafetensors } from '../../src/model/weights';
 import type { TileOption } from '../../src/runtime/planner';
 import { compare } from '../helpers/compare';
 import { isBrowser } from '../helpers/env';
-import { readSharedFile } from '../helpers/files';
-import { getTestDevice } from '../helpers/gpu';
+import { needGolden, needGpu } from '../helpers/need';
 
 const exact = (th: number, tw: number, order: TileOption['order'] = 'tile-major', halo?: number): TileOption => ({ th, tw, mode: 'exact', order, halo });
 
 // 3x3 grid of ~7x7 cores on 22x21 latent pixels: the middle tile's halo reaches 7 pixels past its core
 // on every side without touching the frame edge, so a short halo shows. Node project only (CI time).
 describe.each(['2.1', '2.2'] as const)('tiling, generated Wan%s decoder (dim 4) on an odd 2x22x21 latent', (v) => {
-  it.skipIf(isBrowser)('exact tiles equal the untiled decode; a 5-pixel halo does not; blend error reported', async () => {
-    const gpu = await getTestDevice();
-    if (!gpu) return;
+  it.skipIf(isBrowser)('exact tiles equal the untiled decode; a 5-pixel halo does not; blend error reported', async (ctx) => {
+    const gpu = await needGpu(ctx);
     const z = v === '2.1' ? 4 : 8;
     const dec = new WanVaeDecoder(syntheticWeights({ version: v, dim: 4, zDim: z, seed: 5 }), gpu);
     const shape = [z, 2, 22, 21] as [number, number, number, number];
@@ -51,11 +49,9 @@ describe.each([
   ['wan21-small', 4, 3],
   ['wan22-small', 2, 4],
 ] as const)('tiling on golden %s', (name, th, tw) => {
-  it.skipIf(isBrowser && name === 'wan21-small')(`exact ${th}x${tw} tiles match @video within 1e-3 and the untiled decode within 1e-5`, async () => {
-    const gpu = await getTestDevice();
-    const bytes = await readSharedFile(`golden/${name}.safetensors`);
-    if (!gpu || !bytes) return;
-    const f = parseSafetensors(bytes, name);
+  it.skipIf(isBrowser && name === 'wan21-small')(`exact ${th}x${tw} tiles match @video within 1e-3 and the untiled decode within 1e-5`, async (ctx) => {
+    const f = await needGolden(ctx, name);
+    const gpu = await needGpu(ctx);
     const dec = new WanVaeDecoder(weightsFromSafetensors(f, name), gpu);
     const lat = f.tensors.get('@latents')!;
     const latents = { data: toFloat32(lat), shape: lat.shape as [number, number, number, number] };

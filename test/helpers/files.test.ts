@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { isCI } from './env';
-import { readSharedFile, sharedAvailable } from './files';
+import { readSharedFile } from './files';
+import { needShared } from './need';
 
 describe('readSharedFile', () => {
   it('reads the safetensors header length of golden/wan21-tiny.safetensors', async (ctx) => {
-    if (!(await sharedAvailable())) {
-      if (isCI()) throw new Error('../shared is missing under CI');
-      ctx.skip('../shared is absent');
-    }
+    await needShared(ctx);
     const bytes = await readSharedFile('golden/wan21-tiny.safetensors');
     expect(bytes).not.toBeNull();
     expect(bytes!.byteLength).toBeGreaterThan(8);
@@ -19,7 +16,7 @@ describe('readSharedFile', () => {
   });
 
   it('rejects a missing file inside ../shared', async (ctx) => {
-    if (!(await sharedAvailable())) ctx.skip('../shared is absent');
+    await needShared(ctx);
     await expect(readSharedFile('golden/does-not-exist.safetensors')).rejects.toThrow();
   });
 });

@@ -1,9 +1,8 @@
-// GPU access for kernel tests: one shared device per test file (null when there is none and we are not
-// in CI, so tests skip; in CI a missing adapter fails), and withDevice(), which runs a test body inside
-// validation / out-of-memory error scopes and destroys every buffer it created.
+// GPU access for kernel tests: one shared device per test file (null when there is none; tests then call
+// need.ts' needGpu / needDevice, which skip with the reason, or fail under CI), and withDevice(), which runs
+// a test body inside validation / out-of-memory error scopes and destroys every buffer it created.
 import { requestDecoderDevice, type DecoderDevice } from '../../src/gpu/device';
 import { PipelineCache, runKernel, type Elem, type KernelDef } from '../../src/gpu/kernel';
-import { isCI } from './env';
 import { fromHalf, toHalf } from '../../src/runtime/f16';
 
 export interface TestGpu extends DecoderDevice {
@@ -11,20 +10,25 @@ export interface TestGpu extends DecoderDevice {
 }
 
 let shared: Promise<TestGpu | null> | null = null;
+let whyNone = 'getTestDevice() was not called';
 
-/** The test device, or null (tests skip) when WebGPU or an adapter is missing outside CI. */
+/** The test device, or null when WebGPU or an adapter is missing (noDeviceReason() says why). */
 export function getTestDevice(): Promise<TestGpu | null> {
   shared ??= (async () => {
     try {
       const d = await requestDecoderDevice();
       return { ...d, cache: new PipelineCache(d.device) };
     } catch (e) {
-      if (isCI()) throw e;
-      console.warn(`no WebGPU device, GPU tests skipped: ${String(e)}`);
+      whyNone = e instanceof Error ? e.message : String(e);
       return null;
     }
   })();
   return shared;
+}
+
+/** Why getTestDevice() resolved to null. */
+export function noDeviceReason(): string {
+  return whyNone;
 }
 
 /** IEEE half bits of one float (round to nearest even; overflow to ±inf): the runtime's own conversion. */

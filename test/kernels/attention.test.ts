@@ -2,7 +2,7 @@
 // file, and the whole vae.py AttentionBlock (rms-norm -> 1x1 conv qkv -> attention -> 1x1 conv proj +
 // residual) against src/cpu/ops.ts attention. Tolerances: NMSE <= 1e-7 (f32), <= 1e-4 (f16 storage,
 // inputs rounded for the reference too); f32 core also |err| <= 1e-5 + 1e-4·|ref|.
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { attentionCore as cpuAttentionCore } from '../../src/cpu/ops';
 import { attention as attentionRef, tensor } from '../../src/cpu/ops';
 import type { Elem } from '../../src/gpu/kernel';
@@ -11,6 +11,7 @@ import { conv3d, conv3dTuning, packConvWeight } from '../../src/kernels/conv3d';
 import { rmsNorm } from '../../src/kernels/rms-norm';
 import { expectClose } from '../helpers/compare';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
+import { needDevice, needF16 } from '../helpers/need';
 import { randn } from '../helpers/random';
 
 const gpu = await getTestDevice();
@@ -72,9 +73,13 @@ async function runBlock(C: number, h: number, w: number) {
   console.info(`attention block c${C} ${h}x${w} f32: max|err| ${r.maxAbs.toExponential(2)}, nmse ${r.nmse.toExponential(2)}`);
 }
 
-describe.skipIf(!gpu)('attention', () => {
+describe('attention', () => {
+  beforeEach((ctx) => void needDevice(ctx, gpu));
   it.each(cases.map((c) => [name(c), c] as const))('f32 %s', (_n, c) => runCore(c, 'f32'));
-  it.skipIf(!gpu?.f16).each(cases.map((c) => [name(c), c] as const))('f16 %s', (_n, c) => runCore(c, 'f16'));
+  it.for(cases.map((c) => [name(c), c] as const))('f16 %s', ([, c], ctx) => {
+    needF16(ctx, gpu);
+    return runCore(c, 'f16');
+  });
   it('f32 AttentionBlock c12 3x5 composed from kernels vs ops.attention', () => runBlock(12, 3, 5));
   it('rejects head dim > 1024', () => {
     expect(() => attention.dispatch({ c: 1025, n: 4, scale: 1 }, {})).toThrow(/head dim/);

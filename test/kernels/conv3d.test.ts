@@ -4,12 +4,13 @@
 // cache frames with garbage to prove they are not read. NORM=1 cases (--norm fused) store raw frames
 // plus their inverse-RMS row and compare with RMS_norm (+ SiLU) applied by the CPU reference before the
 // conv; res 2 cases add the residual in place (HAS_RES=2: y holds the residual before the dispatch).
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { add, causalConv3d, conv2dPerFrame, rmsNorm, tensor, upsampleNearest2x, type Tensor } from '../../src/cpu/ops';
 import type { Elem } from '../../src/gpu/kernel';
 import { conv3d, conv3dTuning, conv3dTuningForCout, packConvWeight, type Conv3dParams } from '../../src/kernels/conv3d';
 import { expectClose } from '../helpers/compare';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
+import { needDevice, needF16 } from '../helpers/need';
 import { randn } from '../helpers/random';
 
 const gpu = await getTestDevice();
@@ -190,19 +191,18 @@ async function runCase(c: Case, elem: Elem) {
 const maxInv = gpu?.device.limits.maxComputeInvocationsPerWorkgroup ?? 256;
 const runnable = (c: Case) => tunings[c.tune].WG_N * tunings[c.tune].WG_M <= maxInv;
 
-describe.skipIf(!gpu)('conv3d', () => {
+describe('conv3d', () => {
+  beforeEach((ctx) => void needDevice(ctx, gpu));
   it.each(cases.filter(runnable).map((c) => [name(c), c] as const))('f32 %s', async (_n, c) => {
     await runCase(c, 'f32');
   });
   it.skip.each(cases.filter((c) => !runnable(c)).map((c) => [name(c)] as const))(`f32 %s (more invocations per workgroup than this adapter's ${maxInv})`, () => undefined);
   // f16: the cases marked f16 (each tiling, the load variants), to keep CPU time low
   const f16Cases = cases.filter((c) => c.f16 && runnable(c));
-  it.skipIf(!gpu?.f16).each(f16Cases.map((c) => [name(c), c] as const))(
-    'f16 %s',
-    async (_n, c) => {
-      await runCase(c, 'f16');
-    },
-  );
+  it.for(f16Cases.map((c) => [name(c), c] as const))('f16 %s', async ([, c], ctx) => {
+    needF16(ctx, gpu);
+    await runCase(c, 'f16');
+  });
   it('dispatch rejects an odd output size with UP=1 and tap0 >= KT', () => {
     const p = { cin: 1, cout: 1, h: 5, w: 4, x_off: 0, prev2_off: 0, prev1_off: 0, res_off: 0, y_off: 0, tap0: 0 };
     expect(() => conv3d.dispatch(p, { KT: 1, KS: 3, UP: 1 })).toThrow(/even/);

@@ -1,10 +1,11 @@
 // crop (shaders/crop.wgsl): a window of every channel of a [C, H, W] frame copied to a dense [C, h, w]
 // tile, against a plain loop. A copy: results must be exact (f32, and f16 storage when available).
-import { describe, it } from 'vitest';
+import { beforeEach, describe, it } from 'vitest';
 import type { Elem } from '../../src/gpu/kernel';
 import { crop, type CropParams } from '../../src/kernels/crop';
 import { expectClose } from '../helpers/compare';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
+import { needDevice, needF16 } from '../helpers/need';
 import { randn } from '../helpers/random';
 
 const gpu = await getTestDevice();
@@ -34,7 +35,11 @@ async function runCase(k: (typeof cases)[number], elem: Elem) {
   expectClose(got, want, { atol: 0, label: `${name(k)} ${elem}` });
 }
 
-describe.skipIf(!gpu)('crop', () => {
+describe('crop', () => {
+  beforeEach((ctx) => void needDevice(ctx, gpu));
   it.each(cases.map((c) => [name(c), c] as const))('f32 %s', (_n, c) => runCase(c, 'f32'));
-  it.skipIf(!gpu?.f16).each(cases.map((c) => [name(c), c] as const))('f16 %s', (_n, c) => runCase(c, 'f16'));
+  it.for(cases.map((c) => [name(c), c] as const))('f16 %s', ([, c], ctx) => {
+    needF16(ctx, gpu);
+    return runCase(c, 'f16');
+  });
 });

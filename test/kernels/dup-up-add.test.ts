@@ -1,12 +1,13 @@
 // dupUpAdd (shaders/dup-up-add.wgsl) against src/cpu/ops.ts dupUp3d: sub-frame `a` of the DupUp3D output
 // added to an existing frame. Covers the three Wan2.2 instances (r = 8, r = 2) and odd shapes.
 // Tolerances: f32 |err| <= 1e-6 + 1e-6·|ref| (one add); f16 NMSE <= 1e-4.
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { dupUp3d, tensor } from '../../src/cpu/ops';
 import type { Elem } from '../../src/gpu/kernel';
 import { dupUpAdd, type DupUpAddParams } from '../../src/kernels/dup-up-add';
 import { expectClose } from '../helpers/compare';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
+import { needDevice, needF16 } from '../helpers/need';
 import { randn } from '../helpers/random';
 
 const gpu = await getTestDevice();
@@ -46,7 +47,11 @@ async function runCase(k: (typeof cases)[number], elem: Elem) {
   console.info(`dup-up-add ${name(k)} ${elem}: max|err| ${c.maxAbs.toExponential(2)} at ${c.maxAbsAt}`);
 }
 
-describe.skipIf(!gpu)('dup-up-add', () => {
+describe('dup-up-add', () => {
+  beforeEach((ctx) => void needDevice(ctx, gpu));
   it.each(cases.map((c) => [name(c), c] as const))('f32 %s', (_n, c) => runCase(c, 'f32'));
-  it.skipIf(!gpu?.f16).each(cases.map((c) => [name(c), c] as const))('f16 %s', (_n, c) => runCase(c, 'f16'));
+  it.for(cases.map((c) => [name(c), c] as const))('f16 %s', ([, c], ctx) => {
+    needF16(ctx, gpu);
+    return runCase(c, 'f16');
+  });
 });

@@ -1,12 +1,13 @@
 // output (shaders/output.wgsl) against src/cpu/ops.ts clamp (+ unpatchify for PATCH=2), for the whole frame
 // and for a region (cy, cx, oh, ow) written at element offsets rgb_off / rgba_off: rgb must match exactly
 // (a clamp and a copy); each RGBA8 byte within 1 of Math.round((v·0.5+0.5)·255), alpha 255.
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { clamp, tensor, unpatchify } from '../../src/cpu/ops';
 import type { Elem } from '../../src/gpu/kernel';
 import { output, type OutputParams } from '../../src/kernels/output';
 import { expectClose } from '../helpers/compare';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
+import { needDevice, needF16 } from '../helpers/need';
 import { randn } from '../helpers/random';
 
 const gpu = await getTestDevice();
@@ -58,7 +59,11 @@ async function runCase(k: (typeof cases)[number], elem: Elem) {
   console.info(`output ${name(k)} ${elem}: rgb exact, max rgba8 diff ${worst}`);
 }
 
-describe.skipIf(!gpu)('output', () => {
+describe('output', () => {
+  beforeEach((ctx) => void needDevice(ctx, gpu));
   it.each(cases.map((c) => [name(c), c] as const))('f32 %s', (_n, c) => runCase(c, 'f32'));
-  it.skipIf(!gpu?.f16).each(cases.map((c) => [name(c), c] as const))('f16 %s', (_n, c) => runCase(c, 'f16'));
+  it.for(cases.map((c) => [name(c), c] as const))('f16 %s', ([, c], ctx) => {
+    needF16(ctx, gpu);
+    return runCase(c, 'f16');
+  });
 });

@@ -4,12 +4,13 @@
 // sqrt(C) / max(||x||, 1e-12) computed here in float64, clamped to 65504 with f16 storage).
 // Tolerances: f32 elementwise |err| <= 1e-6 + 1e-5·|ref|; f16 storage (inputs rounded for the reference
 // too) NMSE <= 1e-4. One pixel is all zeros (the 1e-12 clamp must give 0, not NaN).
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { rmsNorm as rmsNormRef, tensor } from '../../src/cpu/ops';
 import type { Elem } from '../../src/gpu/kernel';
 import { invMaxFor, rmsNorm, type RmsNormParams } from '../../src/kernels/rms-norm';
 import { expectClose } from '../helpers/compare';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
+import { needDevice, needF16 } from '../helpers/need';
 import { randn } from '../helpers/random';
 
 const gpu = await getTestDevice();
@@ -72,7 +73,11 @@ async function runCase(k: Case, elem: Elem) {
   console.info(`rms-norm ${name(k)} ${elem}: max|err| ${r.maxAbs.toExponential(2)} at ${r.maxAbsAt}, nmse ${r.nmse.toExponential(2)}`);
 }
 
-describe.skipIf(!gpu)('rms-norm', () => {
+describe('rms-norm', () => {
+  beforeEach((ctx) => void needDevice(ctx, gpu));
   it.each(cases.map((c) => [name(c), c] as const))('f32 %s', (_n, c) => runCase(c, 'f32'));
-  it.skipIf(!gpu?.f16).each(cases.map((c) => [name(c), c] as const))('f16 %s', (_n, c) => runCase(c, 'f16'));
+  it.for(cases.map((c) => [name(c), c] as const))('f16 %s', ([, c], ctx) => {
+    needF16(ctx, gpu);
+    return runCase(c, 'f16');
+  });
 });

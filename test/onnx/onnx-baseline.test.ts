@@ -9,14 +9,15 @@ import { runOrtDecode, type Ort } from '../../bench/onnx/run-ort';
 import { CpuDecoder } from '../../src/cpu/decoder';
 import type { Tensor } from '../../src/cpu/ops';
 import { inferConfig } from '../../src/model/config';
-import { parseSafetensors, toFloat32 } from '../../src/model/safetensors';
+import { toFloat32 } from '../../src/model/safetensors';
 import { denormalize } from '../../src/model/stats';
 import { syntheticLatents, syntheticWeights, type SyntheticSpec } from '../../src/model/synthetic';
 import { weightsFromSafetensors, type Weights } from '../../src/model/weights';
 import { compare } from '../helpers/compare';
-import { isBrowser, isCI } from '../helpers/env';
-import { readSharedFile, sharedAvailable } from '../helpers/files';
+import { isBrowser } from '../helpers/env';
+import { sharedAvailable } from '../helpers/files';
 import { getTestDevice, type TestGpu } from '../helpers/gpu';
+import { cannotRun, needDevice, needGolden, type SkipCtx } from '../helpers/need';
 
 const where = isBrowser ? 'browser' : 'node';
 
@@ -72,11 +73,9 @@ const CASES: { spec: SyntheticSpec; latent: [number, number, number, number]; la
   { spec: { version: '2.2', dim: 8, zDim: 8, seed: 5 }, latent: [8, 3, 4, 6], layout: 'frames', browser: true, node: false, external: true },
 ];
 
-function needGpu(ctx: { skip: (note?: string) => void }): boolean {
-  if (gpu && ort) return true;
-  if (isCI()) throw new Error(`[${where}] no WebGPU device under CI`);
-  ctx.skip('no WebGPU device');
-  return false;
+function needOrt(ctx: SkipCtx): void {
+  needDevice(ctx, gpu);
+  if (!ort) cannotRun(ctx, 'onnxruntime-web did not load');
 }
 
 describe('onnxruntime-web baseline', () => {
@@ -97,7 +96,7 @@ describe('onnxruntime-web baseline', () => {
 
   for (const { spec, latent, layout, browser, node, external } of CASES) {
     it.skipIf(isBrowser ? !browser : !node)(`Wan${spec.version} dim ${spec.dim} z ${spec.zDim}, latent [${latent}], ${layout} graph${external ? ', external data' : ''}: equals the CPU reference within 1e-3`, async (ctx) => {
-      if (!needGpu(ctx)) return;
+      needOrt(ctx);
       if (isBrowser && spec.version === '2.1' && layout === 'conv3d' && (await sharedAvailable()))
         return ctx.skip('same config, latent and graph as the golden wan21-tiny case below (SwiftShader time)');
       const weights = syntheticWeights(spec);
@@ -109,13 +108,8 @@ describe('onnxruntime-web baseline', () => {
   }
 
   it('golden wan21-tiny: equals the official @video (clamped) within 1e-3', async (ctx) => {
-    if (!needGpu(ctx)) return;
-    const bytes = await readSharedFile('golden/wan21-tiny.safetensors');
-    if (!bytes) {
-      ctx.skip('../shared/golden is absent');
-      return;
-    }
-    const f = parseSafetensors(bytes, 'wan21-tiny.safetensors');
+    needOrt(ctx);
+    const f = await needGolden(ctx, 'wan21-tiny');
     const weights = weightsFromSafetensors(f, 'wan21-tiny');
     const cfg = inferConfig(weights);
     const lat = f.tensors.get('@latents')!;

@@ -5,11 +5,11 @@ import { DecoderError } from '../../src/gpu/errors';
 import { createDecoder } from '../../src/worker/client';
 import type { Frame } from '../../src/runtime/gpu-decoder';
 import { isBrowser } from '../helpers/env';
-import { getTestDevice } from '../helpers/gpu';
+import { needGpu } from '../helpers/need';
 
 describe.runIf(isBrowser)('decoder worker', () => {
-  it('decodes the embedded default in the worker and streams frames in order', async () => {
-    if (!(await getTestDevice())) return;
+  it('decodes the embedded default in the worker and streams frames in order', async (ctx) => {
+    await needGpu(ctx);
     const dec = await createDecoder(null);
     try {
       expect(dec.model).toMatchObject({ version: '2.1', dim: 16, zDim: 16, source: 'embedded default' });
@@ -32,7 +32,8 @@ describe.runIf(isBrowser)('decoder worker', () => {
     }
   });
 
-  it('rethrows errors from the worker as DecoderError with their code', async () => {
+  it('rethrows errors from the worker as DecoderError with their code', async (ctx) => {
+    await needGpu(ctx);
     const err = await createDecoder(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), 'junk.safetensors').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DecoderError);
     expect((err as DecoderError).code).toBe('bad-input');

@@ -9,4 +9,5 @@ export { inferConfig, framesFor, type DecoderConfig } from './model/config';
 export { officialStats, type LatentStats } from './model/stats';
 export { plan, type Plan, type PlanOptions, type MemoryBreakdown } from './runtime/planner';
 export { syntheticWeights, syntheticLatents, OFFICIAL } from './model/synthetic';
+export { embeddedDefault, defaultWeights, defaultLatents } from './model/default-model';
 export { writeNpy, parseNpy } from './model/npy';

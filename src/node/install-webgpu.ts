@@ -2,6 +2,7 @@
 // Picks Mesa lavapipe as the Vulkan ICD when none is chosen (see shared TOOLING.md): the env must be set
 // before the Dawn addon loads, hence the dynamic import.
 import { existsSync } from 'node:fs';
+import { DecoderError } from '../gpu/errors';
 
 const LAVAPIPE_ICD = '/usr/share/vulkan/icd.d/lvp_icd.json';
 
@@ -20,7 +21,7 @@ export function installNodeWebGPU(dawnFlags: string[] = []): Promise<void> {
 async function install(dawnFlags: string[]): Promise<void> {
   if (!process.env.VK_ICD_FILENAMES && existsSync(LAVAPIPE_ICD)) process.env.VK_ICD_FILENAMES = LAVAPIPE_ICD;
   if (!process.env.XDG_RUNTIME_DIR) process.env.XDG_RUNTIME_DIR = '/tmp';
-  const { create, globals } = await import('webgpu');
+  const { create, globals } = await loadDawn();
   Object.assign(globalThis, globals);
   const gpu = create(dawnFlags);
   const nav = (globalThis as { navigator?: object }).navigator;
@@ -52,4 +53,16 @@ function copyNavigatorFields(nav: object | undefined): Record<string, unknown> {
     }
   }
   return out;
+}
+
+/** The optional peer dependency `webgpu` (Dawn's Node addon), or a DecoderError saying how to install it. */
+async function loadDawn(): Promise<typeof import('webgpu')> {
+  try {
+    return await import('webgpu');
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' && String((e as Error).message).includes("'webgpu'"))
+      throw new DecoderError('no-webgpu', "WebGPU in Node needs the optional peer dependency 'webgpu' (Dawn): install it with `npm install webgpu@^0.6.2` next to wan-vae-webgpu");
+    throw new DecoderError('no-webgpu', `the 'webgpu' package (Dawn) failed to load: ${(e as Error).message}`, { cause: e });
+  }
 }

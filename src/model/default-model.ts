@@ -1,0 +1,25 @@
+// The embedded default: the model and the latent decoded when no weights / latents are given (the
+// worker's `load(null)` / `latents(null)`, the CLI without --weights, `embeddedDefault()` of the API).
+// One place, so the page, the CLI and the Node API decode the same thing. Async: a default read from a
+// file (fetch in the browser, fs in Node) keeps this signature.
+import type { Latents } from './latents';
+import { syntheticLatents, syntheticWeights } from './synthetic';
+import type { Weights } from './weights';
+
+export const EMBEDDED_DEFAULT_SOURCE = 'embedded default';
+
+/** The default model's weights: a generated decoder of the official Wan2.1 architecture at base width 16. */
+export async function defaultWeights(): Promise<Weights> {
+  return syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 1 });
+}
+
+/** The default latent [16, 3, 8, 8] (9 frames of 64x64 with the default model). */
+export async function defaultLatents(): Promise<Latents> {
+  return { data: syntheticLatents(16, 3, 8, 8), shape: [16, 3, 8, 8], source: EMBEDDED_DEFAULT_SOURCE };
+}
+
+/** The embedded default model and latent, as `createDecoder(null)` and `latents(null)` give them. */
+export async function embeddedDefault(): Promise<{ weights: Weights; latents: Latents; source: string }> {
+  const [weights, latents] = await Promise.all([defaultWeights(), defaultLatents()]);
+  return { weights, latents, source: EMBEDDED_DEFAULT_SOURCE };
+}

@@ -1,0 +1,5 @@
+// Node entry of the package (`wan-vae-webgpu/node`): the whole public API plus installNodeWebGPU, which
+// exposes Dawn (the optional peer dependency `webgpu`, loaded only here, on the first call) as
+// `navigator.gpu`. Decode in-process with WanVaeDecoder: Node has no Web Worker for createDecoder.
+export * from '../index';
+export { installNodeWebGPU } from './install-webgpu';

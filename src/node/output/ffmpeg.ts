@@ -40,8 +40,8 @@ export function ffmpegArgs(format: FfmpegFormat, v: Video, fps: number, out: str
   return ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', 'rgba', '-s', `${v.width}x${v.height}`, '-r', String(fps), '-i', 'pipe:0', ...FFMPEG_CODEC[format], '-f', format === 'mp4' ? 'mp4' : format, out];
 }
 
-/** Pipe the frames into ffmpeg writing `out`; rejects with ffmpeg's last stderr lines when it fails. */
-export async function writeWithFfmpeg(ffmpeg: string, format: FfmpegFormat, v: Video, fps: number, out: string, onFrame?: (done: number) => void): Promise<void> {
+/** Pipe the frames into ffmpeg writing `out` (`name` in messages); rejects with ffmpeg's last stderr lines when it fails. */
+export async function writeWithFfmpeg(ffmpeg: string, format: FfmpegFormat, v: Video, fps: number, out: string, onFrame?: (done: number) => void, name = out): Promise<void> {
   const child = spawn(ffmpeg, ffmpegArgs(format, v, fps, out), { stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => {
@@ -63,6 +63,6 @@ export async function writeWithFfmpeg(ffmpeg: string, format: FfmpegFormat, v: V
   const code = await exit;
   if (code !== 0) {
     const last = stderr.trim().split('\n').slice(-3).join(' | ');
-    throw new DecoderError('unsupported', `ffmpeg failed writing ${out} (exit code ${code})${last ? `: ${last}` : ''}`);
+    throw new DecoderError('unsupported', `ffmpeg failed writing ${name} (exit code ${code})${last ? `: ${last}` : ''}`);
   }
 }

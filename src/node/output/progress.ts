@@ -21,8 +21,9 @@ function secs(s: number): string {
 export class Progress {
   private phase: Phase = 'compile';
   private readonly start: number;
-  /** time and frames done when the first chunk of frames arrived (the rate is measured after it) */
-  private first: { t: number; done: number } | null = null;
+  /** when the first chunk of frames and the latest complete chunk arrived (the rate is measured between them) */
+  private first: number | null = null;
+  private last = { t: 0, chunks: 0 };
   private lastDraw = -Infinity;
   private drawn = false;
   private doneFrames = 0;
@@ -31,6 +32,8 @@ export class Progress {
   constructor(
     private readonly sink: ProgressSink,
     private readonly total: number,
+    /** frames per chunk after the first (which has one): 4 with the cache (1 + 4(T-1) frames), 1 without */
+    private readonly perChunk: number,
     private readonly now: () => number = () => performance.now() / 1000,
   ) {
     this.start = now();
@@ -39,17 +42,25 @@ export class Progress {
     if (sink.tty) this.timer = setInterval(() => this.phase !== 'write' && this.draw(this.phase, this.doneFrames, false), 1000).unref();
   }
 
-  /** Seconds left, from the rate after the first chunk (the first one carries the compile); null before two chunks. */
-  eta(done: number, t = this.now()): number | null {
-    if (!this.first || done <= this.first.done) return null;
-    return ((t - this.first.t) / (done - this.first.done)) * (this.total - done);
+  /** Complete chunks among `done` frames (frames of a chunk arrive one after the other, at once). */
+  private chunks(done: number): number {
+    return done < 1 ? 0 : 1 + Math.floor((done - 1) / this.perChunk);
+  }
+
+  /** Seconds left, from the time per chunk after the first (which carries the compile); null before two chunks. */
+  eta(): number | null {
+    if (this.first === null || this.last.chunks < 2) return null;
+    const perChunk = (this.last.t - this.first) / (this.last.chunks - 1);
+    return Math.max(0, perChunk * (this.chunks(this.total) - this.last.chunks) - (this.now() - this.last.t));
   }
 
   /** `done` frames decoded so far. */
   frames(done: number): void {
     const t = this.now();
     this.phase = 'decode';
-    if (!this.first) this.first = { t, done };
+    this.first ??= t;
+    const chunks = this.chunks(done);
+    if (chunks > this.last.chunks && (done - 1) % this.perChunk === 0) this.last = { t, chunks };
     this.doneFrames = done;
     this.draw('decode', done, done === this.total);
   }
@@ -65,7 +76,7 @@ export class Progress {
     const all = secs(t - this.start);
     if (phase === 'compile') return `[compile] device, weights, pipelines ... ${all}`;
     if (phase === 'write') return `[write] frame ${done}/${total} ... ${all}`;
-    const eta = this.eta(done, t);
+    const eta = this.eta();
     const pct = Math.round((100 * done) / this.total);
     return `[decode] frame ${done}/${this.total} (${pct}%) ${all}${done === this.total ? '' : eta === null ? ', ETA after the next chunk' : `, ETA ${secs(eta)}`}`;
   }

@@ -80,7 +80,7 @@ export async function writeOutput(t: OutputTarget, v: Video, o: WriteOptions): P
       mkdirSync(dirname(t.path) || '.', { recursive: true });
       const tmp = join(dirname(t.path) || '.', `.${Date.now()}-${process.pid}.partial.${t.format}`);
       try {
-        await writeWithFfmpeg(t.ffmpeg, t.format, v, o.fps, tmp, tick);
+        await writeWithFfmpeg(t.ffmpeg, t.format, v, o.fps, tmp, tick, t.path);
         renameSync(tmp, t.path);
       } finally {
         rmSync(tmp, { force: true });

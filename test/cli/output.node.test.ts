@@ -1,0 +1,192 @@
+// The CLI's output writers (src/node/output/): PNG bytes decode back to the frames, the contact sheet's
+// layout, the GIF's block structure, a folder of frames, ffmpeg through a fake ffmpeg that records its
+// arguments and input, the message when ffmpeg is missing, progress lines on a fake clock; and the CLI
+// end to end on the CPU reference (`--out x.png`, the default output name).
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { contactSheet, frameRgba, type Video } from '../../src/node/output/frames';
+import { crc32, encodePng } from '../../src/node/output/png';
+import { encodeGif } from '../../src/node/output/gif';
+import { resolveOutput, writeOutput } from '../../src/node/output/write';
+import { Progress } from '../../src/node/output/progress';
+import { main } from '../../src/node/cli';
+
+/** A [3, F, H, W] video whose values encode (channel, frame, y, x), in [-1, 1]. */
+function video(frames: number, height: number, width: number): Video {
+  const v = new Float32Array(3 * frames * height * width);
+  for (let c = 0; c < 3; c++)
+    for (let f = 0; f < frames; f++)
+      for (let y = 0; y < height; y++)
+        for (let x = 0; x < width; x++) v[((c * frames + f) * height + y) * width + x] = (((c * 7 + f * 13 + y * 5 + x * 3) % 29) / 14) - 1;
+  return { video: v, frames, height, width };
+}
+
+/** Minimal PNG reader for what encodePng writes (RGBA8, filter 0): checks the chunk CRCs. */
+function readPng(b: Uint8Array): { width: number; height: number; rgba: Uint8Array } {
+  expect([...b.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  let o = 8, width = 0, height = 0;
+  const idat: Uint8Array[] = [];
+  while (o < b.length) {
+    const len = dv.getUint32(o), type = String.fromCharCode(...b.subarray(o + 4, o + 8));
+    expect((crc32(b.subarray(o + 4, o + 8 + len)) ^ 0xffffffff) >>> 0, `${type} CRC`).toBe(dv.getUint32(o + 8 + len));
+    if (type === 'IHDR') [width, height] = [dv.getUint32(o + 8), dv.getUint32(o + 12)];
+    if (type === 'IDAT') idat.push(b.subarray(o + 8, o + 8 + len));
+    o += 12 + len;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const rgba = new Uint8Array(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    expect(raw[y * (width * 4 + 1)]).toBe(0);
+    rgba.set(raw.subarray(y * (width * 4 + 1) + 1, (y + 1) * (width * 4 + 1)), y * width * 4);
+  }
+  return { width, height, rgba };
+}
+
+/** The GIF's logical size, image count and whether it loops (walks the block structure). */
+function gifBlocks(b: Uint8Array): { width: number; height: number; images: number; loops: boolean; delays: number[] } {
+  expect(String.fromCharCode(...b.subarray(0, 6))).toBe('GIF89a');
+  const width = b[6]! | (b[7]! << 8), height = b[8]! | (b[9]! << 8);
+  let o = 13 + (b[10]! & 0x80 ? 3 * 2 ** ((b[10]! & 7) + 1) : 0);
+  let images = 0, loops = false;
+  const delays: number[] = [];
+  const skipSub = () => {
+    while (b[o]) o += b[o]! + 1;
+    o++;
+  };
+  for (;;) {
+    const k = b[o++];
+    if (k === 0x3b) break;
+    if (k === 0x21) {
+      const label = b[o++];
+      if (label === 0xff && String.fromCharCode(...b.subarray(o + 1, o + 9)) === 'NETSCAPE') loops = true;
+      if (label === 0xf9) delays.push(b[o + 2]! | (b[o + 3]! << 8));
+      skipSub();
+    } else if (k === 0x2c) {
+      const flags = b[o + 8]!;
+      o += 9 + (flags & 0x80 ? 3 * 2 ** ((flags & 7) + 1) : 0) + 1; // descriptor, local table, LZW code size
+      skipSub();
+      images++;
+    } else throw new Error(`GIF: unexpected block 0x${k?.toString(16)} at ${o - 1}`);
+  }
+  return { width, height, images, loops, delays };
+}
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'wan-vae-out-'));
+
+describe('output writers', () => {
+  const v = video(9, 6, 10);
+
+  it('frameRgba maps [-1, 1] to round((v/2 + 1/2)·255), opaque', () => {
+    const f = frameRgba(v, 3);
+    const n = 6 * 10;
+    for (const i of [0, 17, n - 1])
+      for (let c = 0; c < 3; c++) expect(f[4 * i + c]).toBe(Math.round((v.video[(c * 9 + 3) * n + i]! * 0.5 + 0.5) * 255));
+    expect(f[4 * 17 + 3]).toBe(255);
+  });
+
+  it('PNG round-trips a frame exactly', () => {
+    const p = readPng(encodePng(frameRgba(v, 4), 10, 6));
+    expect([p.width, p.height]).toEqual([10, 6]);
+    expect(Buffer.from(p.rgba).equals(Buffer.from(frameRgba(v, 4)))).toBe(true);
+  });
+
+  it('contact sheet: 9 frames in a 3x3 grid with 4 px gaps, each cell the frame; 81 frames show 16', () => {
+    const s = contactSheet(v);
+    expect([s.width, s.height, s.cols, s.frames.length]).toEqual([3 * 10 + 8, 3 * 6 + 8, 3, 9]);
+    const f5 = frameRgba(v, 5), x0 = 2 * 14, y0 = 1 * 10; // frame 5: row 1, column 2
+    for (let y = 0; y < 6; y++) expect(Buffer.from(s.rgba.subarray(((y0 + y) * s.width + x0) * 4, ((y0 + y) * s.width + x0 + 10) * 4)).equals(Buffer.from(f5.subarray(y * 40, (y + 1) * 40)))).toBe(true);
+    const big = contactSheet(video(81, 2, 2));
+    expect(big.frames).toEqual([0, 5, 11, 16, 21, 27, 32, 37, 43, 48, 53, 59, 64, 69, 75, 80]);
+    expect(big.cols).toBe(4);
+  });
+
+  it('GIF: one image per frame, the delay of 16 fps (6 cs), looping', () => {
+    const g = gifBlocks(encodeGif(v, 16));
+    expect(g).toMatchObject({ width: 10, height: 6, images: 9, loops: true });
+    expect(new Set(g.delays)).toEqual(new Set([6]));
+  });
+
+  it('writeOutput: .png of one frame is the frame; DIR/ holds one PNG per frame; .npy its header', async () => {
+    const d = tmp();
+    const one = video(1, 6, 10);
+    await writeOutput(resolveOutput(join(d, 'one.png')), one, { fps: 16 });
+    expect(Buffer.from(readPng(readFileSync(join(d, 'one.png'))).rgba).equals(Buffer.from(frameRgba(one, 0)))).toBe(true);
+    const t = resolveOutput(join(d, 'frames') + '/');
+    expect(t.kind).toBe('frames');
+    const ticks: number[] = [];
+    const r = await writeOutput(t, v, { fps: 16, onFrame: (n) => ticks.push(n) });
+    expect(r.files).toBe(9);
+    expect(readdirSync(join(d, 'frames')).sort()).toEqual(Array.from({ length: 9 }, (_, i) => `frame_000${i}.png`));
+    expect(Buffer.from(readPng(readFileSync(join(d, 'frames', 'frame_0007.png'))).rgba).equals(Buffer.from(frameRgba(v, 7)))).toBe(true);
+    expect(ticks).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    await writeOutput(resolveOutput(join(d, 'v.npy')), v, { fps: 16 });
+    expect(readFileSync(join(d, 'v.npy')).subarray(0, 80).toString('latin1')).toContain("'shape': (3, 9, 6, 10)");
+    expect(readdirSync(d).filter((n) => n.includes('partial'))).toEqual([]);
+  });
+
+  it('names: unknown extension and missing ffmpeg are one-line errors before any decode', () => {
+    expect(() => resolveOutput('x.avi')).toThrow(/--out x\.avi: unknown extension '\.avi' \(written: \.gif/);
+    expect(() => resolveOutput('x.mp4', { PATH: '/nonexistent' })).toThrow(/writing \.mp4 needs ffmpeg, which is not on PATH: install it \(Debian\/Ubuntu: apt-get install ffmpeg/);
+    expect(() => resolveOutput('x.webm', { WAN_VAE_FFMPEG: '/nonexistent/ffmpeg' })).toThrow(/WAN_VAE_FFMPEG=\/nonexistent\/ffmpeg is not an executable file/);
+  });
+
+  it('.mp4 / .webm / .webp: raw RGBA frames piped to the ffmpeg on PATH (a fake that records them)', async () => {
+    const d = tmp();
+    const bin = join(d, 'bin');
+    const log = join(d, 'ffmpeg.log');
+    // the fake: its arguments one per line, then the byte count of stdin; writes the last argument
+    writeFileSync(join(d, 'fake'), `#!/bin/sh\nfor a in "$@"; do echo "$a"; done > ${log}\nwc -c | tr -d ' ' >> ${log}\neval last=\\\${$#}\necho fake > "$last"\n`);
+    mkdirSync(bin);
+    renameSync(join(d, 'fake'), join(bin, 'ffmpeg'));
+    chmodSync(join(bin, 'ffmpeg'), 0o755);
+    for (const [ext, codec] of [['mp4', 'libx264'], ['webm', 'libvpx-vp9'], ['webp', 'libwebp_anim']] as const) {
+      const t = resolveOutput(join(d, `v.${ext}`), { PATH: bin });
+      expect(t).toMatchObject({ kind: 'ffmpeg', format: ext, ffmpeg: join(bin, 'ffmpeg') });
+      await writeOutput(t, v, { fps: 12 });
+      const lines = readFileSync(log, 'utf8').trim().split('\n');
+      expect(lines.slice(0, 15)).toEqual(['-hide_banner', '-loglevel', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', 'rgba', '-s', '10x6', '-r', '12', '-i', 'pipe:0', '-c:v']);
+      expect(lines[15]).toBe(codec);
+      expect(Number(lines.at(-1))).toBe(9 * 6 * 10 * 4);
+      expect(readFileSync(join(d, `v.${ext}`), 'utf8')).toBe('fake\n');
+    }
+    writeFileSync(join(bin, 'ffmpeg'), '#!/bin/sh\ncat > /dev/null\necho "Unknown encoder libx264" >&2\nexit 1\n');
+    await expect(writeOutput(resolveOutput(join(d, 'bad.mp4'), { PATH: bin }), v, { fps: 16 })).rejects.toThrow(/ffmpeg failed writing .*bad\.mp4 \(exit code 1\): Unknown encoder libx264/);
+    expect(existsSync(join(d, 'bad.mp4'))).toBe(false);
+  });
+});
+
+describe('progress', () => {
+  it('phases, frames, and an ETA from the time per chunk after the first', () => {
+    let t = 0;
+    const out: string[] = [];
+    const p = new Progress({ write: (s) => out.push(s), tty: true, columns: 200 }, 9, 4, () => t);
+    expect(out.at(-1)).toBe('\r\x1b[2K[compile] device, weights, pipelines ... 0.0 s');
+    t = 10;
+    p.frames(1); // chunk 0 (carries the compile)
+    expect(out.at(-1)).toContain('[decode] frame 1/9 (11%) 10.0 s, ETA after the next chunk');
+    t = 14;
+    for (let f = 2; f <= 5; f++) p.frames(f); // chunk 1: 4 s
+    expect(p.line('decode', 5)).toBe('[decode] frame 5/9 (56%) 14.0 s, ETA 4.0 s');
+    t = 15;
+    expect(p.eta()).toBe(3);
+    p.writing(0, 9);
+    expect(out.at(-1)).toContain('[write] frame 0/9');
+    p.done();
+    expect(out.at(-1)).toBe('\n');
+  });
+});
+
+describe('wan-vae decode (CPU reference, the embedded default)', () => {
+  it('--out x.png writes a contact sheet of the 9 frames; a bad --fps fails before decoding', async () => {
+    const d = tmp();
+    expect(await main(['decode', '--backend', 'cpu', '--out', join(d, 'sheet.png'), '--progress', 'off'])).toBe(0);
+    const p = readPng(readFileSync(join(d, 'sheet.png')));
+    expect([p.width, p.height]).toEqual([3 * 64 + 8, 3 * 64 + 8]);
+    expect(await main(['decode', '--backend', 'cpu', '--out', join(d, 'v.gif'), '--fps', '0'])).toBe(2);
+    expect(existsSync(join(d, 'v.gif'))).toBe(false);
+  });
+});

@@ -1,0 +1,389 @@
+#!/usr/bin/env python3
+"""Train the project's default model: a Wan2.1-architecture VAE at base width 32, and export it.
+
+One run, in order, each stage guarded (a failure still writes what was made, and report.json says why):
+  (a) golden: this decoder against the float64 decodes of the official code (../shared/golden), max |err| < 1e-5
+  (b) smoke: a few training steps (finite loss) and a full export into a scratch folder (times the export)
+  (c) training: seeded data and init, bf16 autocast, AdamW, warmup + cosine; stops on its own wall clock
+      (--train-seconds, --deadline) or after --steps; a checkpoint every --ckpt-every seconds (--resume PATH)
+  (d) export into --out: f16 decoder (official keys), f16 encoder, samples (latents .npy, uint8 source clip,
+      PyTorch decode), training.json (loss curve, held-out PSNR)
+
+Run: python3 models/train/train.py --out OUTDIR --golden ../shared/golden/wan21-tiny.safetensors ...
+"""
+import argparse
+import copy
+import json
+import math
+import os
+import sys
+import time
+import traceback
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from data import HELD_OUT_PHOTO, HELD_OUT_STREAM, load_photos, make_batch, make_clip, photo_clip, quantize, shapes_clip, _rng  # noqa: E402
+from wan_vae import WanVAE, golden_check, latent_stats, write_safetensors  # noqa: E402
+
+T0 = time.time()
+
+
+def log(*a):
+    print(f'[{time.time() - T0:7.1f}s]', *a, flush=True)
+
+
+def args():
+    p = argparse.ArgumentParser()
+    p.add_argument('--out', required=True, help='export folder (the layout of models/)')
+    p.add_argument('--work', default='/tmp/wanvae-work', help='checkpoints and the smoke export')
+    p.add_argument('--golden', nargs='*', default=[])
+    p.add_argument('--seed', type=int, default=12)
+    p.add_argument('--dim', type=int, default=32)
+    p.add_argument('--enc-dim', type=int, default=32)
+    p.add_argument('--enc-res-blocks', type=int, default=1)
+    p.add_argument('--batch', type=int, default=32)
+    p.add_argument('--frames', type=int, default=9)
+    p.add_argument('--size', type=int, default=64)
+    p.add_argument('--lr', type=float, default=8e-4)
+    p.add_argument('--warmup', type=int, default=100)
+    p.add_argument('--kl', type=float, default=1e-5)
+    p.add_argument('--train-seconds', type=float, default=360)
+    p.add_argument('--deadline', type=float, default=540, help='seconds after start by which the export must be done')
+    p.add_argument('--steps', type=int, default=0, help='a fixed number of steps (0: as many as the clock allows)')
+    p.add_argument('--resume', default='')
+    p.add_argument('--ckpt-every', type=float, default=60)
+    p.add_argument('--smoke-steps', type=int, default=20)
+    p.add_argument('--val-clips', type=int, default=24)
+    p.add_argument('--name', default='wan21-d32')
+    return p.parse_args()
+
+
+# The shipped samples. Keys use the held-out stream: no sample clip was seen in training; chelsea never was.
+SAMPLES = [
+    dict(name='astronaut-128', title='Astronaut portrait, pan and zoom', photo='astronaut', motion='pan+zoom',
+         frames=9, size=(128, 128), scale=2.0, ref=True, default=True),
+    dict(name='rocket-64', title='Rocket launch, small pan (the test sample)', photo='rocket', motion='pan',
+         frames=5, size=(64, 64), scale=2.0, ref=True),
+    dict(name='chelsea-256', title='Chelsea the cat, pan and rotation (photograph never seen in training)',
+         photo='chelsea', motion='pan+rotate', frames=17, size=(256, 256), scale=0.75),
+    dict(name='shapes-256', title='Procedural scene: shapes moving over a moving gradient', photo=None,
+         frames=17, size=(256, 256)),
+    dict(name='coffee-480x832', title='Coffee cup, slow pan at 480x832', photo='coffee', motion='pan',
+         frames=5, size=(480, 832), scale=0.68),
+]
+
+
+def lr_at(step, total, peak, warm):
+    if step < warm:
+        return peak * (step + 1) / warm
+    p = min(1.0, (step - warm) / max(1, total - warm))
+    return peak * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * p)))
+
+
+def new_model(a, dev):
+    torch.manual_seed(a.seed)
+    m = WanVAE(dim=a.dim, z_dim=16, enc_dim=a.enc_dim, enc_res_blocks=a.enc_res_blocks).to(dev)
+    with torch.no_grad():
+        m.conv1.bias[16:] = -8.0  # start with small posterior noise (log-variance -8)
+    opt = torch.optim.AdamW(m.parameters(), lr=a.lr, betas=(0.9, 0.99), weight_decay=0.0,
+                            fused=(dev == 'cuda'))
+    return m, opt
+
+
+def train_step(m, opt, x, a, dev, lr):
+    for g in opt.param_groups:
+        g['lr'] = lr
+    with torch.autocast('cuda', dtype=torch.bfloat16, enabled=(dev == 'cuda')):
+        mu, logvar = m.encode(x)
+        z = mu + torch.randn_like(mu) * torch.exp(0.5 * logvar)
+        y = m.decode(z)
+    d = y.float() - x
+    mu, logvar = mu.float(), logvar.float()
+    l1 = d.abs().mean()
+    l2 = (d * d).mean()
+    kl = 0.5 * (mu * mu + logvar.exp() - 1 - logvar).mean()
+    loss = l1 + l2 + a.kl * kl
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    gn = torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
+    opt.step()
+    return torch.stack([loss.detach(), l1.detach(), l2.detach(), kl.detach(), gn.detach()])
+
+
+def save_ckpt(path, m, opt, step, total, a):
+    tmp = path + '.tmp'
+    torch.save({'model': m.state_dict(), 'opt': opt.state_dict(), 'step': step, 'total': total,
+                'cuda_rng': torch.cuda.get_rng_state() if torch.cuda.is_available() else None,
+                'args': vars(a)}, tmp)
+    os.replace(tmp, path)
+
+
+def psnr(y, x):
+    mse = float(((y.clamp(-1, 1).double() - x.double()) ** 2).mean())
+    return 10 * math.log10(4.0 / max(mse, 1e-20)), mse
+
+
+def roundtrip(ev, clip, dev, ref64=None):
+    """uint8 source, normalised latents, and the decode of those latents as the project's decoder sees them."""
+    u8, xq = quantize(clip)
+    mean, std = latent_stats(dev)
+    with torch.no_grad():
+        mu, _ = ev.encode(xq[None])
+        lat = ((mu - mean) / std)[0].float().contiguous()
+        zin = lat[None] * std + mean  # float32, as `latents * std + mean` in the TypeScript decoder
+        if ref64 is not None:
+            y = ref64.decode(zin.double()).float()
+        else:
+            y = ev.decode(zin)
+        y = y[0].clamp(-1, 1)
+    return u8, xq, lat, y
+
+
+def validate(ev, photos, a, dev, n):
+    """PSNR (dB, over [-1, 1]) of held-out clips (17 frames, 128x128) and of the held-out photograph."""
+    res = {'clips': [], 'photo': []}
+    for i in range(n):
+        clip, name = make_clip((a.seed, HELD_OUT_STREAM + i), photos, 17, 128, dev)
+        _, xq, _, y = roundtrip(ev, clip, dev)
+        res['clips'].append({'source': name, 'psnr': round(psnr(y, xq)[0], 3)})
+    if HELD_OUT_PHOTO in photos:
+        for i in range(max(2, n // 3)):
+            rng = _rng(a.seed, HELD_OUT_STREAM + 500 + i)
+            clip = photo_clip(rng, photos, HELD_OUT_PHOTO, 17, 128, dev)
+            _, xq, _, y = roundtrip(ev, clip, dev)
+            res['photo'].append({'source': HELD_OUT_PHOTO, 'psnr': round(psnr(y, xq)[0], 3)})
+
+    def summ(rows):
+        if not rows:
+            return None
+        v = [r['psnr'] for r in rows]
+        return {'n': len(v), 'mean': round(float(np.mean(v)), 3), 'min': round(float(np.min(v)), 3),
+                'max': round(float(np.max(v)), 3)}
+    out = {'heldOutClips': summ(res['clips']),
+           'heldOutClipsPhotos': summ([r for r in res['clips'] if r['source'] != 'shapes']),
+           'heldOutClipsShapes': summ([r for r in res['clips'] if r['source'] == 'shapes']),
+           'heldOutPhoto': summ(res['photo']), 'heldOutPhotoName': HELD_OUT_PHOTO, 'rows': res,
+           'clipFrames': 17, 'clipSize': [128, 128]}
+    return out
+
+
+def export(m, a, photos, outdir, dev, report, val_clips):
+    """Weights (f16), samples, PyTorch decodes and validation into outdir. Returns the samples list."""
+    os.makedirs(os.path.join(outdir, 'samples'), exist_ok=True)
+    sd = {k: v.detach().float().cpu() for k, v in m.state_dict().items()}
+    meta = {'format': 'wan-vae-webgpu trained default', 'architecture': 'Wan2.1 VAE (vae.py)', 'dim': a.dim,
+            'z_dim': 16, 'encoder_dim': a.enc_dim, 'encoder_res_blocks': a.enc_res_blocks, 'seed': a.seed,
+            'latents': 'normalised with the official Wan2.1 mean/std: decoder input = latents * std + mean'}
+    dec = {k: v.half().numpy() for k, v in sd.items() if k.startswith('conv2.') or k.startswith('decoder.')}
+    enc = {k: v.half().numpy() for k, v in sd.items() if k.startswith('encoder.') or k.startswith('conv1.')}
+    write_safetensors(os.path.join(outdir, f'{a.name}-decoder.safetensors'), dec, meta)
+    write_safetensors(os.path.join(outdir, f'{a.name}-encoder.safetensors'), enc, meta)
+    log(f'export: decoder {sum(v.size for v in dec.values())} params, encoder {sum(v.size for v in enc.values())} params')
+    # what ships: the f16-rounded weights, evaluated in float32 without TF32, references in float64
+    ev = copy.deepcopy(m).float().eval()
+    ev.load_state_dict({k: v.half().float() for k, v in sd.items()})
+    ref64 = copy.deepcopy(ev).double()
+    tf32 = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    samples = []
+    try:
+        for idx, s in enumerate(SAMPLES):
+            try:
+                t = time.time()
+                rng = _rng(a.seed, HELD_OUT_STREAM + 100 + idx)
+                if s['photo'] is None:
+                    clip = shapes_clip(rng, s['frames'], s['size'], dev)
+                elif s['photo'] in photos:
+                    clip = photo_clip(rng, photos, s['photo'], s['frames'], s['size'], dev, motion=s.get('motion'),
+                                      scale=s.get('scale'))
+                else:
+                    log(f"sample {s['name']}: photo {s['photo']} unavailable, skipped")
+                    continue
+                u8, xq, lat, y = roundtrip(ev, clip, dev, ref64 if s.get('ref') else None)
+                p, mse = psnr(y, xq)
+                base = os.path.join(outdir, 'samples', s['name'])
+                np.save(base + '.latents.npy', lat.cpu().numpy().astype(np.float32))
+                np.save(base + '.source.npy', u8.cpu().numpy())
+                files = {'latents': f"{s['name']}.latents.npy", 'source': f"{s['name']}.source.npy"}
+                if s.get('ref'):
+                    np.save(base + '.torch.npy', y.cpu().numpy().astype(np.float32))
+                    files['torch'] = f"{s['name']}.torch.npy"
+                row = {'name': s['name'], 'title': s['title'], 'photo': s['photo'] or 'procedural',
+                       'heldOut': 'photograph' if s['photo'] == HELD_OUT_PHOTO else 'clip',
+                       'frames': s['frames'], 'height': s['size'][0], 'width': s['size'][1],
+                       'latentShape': list(lat.shape), 'files': files,
+                       'psnrTorch': round(p, 3), 'torchDecode': 'float64' if s.get('ref') else 'float32',
+                       'default': bool(s.get('default'))}
+                samples.append(row)
+                log(f"sample {s['name']}: latents {list(lat.shape)}, PSNR vs source {p:.2f} dB ({time.time() - t:.1f} s)")
+            except Exception:
+                report.setdefault('errors', []).append(f"sample {s['name']}: {traceback.format_exc()[-800:]}")
+                log(f"sample {s['name']} FAILED:\n{traceback.format_exc()}")
+        with open(os.path.join(outdir, 'samples', 'samples.json'), 'w') as f:
+            json.dump({'latentStats': 'official Wan2.1', 'sourceEncoding': 'uint8 [3, F, H, W], x = u8 / 127.5 - 1',
+                       'samples': samples}, f, indent=1)
+        if val_clips:
+            t = time.time()
+            report['validation'] = validate(ev, photos, a, dev, val_clips)
+            v = report['validation']
+            log(f"validation ({time.time() - t:.1f} s): held-out clips {v['heldOutClips']}, held-out photo {v['heldOutPhoto']}")
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = tf32
+    return samples
+
+
+def main():
+    a = args()
+    dev = 'cuda' if torch.cuda.is_available() else 'cpu'
+    os.makedirs(a.out, exist_ok=True)
+    os.makedirs(a.work, exist_ok=True)
+    report = {'args': vars(a), 'torch': torch.__version__, 'device': torch.cuda.get_device_name(0) if dev == 'cuda' else 'cpu',
+              'date': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), 'stages': {}}
+
+    def write_report():
+        with open(os.path.join(a.out, 'training.json'), 'w') as f:
+            json.dump(report, f, indent=1)
+
+    torch.backends.cudnn.benchmark = True
+    # (a) golden
+    report['golden'] = []
+    for g in a.golden:
+        try:
+            err, shape, case = golden_check(g, 'cpu')
+            report['golden'].append({'file': os.path.basename(g), 'case': case, 'shape': shape, 'maxAbsErr': err, 'ok': err < 1e-5})
+            log(f'golden {os.path.basename(g)}: video {shape}, max |err| {err:.3e} (float64, whole-sequence form)')
+        except Exception:
+            report['golden'].append({'file': os.path.basename(g), 'error': traceback.format_exc()[-1500:]})
+            log(f'golden {g} FAILED:\n{traceback.format_exc()}')
+    report['stages']['golden'] = all(r.get('ok') for r in report['golden']) if report['golden'] else 'skipped'
+    write_report()
+    if report['stages']['golden'] is False:
+        log('golden check failed: stopping before training')
+        return 3
+
+    photos = load_photos(dev, log)
+    report['photos'] = {n: list(p[0].shape) for n, p in photos.items()}
+    log(f'photos: {len(photos)} ({", ".join(photos)}); held out: {HELD_OUT_PHOTO}')
+
+    # (b) smoke
+    try:
+        t = time.time()
+        m, opt = new_model(a, dev)
+        nparams = sum(p.numel() for p in m.parameters())
+        losses = []
+        for step in range(a.smoke_steps):
+            x = make_batch(a.seed + 7777, step, a.batch, photos, a.frames, a.size, dev)
+            losses.append(train_step(m, opt, x, a, dev, lr_at(step, a.smoke_steps, a.lr, 5)))
+        losses = torch.stack(losses).cpu().numpy()
+        if not np.isfinite(losses).all():
+            raise RuntimeError(f'non-finite smoke losses: {losses[:, 0]}')
+        t_smoke = time.time() - t
+        log(f'smoke: {a.smoke_steps} steps in {t_smoke:.1f} s, loss {losses[0, 0]:.4f} -> {losses[-1, 0]:.4f}; {nparams} params')
+        t = time.time()
+        dry = {}
+        export(m, a, photos, os.path.join(a.work, 'dry'), dev, dry, val_clips=a.val_clips)
+        t_export = time.time() - t
+        if dry.get('errors'):
+            raise RuntimeError('smoke export: ' + ' | '.join(dry['errors']))
+        if dev == 'cuda':
+            log(f'peak GPU memory so far: {torch.cuda.max_memory_allocated() / 2 ** 30:.1f} GiB')
+        log(f'smoke export + validation: {t_export:.1f} s')
+        report['stages']['smoke'] = {'ok': True, 'seconds': round(t_smoke, 1), 'loss': [float(losses[0, 0]), float(losses[-1, 0])],
+                                     'exportSeconds': round(t_export, 1), 'params': nparams}
+        del m, opt
+    except Exception:
+        report['stages']['smoke'] = {'ok': False, 'error': traceback.format_exc()[-2500:]}
+        log(f'smoke FAILED:\n{traceback.format_exc()}')
+        write_report()
+        return 4
+    write_report()
+
+    # (c) training
+    m, opt = new_model(a, dev)
+    step, total = 0, (a.steps or None)
+    if a.resume:
+        ck = torch.load(a.resume, map_location=dev, weights_only=False)
+        m.load_state_dict(ck['model'])
+        opt.load_state_dict(ck['opt'])
+        step, total = ck['step'], (a.steps or ck['total'])
+        if ck.get('cuda_rng') is not None and dev == 'cuda':
+            torch.cuda.set_rng_state(ck['cuda_rng'])
+        log(f'resumed from {a.resume} at step {step} of {total}')
+    reserve = 1.4 * report['stages']['smoke']['exportSeconds'] + 20
+    t_train = time.time()
+    stop_at = min(t_train + a.train_seconds, T0 + a.deadline - reserve)
+    log(f'training: batch {a.batch} x {a.frames} frames x {a.size}^2, stop by {stop_at - T0:.0f} s (export reserve {reserve:.0f} s)')
+    hist, pending = [], []
+    ckpt = os.path.join(a.work, 'ckpt.pt')
+    last_ckpt = time.time()
+    t_mark = None
+    stopped = 'steps'
+    try:
+        while total is None or step < total:
+            if time.time() > stop_at:
+                stopped = 'wall clock'
+                break
+            if total is None and step == 40:
+                torch.cuda.synchronize()
+                t_mark = (time.time(), step)
+            if total is None and t_mark and step == t_mark[1] + 30:
+                torch.cuda.synchronize()
+                per = (time.time() - t_mark[0]) / 30
+                total = step + int((stop_at - time.time()) / per * 0.97)
+                log(f'{per * 1000:.0f} ms/step: {total} steps in all')
+            x = make_batch(a.seed, step, a.batch, photos, a.frames, a.size, dev)
+            lr = lr_at(step, total or 10 ** 9, a.lr, a.warmup)
+            pending.append((step, lr, train_step(m, opt, x, a, dev, lr)))
+            step += 1
+            if step % 25 == 0:
+                for s_, lr_, v in pending:
+                    if (s_ + 1) % 25 == 0:
+                        v = v.cpu().numpy()
+                        hist.append({'step': s_ + 1, 't': round(time.time() - t_train, 1), 'loss': float(v[0]), 'l1': float(v[1]),
+                                     'mse': float(v[2]), 'psnr': round(10 * math.log10(4 / max(float(v[2]), 1e-12)), 3),
+                                     'kl': float(v[3]), 'gradNorm': float(v[4]), 'lr': lr_})
+                pending = []
+                if not math.isfinite(hist[-1]['loss']):
+                    raise RuntimeError(f'loss became {hist[-1]["loss"]} at step {step}')
+                if step % 250 == 0:
+                    h = hist[-1]
+                    log(f"step {step}: loss {h['loss']:.4f} l1 {h['l1']:.4f} train PSNR {h['psnr']:.2f} kl {h['kl']:.3f} lr {h['lr']:.2e}")
+            if time.time() - last_ckpt > a.ckpt_every:
+                save_ckpt(ckpt, m, opt, step, total, a)
+                last_ckpt = time.time()
+        report['stages']['train'] = {'ok': True, 'steps': step, 'plannedSteps': total, 'stoppedBy': stopped,
+                                     'seconds': round(time.time() - t_train, 1)}
+    except Exception:
+        report['stages']['train'] = {'ok': False, 'steps': step, 'error': traceback.format_exc()[-2500:]}
+        log(f'training FAILED at step {step}:\n{traceback.format_exc()}')
+    report['history'] = hist
+    report['config'] = {'dim': a.dim, 'encDim': a.enc_dim, 'encResBlocks': a.enc_res_blocks, 'batch': a.batch,
+                        'frames': a.frames, 'size': a.size, 'lr': a.lr, 'warmup': a.warmup, 'kl': a.kl,
+                        'loss': 'L1 + MSE + kl * KL (per element), bf16 autocast, AdamW (0.9, 0.99), grad clip 1.0',
+                        'schedule': 'linear warmup, cosine to 5 % of the peak'}
+    log(f"training: {step} steps in {time.time() - t_train:.0f} s ({stopped})")
+    try:
+        save_ckpt(ckpt, m, opt, step, total, a)
+    except Exception:
+        log(f'checkpoint failed:\n{traceback.format_exc()}')
+    write_report()
+
+    # (d) export
+    try:
+        t = time.time()
+        report['samples'] = export(m, a, photos, a.out, dev, report, val_clips=a.val_clips)
+        report['stages']['export'] = {'ok': True, 'seconds': round(time.time() - t, 1)}
+    except Exception:
+        report['stages']['export'] = {'ok': False, 'error': traceback.format_exc()[-2500:]}
+        log(f'export FAILED:\n{traceback.format_exc()}')
+    report['totalSeconds'] = round(time.time() - T0, 1)
+    write_report()
+    log('done')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -5,7 +5,8 @@ import { DecoderError } from '../../src/gpu/errors';
 import { encodeParams, pipelineKey, resolveOverrides, type AnyKernelDef, type Elem, type PipelineCache } from '../../src/gpu/kernel';
 import { conv3dTuning, kernels, packedConvWeightLength } from '../../src/kernels/index';
 import { conv3dTuningForCout } from '../../src/kernels/conv3d';
-import { conv3dMma } from '../../src/kernels/conv3d-mma';
+import { conv3dMma, conv3dMmaEmu, conv3dMmaPack, mmaScratchElems, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
+import { packConvWeight } from '../../src/kernels/conv3d';
 import { fromHalf } from '../../src/runtime/f16';
 import { storageBytes } from '../../src/runtime/f16';
 import { PassTimer } from './gpu-timer';
@@ -33,12 +34,12 @@ export interface KernelContext {
 function layout(s: KernelScenario): { def: AnyKernelDef; sizes: number[]; params: Record<string, number> } {
   const p = s.shape;
   switch (s.kernel) {
-    case 'conv3dMma':
+    case 'conv3dMma': // runMmaCase
     case 'conv3d': {
       // NORM=1 (--norm fused): every frame carries its inverse-RMS row
       const frame = (p.cin! + (s.overrides?.NORM ? 1 : 0)) * p.h! * p.w!;
       const params = { x_off: 0, prev2_off: 0, prev1_off: frame, res_off: 0, y_off: 0, tap0: 0, ...p };
-      return { def: s.kernel === 'conv3dMma' ? conv3dMma : kernels.conv3d, sizes: [frame, 2 * frame, packedConvWeightLength(p.cout!, p.cin!, 3, 3), p.cout!, 4, p.cout! * p.h! * p.w!, p.cin!], params };
+      return { def: kernels.conv3d, sizes: [frame, 2 * frame, packedConvWeightLength(p.cout!, p.cin!, 3, 3), p.cout!, 4, p.cout! * p.h! * p.w!, p.cin!], params };
     }
     case 'rmsNorm':
       return { def: kernels.rmsNorm, sizes: [p.c! * p.hw!, p.c!, p.c! * p.hw!], params: { x_off: 0, y_off: 0, p0: 0, np: p.hw!, ...p } };
@@ -65,16 +66,16 @@ function randomBuffer(device: GPUDevice, elems: number, elem: Elem, label: strin
 
 /** One kernel scenario at one storage type. */
 async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promise<Result> {
+  if (s.kernel === 'conv3dMma') return runMmaCase(ctx, s, elem);
   const { def, sizes, params } = layout(s);
   // conv3d: the decoder's tuning for this adapter class and output channel count
   // (a scenario's own MODE override, as in the tuning sweep, replaces the tuning)
-  const tuning: Record<string, number> = s.overrides?.MODE !== undefined ? {} : s.kernel === 'conv3d' ? conv3dTuningForCout(ctx.cpuAdapter ? conv3dTuning.cpu : conv3dTuning.gpu, s.shape.cout!, ctx.device.limits.maxComputeInvocationsPerWorkgroup) : s.kernel === 'conv3dMma' ? { SG: ctx.mma?.subgroupSize ?? 32 } : {};
+  const tuning: Record<string, number> = s.overrides?.MODE !== undefined ? {} : s.kernel === 'conv3d' ? conv3dTuningForCout(ctx.cpuAdapter ? conv3dTuning.cpu : conv3dTuning.gpu, s.shape.cout!, ctx.device.limits.maxComputeInvocationsPerWorkgroup) : {};
   const ov = resolveOverrides(def, { ...tuning, ...s.overrides });
   const runs = ctx.runs ?? s.runs;
   const base: Result = { name: `${s.name}/${elem}`, group: s.group, status: 'ok', params: { ...s.shape, elem, overrides: ov, runs, warmup: s.warmup }, key: '' };
   base.key = `${base.name}|${pipelineKey(def, ov, elem)}|${JSON.stringify(s.shape)}`;
   if (elem === 'f16' && !ctx.f16) return { ...base, status: 'skipped', error: "no 'shader-f16' on this adapter" };
-  if (s.kernel === 'conv3dMma' && !ctx.mma) return { ...base, status: 'skipped', error: "no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 on this adapter" };
   const { device } = ctx;
   const owned: GPUBuffer[] = [];
   const timer = new PassTimer(device);
@@ -103,8 +104,115 @@ async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promi
     const ms = spread(await timer.time(Math.min(runs, fit), encode));
     const cost = def.cost(params, ov, elem);
     const extra: Record<string, number | string> = { dispatch: JSON.stringify(counts), flops: cost.flops, bytes: cost.bytes };
-    if (s.kernel === 'conv3dMma') Object.assign(extra, await againstPortable(ctx, bufs, params, ov, elem));
     return { ...base, timing: timer.source, ms, gflops: cost.flops / (ms.median * 1e6), gbps: cost.bytes / (ms.median * 1e6), extra };
+  } catch (e) {
+    return { ...base, status: 'failed', error: describeError(e) };
+  } finally {
+    const v = await device.popErrorScope();
+    const m = await device.popErrorScope();
+    timer.dispose();
+    for (const b of owned) b.destroy();
+    if (v || m) throw new DecoderError(m ? 'oom' : 'validation', `${s.name}/${elem}: ${(v ?? m)!.message}`);
+  }
+}
+
+/** WAN_BENCH_MMA_EMU=1 (Node): conv3dMma rows run the scalar conv3d-mma-emu GEMM (to check the runner on a CPU adapter; rows named -emu). */
+function mmaEmu(): boolean {
+  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.WAN_BENCH_MMA_EMU === '1';
+}
+
+/**
+ * One conv call on tensor cores as the decoder runs it: conv3d-mma-pack (operand frames -> the blocked
+ * copy) then conv3d-mma (blocked GEMM), both in one timed pass (`ms`); `extra` has each alone, the
+ * GEMM's TFLOP/s, and max |err| / NMSE against the portable conv3d on the same planar inputs and weights.
+ */
+async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promise<Result> {
+  const { device } = ctx;
+  const emu = !ctx.mma;
+  const base0: Result = { name: `${s.name}/${elem}`, group: s.group, status: 'ok', params: { ...s.shape, elem, runs: ctx.runs ?? s.runs, warmup: s.warmup }, key: '' };
+  if (elem === 'f16' && !ctx.f16) return { ...base0, key: base0.name, status: 'skipped', error: "no 'shader-f16' on this adapter" };
+  if (emu && !mmaEmu()) return { ...base0, key: base0.name, status: 'skipped', error: "no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 on this adapter" };
+  const gemm = emu ? conv3dMmaEmu : conv3dMma;
+  const p = s.shape;
+  const o = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0, ...s.overrides };
+  const packOv = resolveOverrides(conv3dMmaPack, { KT: o.KT, KS: o.KS, UP: o.UP, NORM: o.NORM, SILU: o.SILU });
+  const gemmOv = resolveOverrides(gemm, { KT: o.KT, KS: o.KS, HAS_RES: o.HAS_RES, SG: ctx.mma?.subgroupSize ?? 32 });
+  const base: Result = { ...base0, name: emu ? `${base0.name}-emu` : base0.name, params: { ...base0.params, overrides: { ...packOv, ...gemmOv } } };
+  base.key = `${base.name}|${pipelineKey(conv3dMmaPack, packOv, elem)}|${pipelineKey(gemm, gemmOv, elem)}|${JSON.stringify(p)}`;
+  const frame = (p.cin! + (o.NORM ? 1 : 0)) * p.h! * p.w!;
+  const params = { x_off: 0, prev2_off: 0, prev1_off: frame, res_off: 0, y_off: 0, tap0: 0, ...p } as Record<string, number>;
+  const owned: GPUBuffer[] = [];
+  const timer = new PassTimer(device);
+  device.pushErrorScope('out-of-memory');
+  device.pushErrorScope('validation');
+  try {
+    const [packPipe, gemmPipe] = await Promise.all([ctx.cache.get(conv3dMmaPack, packOv, elem), ctx.cache.get(gemm, gemmOv, elem)]);
+    const taps = o.KT * o.KS * o.KS;
+    const wHost = new Float32Array(p.cout! * p.cin! * taps);
+    let seed = 12345;
+    for (let i = 0; i < wHost.length; i++) {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+      wHost[i] = (seed / 2 ** 32 - 0.5) * (2 / Math.sqrt(p.cin! * taps));
+    }
+    const upload = (data: Float32Array, label: string) => {
+      const bytes = storageBytes(data, elem);
+      const b = device.createBuffer({ label, size: Math.max(16, Math.ceil(bytes.byteLength / 16) * 16), usage: STORAGE() });
+      device.queue.writeBuffer(b, 0, bytes);
+      owned.push(b);
+      return b;
+    };
+    const rnd = (n: number, label: string, seed: number) => {
+      const b = randomBuffer(device, n, elem, label, seed);
+      owned.push(b);
+      return b;
+    };
+    const x = rnd(frame, 'x', 17), cache = rnd(2 * frame, 'cache', 18), bias = rnd(p.cout!, 'b', 20), res = rnd(4, 'res', 21);
+    const gamma = rnd(p.cin!, 'gamma', 23), y = rnd(p.cout! * p.h! * p.w!, 'y', 22);
+    const wPortable = upload(packConvWeight(wHost, p.cout!, p.cin!, o.KT, o.KS), 'w');
+    const wBlocked = upload(packConvWeightBlocked(wHost, p.cout!, p.cin!, o.KT, o.KS), 'wt');
+    const scratchElems = mmaScratchElems(p as { cin: number; cout: number; h: number; w: number }, o.KT, o.KS);
+    const scratch = device.createBuffer({ label: 'mma operand copy', size: Math.ceil((scratchElems * (elem === 'f16' ? 2 : 4)) / 16) * 16, usage: STORAGE() });
+    owned.push(scratch);
+    const uni = device.createBuffer({ label: 'params', size: 256, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    owned.push(uni);
+    const data = encodeParams(conv3dMmaPack, params as never);
+    device.queue.writeBuffer(uni, 0, data);
+    const group = (def: AnyKernelDef, bufs: GPUBuffer[]) => device.createBindGroup({ layout: ctx.cache.bindGroupLayout(def), entries: bufs.map((buffer, i) => ({ binding: i, resource: { buffer } })) });
+    const gPack = group(conv3dMmaPack, [x, cache, gamma, scratch]);
+    const gGemm = group(gemm, [scratch, wBlocked, bias, res, y]);
+    const g1 = device.createBindGroup({ layout: ctx.cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uni, size: data.byteLength } }] });
+    const packCounts = conv3dMmaPack.dispatch(params as never, packOv);
+    const gemmCounts = gemm.dispatch(params as never, gemmOv);
+    const encPack = (pass: GPUComputePassEncoder) => {
+      pass.setPipeline(packPipe);
+      pass.setBindGroup(0, gPack);
+      pass.setBindGroup(1, g1, [0]);
+      pass.dispatchWorkgroups(...packCounts);
+    };
+    const encGemm = (pass: GPUComputePassEncoder) => {
+      pass.setPipeline(gemmPipe);
+      pass.setBindGroup(0, gGemm);
+      pass.setBindGroup(1, g1, [0]);
+      pass.dispatchWorkgroups(...gemmCounts);
+    };
+    const both = (pass: GPUComputePassEncoder) => {
+      encPack(pass);
+      encGemm(pass);
+    };
+    const warm = await timer.time(Math.max(1, s.warmup), both);
+    const runs = Math.min(ctx.runs ?? s.runs, Math.max(MIN_RUNS, Math.floor(CASE_BUDGET_MS / Math.max(1e-3, warm[warm.length - 1]!))));
+    const ms = spread(await timer.time(runs, both));
+    const packMs = spread(await timer.time(runs, encPack));
+    const gemmMs = spread(await timer.time(runs, encGemm));
+    const cost = gemm.cost(params as never, gemmOv, elem);
+    const packCost = conv3dMmaPack.cost(params as never, packOv, elem);
+    const extra: Record<string, number | string> = {
+      dispatch: JSON.stringify([packCounts, gemmCounts]), flops: cost.flops, bytes: cost.bytes + packCost.bytes, scratchBytes: scratch.size,
+      packMs: packMs.median, gemmMs: gemmMs.median, gemmTflops: cost.flops / (gemmMs.median * 1e9), packGBps: packCost.bytes / (packMs.median * 1e6),
+    };
+    // the last run left y = pack + GEMM of these inputs: against conv3d on the same planar inputs
+    Object.assign(extra, await againstPortable(ctx, [x, cache, wPortable, bias, res, y, gamma], params, o, elem));
+    return { ...base, timing: timer.source, ms, gflops: cost.flops / (ms.median * 1e6), gbps: (cost.bytes + packCost.bytes) / (ms.median * 1e6), extra };
   } catch (e) {
     return { ...base, status: 'failed', error: describeError(e) };
   } finally {

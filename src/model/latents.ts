@@ -1,4 +1,8 @@
 // Latents from .npy or .safetensors: [z, T, h, w] (a leading batch dimension of 1 is dropped).
+// Recognised without flags: ComfyUI's SaveLatent `.latent` files (safetensors: `latent_tensor` [1, z, T, h, w]
+// plus an empty `latent_format_version_0`), diffusers `output_type="latent"` tensors saved with
+// safetensors (`latents`, or the only tensor, [1, z, T, h, w]), and the golden files (`@latents`, with
+// `@mean` / `@std`). All of them hold normalised latents, as a Wan pipeline gives the VAE.
 import { DecoderError } from '../gpu/errors';
 import { parseNpy } from './npy';
 import { parseSafetensors, toFloat32 } from './safetensors';
@@ -10,7 +14,14 @@ export interface Latents {
   shape: [number, number, number, number];
   /** where they came from, for error messages */
   source?: string;
+  /** what the file was: 'npy', 'comfyui-latent', 'safetensors' */
+  format?: string;
+  /** statistics stored in the same file (`@mean` / `@std`), to de-normalise with */
+  stats?: LatentStats;
 }
+
+/** Tensor names tried, in order, when no key is given. */
+export const LATENT_KEYS = ['@latents', 'latents', 'latent_tensor', 'latent', 'samples'];
 
 function isNpy(b: Uint8Array): boolean {
   return b[0] === 0x93 && b[1] === 0x4e && b[2] === 0x55;
@@ -18,7 +29,9 @@ function isNpy(b: Uint8Array): boolean {
 
 function toLatents(shape: number[], data: Float32Array, source: string): Latents {
   let s = shape;
-  if (s.length === 5 && s[0] === 1) s = s.slice(1);
+  if (s.length === 5 && s[0] !== 1)
+    throw new DecoderError('bad-input', `${source}: latents have shape [${shape}], a batch of ${s[0]}: save one video's latents ([1, z, T, h, w] or [z, T, h, w])`);
+  if (s.length === 5) s = s.slice(1);
   if (s.length !== 4) throw new DecoderError('bad-input', `${source}: latents have shape [${shape}], expected [z, T, h, w] (or [1, z, T, h, w])`);
   for (let i = 0; i < data.length; i++)
     if (!Number.isFinite(data[i]!)) throw new DecoderError('bad-input', `${source}: latents hold a non-finite value (${data[i]}) at index ${i}`);
@@ -31,19 +44,21 @@ function toLatents(shape: number[], data: Float32Array, source: string): Latents
 export function parseLatents(bytes: Uint8Array, source: string, key?: string): Latents {
   if (isNpy(bytes)) {
     const a = parseNpy(bytes, source);
-    return toLatents(a.shape, a.data, source);
+    return { ...toLatents(a.shape, a.data, source), format: 'npy' };
   }
   const f = parseSafetensors(bytes, source);
-  let name = key;
+  let name = key ?? LATENT_KEYS.find((k) => f.tensors.has(k));
   if (!name) {
-    if (f.tensors.has('@latents')) name = '@latents';
-    else if (f.tensors.has('latents')) name = 'latents';
-    else if (f.tensors.size === 1) name = [...f.tensors.keys()][0];
-    else throw new DecoderError('bad-input', `${source}: ${f.tensors.size} tensors and none named '@latents' or 'latents': pass the tensor name (--latents-key)`);
+    const nonEmpty = [...f.tensors].filter(([, t]) => t.shape.every((d) => d > 0));
+    if (nonEmpty.length === 1) name = nonEmpty[0]![0];
+    else throw new DecoderError('bad-input', `${source}: ${f.tensors.size} tensors and none named ${LATENT_KEYS.map((k) => `'${k}'`).join(', ')}: pass the tensor name (--latents-key; has: ${[...f.tensors.keys()].slice(0, 8).join(', ')}${f.tensors.size > 8 ? ', ...' : ''})`);
   }
-  const t = f.tensors.get(name!);
+  const t = f.tensors.get(name);
   if (!t) throw new DecoderError('bad-input', `${source}: no tensor named '${name}' (has: ${[...f.tensors.keys()].slice(0, 8).join(', ')}${f.tensors.size > 8 ? ', ...' : ''})`);
-  return toLatents(t.shape, toFloat32(t), `${source}:${name}`);
+  const lat = toLatents(t.shape, toFloat32(t), `${source}:${name}`);
+  lat.format = f.tensors.has('latent_format_version_0') || name === 'latent_tensor' ? 'comfyui-latent' : 'safetensors';
+  if (f.tensors.has('@mean') || f.tensors.has('@std')) lat.stats = parseStats(bytes, source);
+  return lat;
 }
 
 /** Statistics from a safetensors file holding `@mean` and `@std` (the golden files do), or `mean` / `std`. */

@@ -17,13 +17,16 @@ import { Progress } from './output/progress';
 const USAGE = `usage:
   wan-vae decode [--weights W.safetensors --latents L.npy|L.safetensors [--latents-key NAME]]
                  [--synthetic 2.1|2.2 --latent-size TxHxW]  (official-shape generated weights, for sizing)
-                 [--latent-stats official|none|FILE.safetensors] [--out OUT] [--fps N] [--progress auto|on|off]
+                 [--latent-stats official|none|file|FILE.safetensors] [--out OUT] [--fps N] [--progress auto|on|off]
                  [--backend webgpu|cpu] [--cache on|off] [--precision f32|f16|auto]
                  [--norm full|chunked|fused|auto] [--norm-chunk PIXELS]
                  [--tile none|auto|HxW] [--tile-mode exact|blend] [--tile-order tile-major|frame-major]
                  [--tile-store gpu|cpu|auto] [--budget MiB] [--tensor-cores on|off] [--dawn-flags a,b] [--json]
       Without --weights/--latents: decodes the embedded default (a generated Wan2.1-architecture
       decoder, dim 16, and a generated 16x3x8x8 latent).
+      Latents: .npy, .safetensors (diffusers output_type="latent" saved with safetensors) or ComfyUI
+      SaveLatent .latent files. --latent-stats: default 'file' when the latents file holds '@mean'/'@std',
+      else 'official' (Wan2.1 z=16 / Wan2.2 z=48).
       --out (default out/video.gif) by its name: ${OUTPUT_KINDS}.
       --fps: frames per second of the video files (default 16, as Wan generates). --progress auto
       (the default): phase, frames and ETA on stderr when stderr is a terminal.
@@ -167,9 +170,11 @@ async function decodeCmd(argv: string[]): Promise<number> {
     latents = { data: syntheticLatents(16, 3, 8, 8), shape: [16, 3, 8, 8] };
     source = 'embedded default';
   }
-  const statsArg = typeof a['latent-stats'] === 'string' ? a['latent-stats'] : 'official';
+  // default: the statistics stored with the latents (`@mean` / `@std`) when the file has them, else the official ones
+  const statsArg = typeof a['latent-stats'] === 'string' ? a['latent-stats'] : latents.stats ? 'file' : 'official';
+  if (statsArg === 'file' && !latents.stats) throw new DecoderError('bad-input', `--latent-stats file: ${latents.source ?? 'the latents'} holds no '@mean' / '@std' tensors`);
   const latentStats: DecodeOptions['latentStats'] =
-    statsArg === 'official' || statsArg === 'none' ? statsArg : parseStats(readInput(statsArg, 'latent statistics'), statsArg);
+    statsArg === 'official' || statsArg === 'none' ? statsArg : statsArg === 'file' ? latents.stats! : parseStats(readInput(statsArg, 'latent statistics'), statsArg);
   dec.prepare(latents, latentStats); // validate the input before touching a GPU
   const target = resolveOutput(typeof a.out === 'string' ? a.out : 'out/video.gif'); // and the output name (ffmpeg found?)
   const fps = a.fps === undefined ? 16 : Number(a.fps);
@@ -197,7 +202,7 @@ async function decodeCmd(argv: string[]): Promise<number> {
   const out = target.path;
   const show = progressArg === 'on' || (progressArg === 'auto' && !!process.stderr.isTTY);
   const total = opts.cache === 'off' ? latents.shape[1] : framesFor(dec.cfg, latents.shape[1]);
-  const progress = show ? new Progress({ write: (t) => process.stderr.write(t), tty: !!process.stderr.isTTY, columns: process.stderr.columns }, total) : null;
+  const progress = show ? new Progress({ write: (t) => process.stderr.write(t), tty: !!process.stderr.isTTY, columns: process.stderr.columns }, total, total > 1 && latents.shape[1] > 1 ? (total - 1) / (latents.shape[1] - 1) : 1) : null;
   let done = 0;
   let r;
   try {
@@ -210,14 +215,14 @@ async function decodeCmd(argv: string[]): Promise<number> {
   const written = await writeOutput(target, r, { fps, onFrame: progress ? (d, n) => progress.writing(d, n) : undefined });
   progress?.done();
   const summary = {
-    weights: source, version: dec.cfg.version, dim: dec.cfg.dim, zDim: dec.cfg.zDim, latentShape: latents.shape,
+    weights: source, latentFormat: latents.format ?? 'generated', latentStats: statsArg, version: dec.cfg.version, dim: dec.cfg.dim, zDim: dec.cfg.zDim, latentShape: latents.shape,
     out, output: written.description, frames: r.frames, height: r.height, width: r.width, seconds: Number(r.seconds.toFixed(3)),
     backend: r.backend, adapter: r.adapter, options: r.options, plan: reason,
     peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, memory: r.memory,
   };
   if (a.json) console.log(JSON.stringify(summary));
   else {
-    console.log(`decoded ${source} (Wan${dec.cfg.version}, dim ${dec.cfg.dim}, z ${dec.cfg.zDim}) latents [${latents.shape}] -> [3, ${r.frames}, ${r.height}, ${r.width}] in ${r.seconds.toFixed(2)} s on ${r.adapter}`);
+    console.log(`decoded ${source} (Wan${dec.cfg.version}, dim ${dec.cfg.dim}, z ${dec.cfg.zDim}) latents [${latents.shape}] (statistics: ${statsArg}) -> [3, ${r.frames}, ${r.height}, ${r.width}] in ${r.seconds.toFixed(2)} s on ${r.adapter}`);
     if (r.peakGpuBytes !== undefined) console.log(`peak GPU memory ${mib(r.peakGpuBytes)} (planned ${mib(r.plannedPeakGpuBytes!)}; ${reason})`);
     console.log(`wrote ${out}: ${written.description}`);
   }

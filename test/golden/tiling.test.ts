@@ -1,7 +1,7 @@
 // Spatial tiling (issue 4). Exact mode: every tile keeps only its core, computed with a halo of 7 latent
 // pixels; the stitched video equals the untiled decode within 1e-5 (tile- and frame-major, tiles that do
 // not divide the frame, odd sizes) and the golden within 1e-3. The halo is checked, not trusted: a
-// smaller halo must differ on a frame large enough for interior tiles. Blend mode reports its error.
+// smaller halo must differ on a frame large enough for interior tiles. Blend mode must beat a PSNR bound that an all-zero video fails.
 import { describe, expect, it } from 'vitest';
 import { WanVaeDecoder, type DecodeResult } from '../../src/decoder';
 import { toFloat32 } from '../../src/model/safetensors';
@@ -11,6 +11,9 @@ import type { TileOption } from '../../src/runtime/planner';
 import { compare } from '../helpers/compare';
 import { isBrowser } from '../helpers/env';
 import { needGolden, needGpu } from '../helpers/need';
+
+/** dB against the exact decode that blend tiles must beat (measured 32.6 / 39.4 dB, see below) */
+const BLEND_MIN_PSNR = 28;
 
 const exact = (th: number, tw: number, order: TileOption['order'] = 'tile-major', halo?: number): TileOption => ({ th, tw, mode: 'exact', order, halo });
 
@@ -37,8 +40,14 @@ describe.each(['2.1', '2.2'] as const)('tiling, generated Wan%s decoder (dim 4) 
       console.log(`Wan${v} halo 5: max|err| ${short.maxAbs.toExponential(2)} (not exact, as expected)`);
       expect(short.maxAbs).toBeGreaterThan(1e-6); // exact tiles give 0 here: any difference shows the halo is short
       const blend = err(await dec.decode(lat, { latentStats: 'none', tile: { th: 8, tw: 7, mode: 'blend', order: 'tile-major', halo: 2 } }));
-      console.log(`Wan${v} blend halo 2: max|err| ${blend.maxAbs.toExponential(2)}, PSNR ${blend.psnr.toFixed(1)} dB`);
-      expect(blend.psnr).toBeGreaterThan(10);
+      // Blend is an approximation: PSNR against the exact decode. Measured on lavapipe (2026-12-01): 32.6 dB
+      // (Wan2.1) and 39.4 dB (Wan2.2); the bound is 28 dB. An all-zero video scores ~15 dB here, a video
+      // with one tile misplaced or unblended seams of O(1) far less than 28: both fail (checked below
+      // for the zeros, so the bound is known to separate).
+      const zeros = compare(new Float32Array(ref.video.length), ref.video);
+      console.log(`Wan${v} blend halo 2: max|err| ${blend.maxAbs.toExponential(2)}, PSNR ${blend.psnr.toFixed(1)} dB (all-zero video: ${zeros.psnr.toFixed(1)} dB)`);
+      expect(zeros.psnr).toBeLessThan(BLEND_MIN_PSNR);
+      expect(blend.psnr).toBeGreaterThan(BLEND_MIN_PSNR);
     } finally {
       dec.dispose();
     }

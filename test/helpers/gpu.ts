@@ -3,7 +3,7 @@
 // a test body inside validation / out-of-memory error scopes and destroys every buffer it created.
 import { requestDecoderDevice, type DecoderDevice } from '../../src/gpu/device';
 import { PipelineCache, runKernel, type Elem, type KernelDef } from '../../src/gpu/kernel';
-import { fromHalf, toHalf } from '../../src/runtime/f16';
+import { halfBits, halfRound, halfValue } from './half';
 
 export interface TestGpu extends DecoderDevice {
   cache: PipelineCache;
@@ -31,15 +31,15 @@ export function noDeviceReason(): string {
   return whyNone;
 }
 
-/** IEEE half bits of one float (round to nearest even; overflow to ±inf): the runtime's own conversion. */
-export const f32ToF16Bits = toHalf;
+/** IEEE half bits of one float (round to nearest even; overflow to ±inf): test/helpers/half.ts, not the runtime's toHalf. */
+export const f32ToF16Bits = halfBits;
 
-export const f16BitsToF32 = fromHalf;
+export const f16BitsToF32 = halfValue;
 
-/** Values rounded to what `elem` storage keeps (identity for f32). */
+/** Values rounded to what `elem` storage keeps (identity for f32), independently of the runtime's conversion. */
 export function roundToElem(data: Float32Array, elem: Elem): Float32Array {
   if (elem === 'f32') return data;
-  return data.map((v) => f16BitsToF32(f32ToF16Bits(v)));
+  return data.map(halfRound);
 }
 
 /** Bytes of `data` as `elem` storage, padded to a multiple of 4 bytes. */

@@ -7,7 +7,7 @@
 import { DecoderError } from '../gpu/errors';
 import { encodeParams, PipelineCache, type AnyKernelDef, type Elem } from '../gpu/kernel';
 import { conv3dTuning, conv3dTuningForCout, packConvWeight } from '../kernels/conv3d';
-import { conv3dMma } from '../kernels/conv3d-mma';
+import { conv3dMma, conv3dMmaEmu, conv3dMmaPack, mmaScratchElems, packConvWeightBlocked } from '../kernels/conv3d-mma';
 import { kernels } from '../kernels/index';
 import { invMaxFor } from '../kernels/rms-norm';
 import type { Weights } from '../model/weights';
@@ -25,7 +25,12 @@ interface Encoded {
   overrides: Record<string, number>;
   pipeline: GPUComputePipeline;
   group: GPUBindGroup | null;
+  /** tensor cores: the operand copy (conv3d-mma-pack) dispatched just before, with the same params */
+  pack?: { def: AnyKernelDef; overrides: Record<string, number>; pipeline: GPUComputePipeline; group: GPUBindGroup };
 }
+
+/** Tensor cores run every conv with at least 16 output channels (the 3-channel head stays portable). */
+const onTensorCores = (s: Step): boolean => s.kind === 'conv' && s.cout >= 16;
 
 // a function, not a constant: GPUBufferUsage exists only once WebGPU is installed (Node: at run time)
 const storageUsage = () => GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
@@ -50,6 +55,8 @@ export class GpuDecoder {
   private flip = 0;
   private uniformBuf!: GPUBuffer;
   private dummy!: GPUBuffer;
+  /** tensor cores: the blocked operand copy, one conv call at a time (conv3d-mma-pack writes, conv3d-mma reads) */
+  private mmaScratch: GPUBuffer | null = null;
   private paramsGroup!: GPUBindGroup;
   private readonly encoded = new Map<Program, Encoded[]>();
   private disposed = false;
@@ -58,8 +65,8 @@ export class GpuDecoder {
     readonly device: GPUDevice,
     readonly plan: Plan,
     private readonly tuning: Record<string, number>,
-    /** tensor cores: conv steps run conv3d-mma (f16 plans only) with this subgroup size */
-    private readonly mma: { subgroupSize: number } | null = null,
+    /** tensor cores: conv steps run conv3d-mma (f16 plans only) with this subgroup size; `emulate`: its scalar twin conv3d-mma-emu (tests on adapters without subgroup matrices) */
+    private readonly mma: { subgroupSize: number; emulate?: boolean } | null = null,
   ) {
     this.arena = new Arena(device);
     this.elem = plan.opts.precision;
@@ -69,7 +76,7 @@ export class GpuDecoder {
   /** Allocates everything the plan lists, uploads the weights and compiles every pipeline. */
   /** `tuning`: conv3d tiling overrides for the adapter (conv3dTuningFor(info)); default the CPU-adapter tuning. */
   /** `mma`: run the convs on tensor cores (conv3d-mma; needs f16 storage and the device's subgroup-matrix feature). */
-  static async create(device: GPUDevice, plan: Plan, weights: Weights, opts: { tuning?: Record<string, number>; mma?: { subgroupSize: number } | null } = {}): Promise<GpuDecoder> {
+  static async create(device: GPUDevice, plan: Plan, weights: Weights, opts: { tuning?: Record<string, number>; mma?: { subgroupSize: number; emulate?: boolean } | null } = {}): Promise<GpuDecoder> {
     checkLimits(plan, device.limits);
     if (plan.opts.precision === 'f16' && !device.features.has('shader-f16'))
       throw new DecoderError('unsupported', "f16 storage needs the WebGPU feature 'shader-f16', which this adapter does not offer: use precision f32");
@@ -115,7 +122,8 @@ export class GpuDecoder {
         const w = weights.get(key);
         const want = s.up ? [s.cout, s.cin, 3, 3] : w.shape.length === 4 ? [s.cout, s.cin, 1, 1] : [s.cout, s.cin, s.kt, s.ks, s.ks];
         weights.get(key, want);
-        this.weightBufs.set(key, this.upload(key, packConvWeight(w.data, s.cout, s.cin, s.kt, s.ks)));
+        const packed = this.mma && onTensorCores(s) ? packConvWeightBlocked(w.data, s.cout, s.cin, s.kt, s.ks) : packConvWeight(w.data, s.cout, s.cin, s.kt, s.ks);
+        this.weightBufs.set(key, this.upload(key, packed));
       } else if (s.kind === 'conv') this.weightBufs.set(key, this.upload(key, weights.get(key, [s.cout]).data));
       else if (s.kind === 'norm') this.weightBufs.set(key, this.upload(key, weights.get(key, [s.c]).data));
     }
@@ -127,6 +135,13 @@ export class GpuDecoder {
     this.outBuf = this.arena.create('io', 'output rgb', p.outElems * 4, storageUsage());
     this.rgbaBuf = p.outRgbaElems ? this.arena.create('io', 'output rgba', p.outRgbaElems * 4, storageUsage()) : (null as unknown as GPUBuffer);
     this.dummy = this.arena.create('io', 'unused binding', 4, storageUsage());
+    if (this.mma) {
+      // the largest operand copy of any conv call (not in the plan's figures yet: counted as activations here)
+      let elems = 0;
+      for (const pp of this.programs())
+        for (const s of pp.prog.steps) if (s.kind === 'conv' && onTensorCores(s)) elems = Math.max(elems, mmaScratchElems(s, s.kt, s.ks));
+      if (elems) this.mmaScratch = this.arena.create('activations', 'tensor-core operand copy', Math.ceil((elems * p.elemBytes) / 4) * 4, storageUsage());
+    }
     this.rgbaBuf ??= this.dummy;
     for (const k of [0, 1])
       this.stagingBufs.push(this.arena.create('staging', `readback ${k}`, (p.outElems + p.outRgbaElems) * 4, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST));
@@ -148,7 +163,7 @@ export class GpuDecoder {
       case 'conv': {
         const res = s.res ? (this.inPlace(pp, s.res, s.y) ? 2 : 1) : 0;
         const common = { KT: s.kt, KS: s.ks, UP: s.up, HAS_RES: res, NORM: s.norm ? 1 : 0, SILU: s.norm?.silu ? 1 : 0 };
-        if (this.mma) return { def: conv3dMma, overrides: { ...common, SG: this.mma.subgroupSize } };
+        if (this.mma && onTensorCores(s)) return { def: this.mma.emulate ? conv3dMmaEmu : conv3dMma, overrides: { KT: s.kt, KS: s.ks, HAS_RES: res, SG: this.mma.subgroupSize } };
         return { def: kernels.conv3d, overrides: { ...common, ...conv3dTuningForCout(this.tuning, s.cout, this.device.limits.maxComputeInvocationsPerWorkgroup) } };
       }
       case 'norm':
@@ -172,6 +187,7 @@ export class GpuDecoder {
       case 'conv': {
         const res = s.res && !this.inPlace(pp, s.res, s.y) ? b(s.res) : this.dummy;
         const gamma = s.norm ? this.weightBufs.get(s.norm.gkey)! : this.dummy;
+        if (this.mma && onTensorCores(s)) return [this.mmaScratch!, this.weightBufs.get(`${s.wkey}.weight`)!, this.weightBufs.get(`${s.wkey}.bias`)!, res, b(s.y)];
         return [b(s.x), s.ring ? this.ringBufs.get(s.ring)! : this.dummy, this.weightBufs.get(`${s.wkey}.weight`)!, this.weightBufs.get(`${s.wkey}.bias`)!, res, b(s.y), gamma];
       }
       case 'norm':
@@ -206,6 +222,15 @@ export class GpuDecoder {
           });
         }
         if (k) jobs.push(this.cache.get(k.def, k.overrides, this.elem).then((p) => void (e.pipeline = p)));
+        if (step.kind === 'conv' && this.mma && onTensorCores(step)) {
+          // the operand copy: conv3d-mma-pack reads what conv3d would (x, the ring, gamma) into the scratch
+          const s = step;
+          const ov = { KT: s.kt, KS: s.ks, UP: s.up, NORM: s.norm ? 1 : 0, SILU: s.norm?.silu ? 1 : 0 };
+          const gamma = s.norm ? this.weightBufs.get(s.norm.gkey)! : this.dummy;
+          const bufs = [this.buf(s.x, pp), s.ring ? this.ringBufs.get(s.ring)! : this.dummy, gamma, this.mmaScratch!];
+          const group = this.device.createBindGroup({ label: `${s.label} pack`, layout: this.cache.bindGroupLayout(conv3dMmaPack), entries: bufs.map((buffer, i) => ({ binding: i, resource: { buffer } })) });
+          jobs.push(this.cache.get(conv3dMmaPack, ov, this.elem).then((pipeline) => void (e.pack = { def: conv3dMmaPack, overrides: ov, pipeline, group })));
+        }
         list.push(e);
       }
       this.encoded.set(pp.prog, list);
@@ -391,17 +416,19 @@ export class GpuDecoder {
     if (hostStore && pp.prog.steps.some((s) => s.kind === 'crop' && 'store' in s.x)) this.device.queue.writeBuffer(this.storeBuf!, 0, this.hostStore[chunk]!);
     const uni = new Uint8Array(p.maxDispatches * p.uniformStride);
     // per step: its dispatches as (uniform slot, workgroup counts)
-    const calls: { slot: number; counts: [number, number, number] }[][] = [];
+    const calls: { slot: number; counts: [number, number, number]; pack?: [number, number, number] }[][] = [];
     let slot = 0;
     const copies: ({ src: GPUBuffer; srcOff: number; dst: GPUBuffer; dstOff: number; bytes: number } | null)[] = [];
     const align = (n: number) => Math.ceil(n / 4) * 4;
     list.forEach((e) => {
       const s = e.step;
-      const mine: { slot: number; counts: [number, number, number] }[] = [];
+      const mine: { slot: number; counts: [number, number, number]; pack?: [number, number, number] }[] = [];
       if (e.def)
         for (const prm of this.dispatchParams(s)) {
           uni.set(encodeParams(e.def, prm), slot * p.uniformStride);
-          mine.push({ slot: slot++, counts: e.def.dispatch(prm, { ...e.def.overrides, ...e.overrides }) });
+          // the pack shares the conv's params (the same struct): same uniform slot
+          const pack = e.pack ? e.pack.def.dispatch(prm, { ...e.pack.def.overrides, ...e.pack.overrides }) : undefined;
+          mine.push({ slot: slot++, counts: e.def.dispatch(prm, { ...e.def.overrides, ...e.overrides }), pack });
         }
       calls.push(mine);
       if (s.kind === 'conv' && s.ring) {
@@ -425,6 +452,13 @@ export class GpuDecoder {
         pass.setBindGroup(0, s.kind === 'crop' && 'store' in s.x ? this.storeGroup(e, pp, chunk, s.x.store) : e.group!);
         for (const c of calls[i]!) {
           pass.setBindGroup(1, this.paramsGroup, [c.slot * p.uniformStride]);
+          if (e.pack && c.pack) {
+            pass.setPipeline(e.pack.pipeline);
+            pass.setBindGroup(0, e.pack.group);
+            pass.dispatchWorkgroups(...c.pack);
+            pass.setPipeline(e.pipeline);
+            pass.setBindGroup(0, e.group!);
+          }
           pass.dispatchWorkgroups(...c.counts);
         }
       }

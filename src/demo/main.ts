@@ -31,6 +31,10 @@ import {
 import type { DecodeRecord } from './record';
 import { acceptDrops, fromFile, fromUrl, preventStrayDrops, type Loaded } from './sources';
 import { renderTiming } from './timing-view';
+import { adapterClass, estimate, estimateFlops, type Estimate } from './estimate';
+import { inputProblem, statsLine } from './inputs-check';
+import { wireReadme } from './readme';
+import { clearWeightsCache, weightsCacheSummary } from './weights-cache';
 
 // ---- elements and views ----
 const form = byTestId<HTMLFormElement>('options');
@@ -45,6 +49,10 @@ const pinBtn = byTestId<HTMLButtonElement>('compare-pin');
 const clearPinBtn = byTestId<HTMLButtonElement>('compare-clear');
 const recipeStatus = byTestId('recipe-status');
 const fpsInput = byTestId<HTMLInputElement>('fps');
+const estimateEl = byTestId('estimate');
+const estimateShort = byTestId('estimate-short');
+const statsApplied = byTestId('stats-applied');
+const statsRadio = (v: string) => form.querySelector<HTMLInputElement>(`input[name="latentStats"][value="${v}"]`)!;
 
 const msg = new Messages(byTestId('status'), byTestId('error'));
 const progress = new Progress(byTestId('progress'), byTestId('progress-text'));
@@ -101,7 +109,7 @@ function refreshButtons(): void {
   decodeBtn.title = blocked ? `nothing to decode: ${blocked}` : '';
   decodeBtn.textContent = warnedOversize ? 'Decode anyway' : 'Decode';
   cancelBtn.disabled = !running || runningBackend === 'cpu';
-  cancelBtn.title = running && runningBackend === 'cpu' ? 'the cpu reference decoder runs in one go inside the worker and cannot be interrupted' : 'stop after the current chunk';
+  cancelBtn.title = running && runningBackend === 'cpu' ? 'the cpu reference decoder runs in one go inside the worker and cannot be interrupted' : 'stop the decode (within one chunk)';
   exportPanel.enable(!running && !!current && current.store.count > 0);
   pinBtn.disabled = running || !current || current.store.count === 0 || compare.pinned === current;
   clearPinBtn.disabled = !compare.pinned;
@@ -162,12 +170,26 @@ async function loadModelFrom(source: Promise<Loaded>, refOf: (l: Loaded) => Weig
   if (loaded) await loadModel(loaded.bytes, loaded.name, refOf(loaded));
 }
 
+/** Weights from a URL through the browser's Cache Storage: progress while downloading, none when cached. */
+async function weightsFromUrl(url: string): Promise<Loaded> {
+  const cacheEl = byTestId('weights-cache');
+  const r = await fromUrl(url, (n, t) => {
+    const text = `downloading model ${formatBytes(n)}${t ? ` of ${formatBytes(t)} (${Math.floor((100 * n) / t)}%)` : ''}`;
+    msg.status(text, 'loading');
+    cacheEl.textContent = text;
+  }, { cache: true });
+  cacheEl.textContent = r.cached ? `${r.name}: from this browser's cache (no download).` : `${r.name}: downloaded ${formatBytes(r.bytes.byteLength)}${r.stored ? ' and kept in this browser\'s cache' : ' (could not be cached: ' + (r.cacheError ?? 'no Cache Storage') + ')'}.`;
+  return r;
+}
+
 // ---- latents ----
 function showLatents(): void {
   if (!latents) return;
   latentsInfo.className = 'info';
+  latentsInfo.dataset.state = 'ok';
   const mib = formatBytes(latents.data.byteLength);
-  latentsInfo.textContent = `${latentsName}: ${formatShape(latents.shape)} (z, T, h, w) · ${mib}`;
+  const kind = latents.format === 'comfyui-latent' ? ' · ComfyUI latent' : '';
+  latentsInfo.textContent = `${latentsName}: ${formatShape(latents.shape)} (z, T, h, w) · ${mib}${kind}${latents.stats ? ' · with @mean/@std' : ''}`;
 }
 
 async function setLatents(bytes: Uint8Array | null, name: string, ref: LatentsRef): Promise<void> {
@@ -187,6 +209,10 @@ async function setLatents(bytes: Uint8Array | null, name: string, ref: LatentsRe
   if (!parsed) return;
   latents = parsed;
   latentsFile = copy;
+  // statistics stored with the latents are chosen by themselves; without them 'from file' is off
+  statsRadio('file').disabled = !parsed.stats;
+  if (parsed.stats) statsRadio('file').checked = true;
+  else if (statsRadio('file').checked) statsRadio('official').checked = true;
   latentsRef = ref.kind === 'file' || ref.kind === 'url' ? { ...ref, ...(key ? { key } : {}) } : ref;
   latentsName = name;
   msg.clearError();
@@ -232,6 +258,24 @@ async function planOptions(): Promise<void> {
   refreshButtons();
   if (!client || !latents) return;
   const seq = ++planSeq;
+  // the inputs first: a latent channel count or statistics this model cannot take block the plan
+  const problem = inputProblem(client.model, latents, latentsName, opts.latentStats);
+  statsApplied.textContent = problem ? '' : statsLine(latents, latentsName, opts.latentStats);
+  if (problem) {
+    resolved = null;
+    setBlocked(problem);
+    fit = { fits: true, warning: '' };
+    renderPlanError(planEl, problem);
+    planEl.dataset.state = 'refused';
+    latentsInfo.className = 'info bad';
+    latentsInfo.dataset.state = 'bad';
+    latentsInfo.textContent = problem;
+    showText(planWarning, '');
+    showEstimate(null);
+    refreshButtons();
+    return;
+  }
+  showLatents();
   planEl.dataset.state = 'planning';
   try {
     const r = await resolvePlan(client, latents.shape, opts, gpu);
@@ -242,6 +286,7 @@ async function planOptions(): Promise<void> {
     renderPlan(planEl, r.plan, gpu, opts.backend, fit, r.reason);
     planEl.dataset.state = 'ready';
     showText(planWarning, fit.warning);
+    showEstimate(estimate(estimateFlops(client.model, latents.shape, r.worker), adapterClass(gpu, opts.backend)));
   } catch (e) {
     if (seq !== planSeq) return;
     resolved = null;
@@ -250,8 +295,30 @@ async function planOptions(): Promise<void> {
     renderPlanError(planEl, blocked);
     planEl.dataset.state = 'refused';
     showText(planWarning, '');
+    showEstimate(null);
   }
   refreshButtons();
+}
+
+const CLASS_NAME: Record<Estimate['cls'], string> = {
+  software: 'a software adapter (WebGPU on the CPU)',
+  integrated: 'an integrated GPU',
+  discrete: 'a discrete GPU',
+  'cpu-reference': 'the CPU reference decoder',
+};
+
+/** The time estimate under the plan and beside Decode (null: none, the plan failed). */
+function showEstimate(e: Estimate | null): void {
+  for (const el of [estimateEl, estimateShort]) {
+    el.dataset.warn = String(!!e?.warn);
+    el.textContent = '';
+  }
+  if (!e) return;
+  const range = `${formatSeconds(e.seconds[0])} – ${formatSeconds(e.seconds[1])}`;
+  estimateEl.textContent =
+    `Estimated time: ${range} (${(e.flops / 1e9).toFixed(e.flops < 1e10 ? 1 : 0)} GFLOP on ${CLASS_NAME[e.cls]}; a rough range from measured rates, not a promise).` +
+    (e.warn ? ` This is long: ${e.cls === 'software' ? 'this adapter runs on the CPU, so ' : ''}smaller latents (fewer frames, smaller h×w) decode much faster.` : '');
+  estimateShort.textContent = `${e.warn ? '⚠ ' : ''}Estimated ${range} on ${CLASS_NAME[e.cls]}`;
 }
 
 // ---- decode ----
@@ -280,7 +347,8 @@ async function decode(): Promise<void> {
   refreshButtons();
   msg.status(opts.backend === 'cpu' ? 'decoding on the cpu (cannot be cancelled)…' : 'decoding…', 'running');
   const n = ++decodes;
-  const { record, error } = await runDecode(client, latents, opts, plan, `#${n}`, {
+  const run = opts.latentStats === 'file' && latents.stats ? { ...plan, worker: { ...plan.worker, latentStats: latents.stats } } : plan;
+  const { record, error } = await runDecode(client, latents, opts, run, `#${n}`, {
     onStart: (store) => {
       progress.start(store.total);
       player.startLive(store);
@@ -344,7 +412,7 @@ async function applyRecipe(r: Recipe, from: string): Promise<void> {
     const url = r.weights.url;
     selectSource(byTestId('model-card'), 'weights-src', 'url');
     byTestId<HTMLInputElement>('weights-url').value = url;
-    await loadModelFrom(fromUrl(url), () => ({ kind: 'url', url }));
+    await loadModelFrom(weightsFromUrl(url), () => ({ kind: 'url', url }));
   } else if (r.weights.kind === 'default' && weightsRef.kind !== 'default') await loadModel(null, 'embedded default', { kind: 'default' });
   else if (r.weights.kind === 'file') notes.push(`it used the weights file "${r.weights.name}": open that file in step 1`);
   const l = r.latents;
@@ -397,7 +465,7 @@ function wireEvents(): void {
   });
   byTestId('weights-url-load').addEventListener('click', () => {
     const url = byTestId<HTMLInputElement>('weights-url').value.trim();
-    if (url) void loadModelFrom(fromUrl(url, (n, t) => msg.status(`downloading model ${formatBytes(n)}${t ? ` of ${formatBytes(t)}` : ''}`, 'loading')), (l) => ({ kind: 'url', url: l.url! }));
+    if (url) void loadModelFrom(weightsFromUrl(url), (l) => ({ kind: 'url', url: l.url! }));
   });
   acceptDrops(modelCard, (f) => {
     selectSource(modelCard, 'weights-src', 'file');
@@ -426,7 +494,7 @@ function wireEvents(): void {
   cancelBtn.addEventListener('click', () => {
     if (!running || !client) return;
     cancelRequested = true;
-    msg.status('cancelling (after the current chunk)…', 'running');
+    msg.status('cancelling (within one chunk)…', 'running');
     void client.cancel();
   });
   pinBtn.addEventListener('click', () => {
@@ -447,6 +515,13 @@ function wireEvents(): void {
     setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
     recipeStatus.textContent = 'Saved wan-vae-recipe.json (options, latents inline, weights source).';
   });
+  byTestId('open-json-button').addEventListener('click', () => byTestId<HTMLInputElement>('open-json').click());
+  wireReadme(byTestId<HTMLDialogElement>('readme'), byTestId('readme-body'), byTestId('readme-close'));
+  byTestId('weights-cache-clear').addEventListener('click', async () => {
+    const cacheEl = byTestId('weights-cache');
+    cacheEl.textContent = await clearWeightsCache();
+  });
+  void weightsCacheSummary().then((t) => t && (byTestId('weights-cache').textContent = t));
   byTestId<HTMLInputElement>('open-json').addEventListener('change', async (e) => {
     const input = e.target as HTMLInputElement;
     const f = input.files?.[0];

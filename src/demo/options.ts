@@ -10,7 +10,8 @@ export interface DemoOptions {
   /** 'auto': f32, else f16 where the adapter has shader-f16 (fitPlan) */
   precision: 'f32' | 'f16' | 'auto';
   backend: 'webgpu' | 'cpu';
-  latentStats: 'official' | 'none';
+  /** 'file': the @mean / @std stored with the latents (main.ts puts them into the worker options) */
+  latentStats: 'official' | 'none' | 'file';
   /** spatial tile grid (rows x columns), 'none' = whole frames, 'auto' = fitPlan picks */
   tile: 'none' | '2x2' | '3x3' | '4x4' | 'auto';
   tileMode: 'exact' | 'blend';
@@ -48,7 +49,7 @@ const CHOICES: { [K in ChoiceName]: readonly DemoOptions[K][] } = {
   cache: ['on', 'off'],
   precision: ['f32', 'f16', 'auto'],
   backend: ['webgpu', 'cpu'],
-  latentStats: ['official', 'none'],
+  latentStats: ['official', 'none', 'file'],
   tile: ['none', '2x2', '3x3', '4x4', 'auto'],
   tileMode: ['exact', 'blend'],
   tileOrder: ['tile-major', 'frame-major'],
@@ -170,12 +171,12 @@ export function applyConstraints(form: HTMLFormElement, caps: Capabilities): Dem
 }
 
 /**
- * What the worker gets for the options as set: RGBA frames for display, no whole-video copy at the end
+ * What the worker gets for the options as set (statistics 'file' go as 'none' here: the caller puts in the file's): RGBA frames for display, no whole-video copy at the end
  * (frames are kept here). Levers on 'auto' (the tile store's included) are left out (fitPlan fills them
  * in, fit.ts). `shape` is the latent [z, T, h, w]: a grid of ny x nx tiles has cores of ceil(h/ny) x ceil(w/nx).
  */
 export function toWorkerOptions(o: DemoOptions, shape: readonly number[]): WorkerDecodeOptions {
-  const out: WorkerDecodeOptions = { cache: o.cache, backend: o.backend, latentStats: o.latentStats, rgba: true, collect: false };
+  const out: WorkerDecodeOptions = { cache: o.cache, backend: o.backend, latentStats: o.latentStats === 'file' ? 'none' : o.latentStats, rgba: true, collect: false };
   if (o.precision !== 'auto') out.precision = o.precision;
   if (o.backend !== 'webgpu') return out;
   const tile = tileCore(o, shape);
@@ -207,7 +208,7 @@ export function tileCore(o: DemoOptions, shape: readonly number[]): WorkerDecode
 /** A short label of what a decode ran with (the worker options after fitPlan), for the compare view. */
 export function describeDecode(o: DemoOptions, w: WorkerDecodeOptions, shape: readonly number[]): string {
   const parts = [`cache ${o.cache}`, w.precision ?? 'f32', o.backend];
-  if (o.latentStats === 'none') parts.push('stats none');
+  if (o.latentStats !== 'official') parts.push(`stats ${o.latentStats}`);
   if (o.backend === 'webgpu') {
     if (w.norm && w.norm !== 'full') parts.push(`norm ${w.norm}${w.norm === 'chunked' ? ` ${w.normChunk} px` : ''}`);
     if (w.tile) parts.push(`${Math.ceil(shape[2]! / w.tile.th)}x${Math.ceil(shape[3]! / w.tile.tw)} tiles ${w.tile.mode} ${w.tile.order}${w.tile.store === 'cpu' ? ' store cpu' : ''}`);

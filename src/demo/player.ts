@@ -75,6 +75,7 @@ export class Player {
   /** The decode ended; the player works over whatever frames arrived. */
   finish(): void {
     this.setEnabled(!!this.store && this.store.count > 0);
+    this.label();
   }
 
   show(index: number): void {
@@ -122,7 +123,10 @@ export class Player {
 
   private label(): void {
     const s = this.store;
-    this.c.label.textContent = s ? `frame ${this.current + 1} / ${s.total}` : 'frame – / –';
+    // a frame number only when that frame exists (not before the first one, nor after a failed decode)
+    const shown = !!s && !!s.get(this.current);
+    this.c.label.textContent = s ? `frame ${shown ? this.current + 1 : '–'} / ${s.total}` : 'frame – / –';
+    this.c.canvas.setAttribute('aria-label', shown ? `decoded frame ${this.current + 1} of ${s!.total}` : 'decoded frame (none yet)');
   }
 
   private setEnabled(on: boolean): void {

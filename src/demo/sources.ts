@@ -1,10 +1,18 @@
 // Where input bytes come from: a file picker, a file dropped on a card, or a URL (streamed, with
-// progress). Each yields { bytes, name } plus the URL when there was one (kept for recipes).
+// progress; optionally through the weights cache). Each yields { bytes, name } plus the URL when there
+// was one (kept for recipes).
+import { cachedBytes, storeBytes } from './weights-cache';
 
 export interface Loaded {
   bytes: Uint8Array;
   name: string;
   url?: string;
+  /** from the browser's cache (no download) */
+  cached?: boolean;
+  /** downloaded and kept in the cache */
+  stored?: boolean;
+  /** why it could not be kept */
+  cacheError?: string;
 }
 
 export async function fromFile(file: File): Promise<Loaded> {
@@ -12,12 +20,24 @@ export async function fromFile(file: File): Promise<Loaded> {
 }
 
 /** Fetch a URL, reporting received bytes; errors name the URL and the HTTP status. */
-export async function fromUrl(url: string, onProgress?: (received: number, total: number | null) => void): Promise<Loaded> {
+export async function fromUrl(url: string, onProgress?: (received: number, total: number | null) => void, o: { cache?: boolean } = {}): Promise<Loaded> {
+  const loaded = await download(url, onProgress, o.cache ?? false);
+  if (!o.cache || loaded.cached) return loaded;
+  const why = await storeBytes(loaded.url!, loaded.bytes);
+  return { ...loaded, stored: !why, ...(why ? { cacheError: why } : {}) };
+}
+
+async function download(url: string, onProgress: ((received: number, total: number | null) => void) | undefined, useCache: boolean): Promise<Loaded> {
   let parsed: URL;
   try {
     parsed = new URL(url, location.href);
   } catch {
     throw new Error(`not a valid URL: ${url}`);
+  }
+  const name = decodeURIComponent(parsed.pathname.split('/').pop() || 'download');
+  if (useCache) {
+    const hit = await cachedBytes(parsed.href).catch(() => null);
+    if (hit) return { bytes: hit, name, url: parsed.href, cached: true };
   }
   let res: Response;
   try {
@@ -27,7 +47,6 @@ export async function fromUrl(url: string, onProgress?: (received: number, total
   }
   if (!res.ok) throw new Error(`could not fetch ${parsed.href}: HTTP ${res.status} ${res.statusText}`);
   const total = Number(res.headers.get('content-length')) || null;
-  const name = decodeURIComponent(parsed.pathname.split('/').pop() || 'download');
   if (!res.body) return { bytes: new Uint8Array(await res.arrayBuffer()), name, url: parsed.href };
   const reader = res.body.getReader();
   const parts: Uint8Array[] = [];

@@ -43,8 +43,13 @@ def args():
     p.add_argument('--dim', type=int, default=32)
     p.add_argument('--enc-dim', type=int, default=32)
     p.add_argument('--enc-res-blocks', type=int, default=1)
-    p.add_argument('--batch', type=int, default=32)
+    p.add_argument('--batch', type=int, default=32, help='clips per step when --lengths has one value')
     p.add_argument('--frames', type=int, default=9)
+    p.add_argument('--lengths', default='', help='clip lengths cycled step by step, e.g. 9,17,25,33 (overrides --frames); '
+                   'clips per step = round(--frame-budget / length)')
+    p.add_argument('--frame-budget', type=int, default=288)
+    p.add_argument('--data-offset', type=int, default=0, help='training clip keys are (seed, data-offset + step)')
+    p.add_argument('--init', default='', help='folder with NAME-decoder/encoder.safetensors to start from (f16 export)')
     p.add_argument('--size', type=int, default=64)
     p.add_argument('--lr', type=float, default=8e-4)
     p.add_argument('--warmup', type=int, default=100)
@@ -82,11 +87,27 @@ def lr_at(step, total, peak, warm):
     return peak * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * p)))
 
 
+def shape_at(a, step):
+    """(clips, frames) of the batch of `step`."""
+    if not a.lengths:
+        return a.batch, a.frames
+    ls = [int(v) for v in a.lengths.split(',')]
+    f = ls[step % len(ls)]
+    return max(1, round(a.frame_budget / f)), f
+
+
 def new_model(a, dev):
     torch.manual_seed(a.seed)
     m = WanVAE(dim=a.dim, z_dim=16, enc_dim=a.enc_dim, enc_res_blocks=a.enc_res_blocks).to(dev)
     with torch.no_grad():
         m.conv1.bias[16:] = -8.0  # start with small posterior noise (log-variance -8)
+    if a.init:
+        from wan_vae import read_safetensors
+        sd = {}
+        for part in ('decoder', 'encoder'):
+            t, _ = read_safetensors(os.path.join(a.init, f'{a.name}-{part}.safetensors'))
+            sd.update({k: torch.from_numpy(v.astype(np.float32)) for k, v in t.items()})
+        m.load_state_dict(sd, strict=True)
     opt = torch.optim.AdamW(m.parameters(), lr=a.lr, betas=(0.9, 0.99), weight_decay=0.0,
                             fused=(dev == 'cuda'))
     return m, opt
@@ -275,7 +296,8 @@ def main():
         nparams = sum(p.numel() for p in m.parameters())
         losses = []
         for step in range(a.smoke_steps):
-            x = make_batch(a.seed + 7777, step, a.batch, photos, a.frames, a.size, dev)
+            nb, nf = shape_at(a, step)
+            x = make_batch(a.seed + 7777, step, nb, photos, nf, a.size, dev)
             losses.append(train_step(m, opt, x, a, dev, lr_at(step, a.smoke_steps, a.lr, 5)))
         losses = torch.stack(losses).cpu().numpy()
         if not np.isfinite(losses).all():
@@ -315,7 +337,7 @@ def main():
     reserve = 1.4 * report['stages']['smoke']['exportSeconds'] + 20
     t_train = time.time()
     stop_at = min(t_train + a.train_seconds, T0 + a.deadline - reserve)
-    log(f'training: batch {a.batch} x {a.frames} frames x {a.size}^2, stop by {stop_at - T0:.0f} s (export reserve {reserve:.0f} s)')
+    log(f'training: batches {[shape_at(a, i) for i in range(4)]} (clips, frames) of {a.size}^2, init {a.init or "random"}, stop by {stop_at - T0:.0f} s (export reserve {reserve:.0f} s)')
     hist, pending = [], []
     ckpt = os.path.join(a.work, 'ckpt.pt')
     last_ckpt = time.time()
@@ -334,7 +356,8 @@ def main():
                 per = (time.time() - t_mark[0]) / 30
                 total = step + int((stop_at - time.time()) / per * 0.97)
                 log(f'{per * 1000:.0f} ms/step: {total} steps in all')
-            x = make_batch(a.seed, step, a.batch, photos, a.frames, a.size, dev)
+            nb, nf = shape_at(a, step)
+            x = make_batch(a.seed, a.data_offset + step, nb, photos, nf, a.size, dev)
             lr = lr_at(step, total or 10 ** 9, a.lr, a.warmup)
             pending.append((step, lr, train_step(m, opt, x, a, dev, lr)))
             step += 1
@@ -361,7 +384,7 @@ def main():
         log(f'training FAILED at step {step}:\n{traceback.format_exc()}')
     report['history'] = hist
     report['config'] = {'dim': a.dim, 'encDim': a.enc_dim, 'encResBlocks': a.enc_res_blocks, 'batch': a.batch,
-                        'frames': a.frames, 'size': a.size, 'lr': a.lr, 'warmup': a.warmup, 'kl': a.kl,
+                        'frames': a.frames, 'lengths': a.lengths, 'frameBudget': a.frame_budget, 'init': a.init, 'size': a.size, 'lr': a.lr, 'warmup': a.warmup, 'kl': a.kl,
                         'loss': 'L1 + MSE + kl * KL (per element), bf16 autocast, AdamW (0.9, 0.99), grad clip 1.0',
                         'schedule': 'linear warmup, cosine to 5 % of the peak'}
     log(f"training: {step} steps in {time.time() - t_train:.0f} s ({stopped})")

@@ -1,0 +1,180 @@
+// The package as users get it (issue 15): `npm pack`, installed from the tarball into a folder outside
+// the repository, then every way of embedding it, each decoding the embedded default and checking the
+// frame count against the one the library's default gives (computed here from the sources):
+// plain Node 20 (Dawn), the CLI of the installed package, a vite app (tsc with skipLibCheck false,
+// `vite build`, the dev server), a webpack 5 app, an esbuild bundle and a plain <script type="module">
+// page (headless Chromium, SwiftShader WebGPU). Node project only (it drives its own Chromium).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumFlags } from '../../scripts/chromium-flags';
+import { framesFor, inferConfig } from '../../src/model/config';
+import { embeddedDefault } from '../../src/model/default-model';
+import { install, ok, openPage, pack, removeWork, run, serve, TOOLS, viteDev, webpackBuild, type Installed, type Packed, type PageOutcome } from './harness';
+
+const MiB = 1024 * 1024;
+const CHROMIUM = '/usr/bin/chromium';
+
+let packed: Packed;
+let installed: Installed;
+let browser: Browser | null = null;
+let expected: { frames: number; size: [number, number] };
+const timings: Record<string, number> = {};
+/** per page: where its worker came from (file URL, or blob: for the inline copy) */
+const workers: Record<string, string[]> = {};
+
+beforeAll(async () => {
+  const d = await embeddedDefault();
+  const cfg = inferConfig(d.weights);
+  const [, T, h, w] = d.latents.shape;
+  expected = { frames: framesFor(cfg, T), size: [w * cfg.scale, h * cfg.scale] };
+  packed = await pack();
+  timings.pack = packed.seconds;
+  installed = await install(packed);
+  timings.install = installed.seconds;
+}, 600_000);
+
+afterAll(async () => {
+  await browser?.close();
+  console.log(`consumers: ${JSON.stringify({ tarballBytes: packed?.size, unpackedBytes: packed?.unpackedSize, installBytes: installed?.installBytes, seconds: timings, workers })}`);
+  if (packed) removeWork(packed.work);
+});
+
+async function page(name: string, url: string): Promise<PageOutcome> {
+  browser ??= await chromium.launch({ executablePath: CHROMIUM, args: chromiumFlags() });
+  const o = await openPage(browser, url);
+  workers[name] = o.workers.map((u) => (u.startsWith('blob:') ? 'blob:' : new URL(u).pathname));
+  return o;
+}
+
+function expectDecoded(o: { frames?: number; planned?: number; streamed?: number; size?: [number, number]; error?: string }, what: string): void {
+  expect(o.error, `${what}: ${o.error}`).toBeUndefined();
+  expect(o.frames, `${what}: frames reported`).toBe(expected.frames);
+  expect(o.planned, `${what}: frames planned`).toBe(expected.frames);
+  expect(o.streamed, `${what}: frames streamed through onFrame`).toBe(expected.frames);
+  expect(o.size, `${what}: frame size`).toEqual(expected.size);
+}
+
+describe('the packed package', () => {
+  it('holds the built library, its declarations, the CLI and LICENSE, and no sources, demo or benchmark', () => {
+    const f = new Set(packed.files);
+    for (const need of ['package.json', 'LICENSE', 'README.md', 'bin/wan-vae.mjs', 'dist/cli.js', 'dist/lib/index.js', 'dist/lib/node.js', 'dist/lib/decoder.worker.js', 'dist/lib/worker-inline.js', 'dist/types/index.d.ts', 'dist/types/node/index.d.ts'])
+      expect(f.has(need), `${need} in the tarball`).toBe(true);
+    const unwanted = packed.files.filter((p) => /^(src|test|bench|shaders)\/|^dist\/(demo|bench)|\.map$/.test(p));
+    expect(unwanted, 'files a user does not need').toEqual([]);
+  });
+
+  it('installs into a browser app in under 5 MB (no native Dawn: webgpu is an optional peer)', () => {
+    expect(installed.packages.sort()).toEqual(['@webgpu/types', 'wan-vae-webgpu']);
+    expect(installed.installBytes).toBeLessThan(5 * MiB);
+  });
+});
+
+describe('Node 20', () => {
+  const app = () => installed.app;
+  const nodeScript = () => run(process.execPath, ['decode.mjs'], { cwd: join(app(), 'node-script') });
+  const cli = (args: string[]) => run(join(app(), 'node_modules', '.bin', 'wan-vae'), args, { cwd: app() });
+
+  it('says how to install webgpu when it is missing (script and CLI), then decodes the default with it', async () => {
+    const without = await nodeScript();
+    expect(without.code).not.toBe(0);
+    expect(without.stderr).toContain('npm install webgpu');
+    const cliWithout = await cli(['decode', '--out', join(app(), 'out', 'no.npy')]);
+    expect(cliWithout.code).toBe(2);
+    expect(cliWithout.stderr).toMatch(/^wan-vae: no-webgpu: .*npm install webgpu/m);
+
+    const t0 = performance.now();
+    ok(await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', 'webgpu@^0.6.2'], { cwd: app(), timeoutMs: 300_000 }), 'npm install webgpu');
+    timings.installWebgpu = (performance.now() - t0) / 1000;
+    const r = ok(await nodeScript(), 'node decode.mjs');
+    timings.node = r.seconds;
+    const o = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { frames: number; planned: number; streamed: number; size: [number, number]; adapter: string };
+    expectDecoded(o, 'node decode.mjs');
+  }, 600_000);
+
+  it('the installed CLI decodes the default (`npx wan-vae decode --json`)', async () => {
+    expect(existsSync(join(app(), 'node_modules', 'webgpu')), 'webgpu installed by the previous test').toBe(true);
+    const out = join(app(), 'out', 'video.npy');
+    const r = ok(await cli(['decode', '--out', out, '--json']), 'wan-vae decode');
+    timings.cli = r.seconds;
+    const o = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { frames: number; width: number; height: number };
+    expect(o.frames).toBe(expected.frames);
+    expect([o.width, o.height]).toEqual(expected.size);
+    expect(readFileSync(out).length).toBeGreaterThan(4 * 3 * expected.frames * expected.size[0] * expected.size[1]);
+  }, 300_000);
+});
+
+describe('browser apps (headless Chromium, SwiftShader)', () => {
+  const dir = (name: string) => join(installed.app, name);
+
+  it('vite app: tsc --noEmit with skipLibCheck false and no extra types', async () => {
+    const tsconfig = JSON.parse(readFileSync(join(dir('vite-app'), 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
+    expect(tsconfig.compilerOptions.skipLibCheck).toBe(false);
+    expect(tsconfig.compilerOptions.types).toBeUndefined();
+    const r = ok(await run(process.execPath, [TOOLS.tsc, '--noEmit', '-p', 'tsconfig.json'], { cwd: dir('vite-app') }), 'tsc --noEmit');
+    timings.tsc = r.seconds;
+  }, 300_000);
+
+  it('vite app: `vite build` decodes the default', async () => {
+    const b = ok(await run(process.execPath, [TOOLS.vite, 'build', '--logLevel', 'warn'], { cwd: dir('vite-app') }), 'vite build');
+    const s = await serve(join(dir('vite-app'), 'dist'));
+    try {
+      const o = await page('vite build', `${s.url}/`);
+      timings.viteBuild = b.seconds + o.seconds;
+      expectDecoded(o, 'vite build');
+      expect(o.workers.some((u) => u.startsWith(s.url)), `worker from a file (${o.workers})`).toBe(true);
+    } finally {
+      await s.close();
+    }
+  }, 300_000);
+
+  it('vite app: the dev server (dependency optimizer on) decodes the default', async () => {
+    const dev = await viteDev(dir('vite-app'));
+    try {
+      const o = await page('vite dev', dev.url);
+      timings.viteDev = o.seconds;
+      expectDecoded(o, `vite dev\n${dev.log()}`);
+    } finally {
+      await dev.stop();
+    }
+  }, 300_000);
+
+  it('webpack 5 app decodes the default, its worker emitted by webpack', async () => {
+    const b = ok(await webpackBuild(dir('webpack-app')), 'webpack');
+    const s = await serve(dir('webpack-app'));
+    try {
+      const o = await page('webpack', `${s.url}/index.html`);
+      timings.webpack = b.seconds + o.seconds;
+      expectDecoded(o, 'webpack');
+      expect(o.workers.some((u) => u.startsWith(s.url)), `worker from a file (${o.workers})`).toBe(true);
+    } finally {
+      await s.close();
+    }
+  }, 300_000);
+
+  it('esbuild bundle decodes the default (inline worker: esbuild does not copy the worker file)', async () => {
+    const b = ok(await run(TOOLS.esbuild, ['src/index.js', '--bundle', '--format=esm', '--target=es2022', '--minify', '--outdir=dist', '--log-level=warning'], { cwd: dir('esbuild-app') }), 'esbuild');
+    const s = await serve(dir('esbuild-app'));
+    try {
+      const o = await page('esbuild', `${s.url}/index.html`);
+      timings.esbuild = b.seconds + o.seconds;
+      expectDecoded(o, 'esbuild');
+      expect(o.workers.some((u) => u.startsWith('blob:')), `inline worker (${o.workers})`).toBe(true);
+    } finally {
+      await s.close();
+    }
+  }, 300_000);
+
+  it('plain <script type="module"> page with an import map decodes the default', async () => {
+    const s = await serve(installed.app);
+    try {
+      const o = await page('plain', `${s.url}/plain-page/index.html`);
+      timings.plain = o.seconds;
+      expectDecoded(o, 'plain page');
+      expect(o.workers, 'the worker file of dist/lib').toContain(`${s.url}/node_modules/wan-vae-webgpu/dist/lib/decoder.worker.js`);
+    } finally {
+      await s.close();
+    }
+  }, 300_000);
+});

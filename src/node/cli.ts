@@ -6,6 +6,7 @@ import { WanVaeDecoder, type DecodeOptions } from '../decoder';
 import { DecoderError } from '../gpu/errors';
 import { parseLatents, parseStats, type Latents } from '../model/latents';
 import { OFFICIAL, syntheticLatents, syntheticWeights } from '../model/synthetic';
+import { embeddedDefault } from '../model/default-model';
 import { Weights } from '../model/weights';
 import { framesFor, inferConfig } from '../model/config';
 import { type Plan } from '../runtime/planner';
@@ -166,9 +167,10 @@ async function decodeCmd(argv: string[]): Promise<number> {
     latents = { data: syntheticLatents(dec.cfg.zDim, T, h, w), shape: [dec.cfg.zDim, T, h, w] };
     source = `generated Wan${v} (official shapes)`;
   } else {
-    dec = new WanVaeDecoder(syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 1 }));
-    latents = { data: syntheticLatents(16, 3, 8, 8), shape: [16, 3, 8, 8] };
-    source = 'embedded default';
+    const d = await embeddedDefault(); // the same default as createDecoder(null) (src/model/default-model.ts)
+    dec = new WanVaeDecoder(d.weights);
+    latents = d.latents;
+    source = d.source;
   }
   // default: the statistics stored with the latents (`@mean` / `@std`) when the file has them, else the official ones
   const statsArg = typeof a['latent-stats'] === 'string' ? a['latent-stats'] : latents.stats ? 'file' : 'official';

@@ -4,7 +4,7 @@
 # (npm run bench:node -- --help builds it); results go to $OUT. Sections (each fits one 10-minute call):
 #   bash scripts/h200-run.sh decodes   81-frame CLI decodes: whole / budgets / norm modes / Wan2.2
 #   bash scripts/h200-run.sh bench     kernels (conv3d incl. fused-norm rows, attention) and the tradeoffs table
-#   bash scripts/h200-run.sh mma       tensor-core conv rows (checked against the portable conv) and decodes
+#   bash scripts/h200-run.sh mma       cuDNN anchor, conv rows (tensor cores checked against the portable conv), f16 decodes
 #   bash scripts/h200-run.sh tuning    conv3d rows and two 81-frame decodes (after a conv tuning change)
 set -u
 source .gpu-bundle/boot.sh >/dev/null
@@ -27,13 +27,18 @@ case "${1:-decodes}" in
     d $L --precision f16 --tile none --norm fused
     ;;
   mma)
-    # tensor cores (conv3d-mma): kernel rows checked against the portable conv, then whole decodes
-    timeout 200 node out/bench/bench-node.mjs --only conv3d --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200-mma > "$OUT/bench-mma.log" 2>&1
-    grep -E "mma|failed|Error" "$OUT/bench-mma.log" | cut -c1-400 | head -30
+    # tensor cores (conv3d-mma: pack + blocked GEMM). Carry also .h200 (a copy of ../shared/gpu/cudnn-conv-anchor.py).
+    # 1. cuDNN per layer in the same lease; 2. every conv3d row (mma rows: pack + GEMM, each alone, error vs
+    # the portable conv on the same inputs; portable f32/f16 rows for comparison); 3. 81-frame decodes, f16,
+    # portable vs tensor cores (norm full and fused), compared with scripts/compare-npy.mjs.
+    [ -f .h200/cudnn-conv-anchor.py ] && timeout 120 python3 .h200/cudnn-conv-anchor.py > "$OUT/cudnn.jsonl" 2>&1
+    timeout 260 node out/bench/bench-node.mjs --only ${ONLY:-conv3d/96ch-480x832-mma,conv3d/192ch-240x416-mma,conv3d/384ch-120x208-mma,conv3d/384ch-60x104-mma} --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200-mma > "$OUT/bench-mma.log" 2>&1
+    grep -E "mma|failed|Error" "$OUT/bench-mma.log" | cut -c1-300 | head -30
     L=--synthetic\ 2.1\ --latent-size\ ${T:-21}x60x104
     d $L --tile none --precision f16 --tensor-cores off && mv /tmp/v.npy /tmp/portable.npy
-    d $L --tile none --precision f16 --tensor-cores on && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/compare.jsonl"
-    d $L --tile none --precision f16 --norm fused --tensor-cores on && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/compare.jsonl"
+    d $L --tile none --precision f16 --tensor-cores on && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/decode.jsonl"
+    d $L --tile none --precision f16 --norm fused --tensor-cores on && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/decode.jsonl"
+    rm -f "$OUT"/*.partial.json "$OUT"/*.svg
     ;;
   tuning)
     # conv3d per-cout blocks (96 / 16 channels): kernel rows and two decodes

@@ -8,6 +8,8 @@ export { loadWeights, Weights } from './model/weights';
 export { inferConfig, framesFor, type DecoderConfig } from './model/config';
 export { officialStats, type LatentStats } from './model/stats';
 export { plan, type Plan, type PlanOptions, type MemoryBreakdown } from './runtime/planner';
+export { fitPlan, type Fit, type FitRequest } from './runtime/auto';
+export type { ModelInfo, PlanInfo, FitInfo, WorkerDecodeOptions, WorkerDecodeResult } from './worker/protocol';
 export { syntheticWeights, syntheticLatents, OFFICIAL } from './model/synthetic';
 export { embeddedDefault, defaultWeights, defaultLatents } from './model/default-model';
 export { writeNpy, parseNpy } from './model/npy';

@@ -64,12 +64,12 @@ export interface Estimate {
   flops: number;
   /** seconds, [fast, slow] */
   seconds: [number, number];
-  /** shown as a warning: long on this adapter */
+  /** shown as a warning: long on this adapter (even the fast end over 20 s, or the slow end over 10 min) */
   warn: boolean;
 }
 
 export function estimate(flops: number, cls: AdapterClass): Estimate {
   const [slow, fast] = CALIBRATION[cls];
   const seconds: [number, number] = [flops / (fast * 1e9), flops / (slow * 1e9)];
-  return { cls, flops, seconds, warn: cls === 'software' || cls === 'cpu-reference' ? seconds[1] > 60 : seconds[1] > 600 };
+  return { cls, flops, seconds, warn: seconds[0] > 20 || seconds[1] > 600 };
 }

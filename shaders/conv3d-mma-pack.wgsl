@@ -4,8 +4,7 @@
 // Row r, block xb, pixel px, horizontal tap dx hold the input at output-space (r - pad, xb*16 + px + dx - pad):
 // zero for padding, for channels past cin and pixels past w; UP=1 reads the half-size input at
 // (y >> 1, x >> 1) (nearest-2x, never materialised); NORM=1 applies RMS_norm (+ SiLU) with the inverse
-// RMS row the frame carries (--norm fused), as conv3d does on load. One invocation per element, in
-// storage order (reads and writes coalesced along px). Same Params as conv3d.
+// RMS row the frame carries (--norm fused), as conv3d does on load. Same Params as conv3d.
 alias Elem = f32;
 
 struct Params {
@@ -25,53 +24,56 @@ override UP: u32 = 0;
 override NORM: u32 = 0;
 override SILU: u32 = 0;
 
-const WG: u32 = 256;
+const WG: u32 = 256; // 16 pixel blocks x 16 pixels
 
 fn load_src(from_cache: bool, i: u32) -> f32 {
   if (from_cache) { return f32(cache[i]); }
   return f32(x[i]);
 }
 
+// Workgroup (x, y, z) = (16 pixel blocks, operand row r, (dt - tap0, dx, cb)); each invocation one pixel
+// of one block, looping over the block's 16 channels: the index arithmetic and the norm's inverse RMS
+// once per pixel, each step a warp-wide 32-byte run of reads and of writes.
 @compute @workgroup_size(WG, 1, 1)
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let idx = (wg.y * nwg.x + wg.x) * WG + lid;
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let cbn = (prm.cin + 15u) / 16u;
   let xbn = (prm.w + 15u) / 16u;
   let rows = prm.h + KS - 1u;
-  let per_dt = KS * cbn * rows * xbn * 256u;
-  if (idx >= (KT - prm.tap0) * per_dt) { return; }
-  let dt = prm.tap0 + idx / per_dt;
-  let q0 = idx % per_dt;
-  var q = q0;
-  let px = q % 16u;
-  q /= 16u;
-  let cl = q % 16u;
-  q /= 16u;
-  let xb = q % xbn;
-  q /= xbn;
-  let r = q % rows;
-  q /= rows;
-  let cb = q % cbn;
-  let dx = q / cbn;
+  let xb = wg.x * 16u + lid / 16u;
+  if (xb >= xbn) { return; }
+  let px = lid % 16u;
+  let r = wg.y;
+  let cb = wg.z % cbn;
+  let dx = (wg.z / cbn) % KS;
+  let dt = prm.tap0 + wg.z / (cbn * KS);
+  let out = ((((dt * KS + dx) * cbn + cb) * rows + r) * xbn + xb) * 256u + px;
   let pad = i32((KS - 1u) / 2u);
-  let c = cb * 16u + cl;
   let sy = i32(r) - pad;
   let sx = i32(xb * 16u + px + dx) - pad;
-  var v = 0.0;
-  if (c < prm.cin && sy >= 0 && sx >= 0 && sy < i32(prm.h) && sx < i32(prm.w)) {
-    var hw_in = prm.h * prm.w;
-    var off = u32(sy) * prm.w + u32(sx);
-    if (UP == 1u) {
-      hw_in = (prm.h >> 1u) * (prm.w >> 1u);
-      off = u32(sy >> 1u) * (prm.w >> 1u) + u32(sx >> 1u);
-    }
-    let from_cache = dt + 1u < KT;
-    let base = select(prm.x_off, select(prm.prev1_off, prm.prev2_off, dt == 0u), from_cache);
-    v = load_src(from_cache, base + c * hw_in + off);
-    if (NORM == 1u) {
-      v = v * load_src(from_cache, base + prm.cin * hw_in + off) * f32(gamma[c]);
-      if (SILU == 1u) { v = v / (1.0 + exp(-v)); }
-    }
+  if (sy < 0 || sx < 0 || sy >= i32(prm.h) || sx >= i32(prm.w)) {
+    for (var cl = 0u; cl < 16u; cl++) { s[out + cl * 16u] = Elem(0.0); }
+    return;
   }
-  s[dt * per_dt + q0] = Elem(v);
+  var hw_in = prm.h * prm.w;
+  var off = u32(sy) * prm.w + u32(sx);
+  if (UP == 1u) {
+    hw_in = (prm.h >> 1u) * (prm.w >> 1u);
+    off = u32(sy >> 1u) * (prm.w >> 1u) + u32(sx >> 1u);
+  }
+  let from_cache = dt + 1u < KT;
+  let base = select(prm.x_off, select(prm.prev1_off, prm.prev2_off, dt == 0u), from_cache);
+  var inv = 1.0;
+  if (NORM == 1u) { inv = load_src(from_cache, base + prm.cin * hw_in + off); }
+  for (var cl = 0u; cl < 16u; cl++) {
+    let c = cb * 16u + cl;
+    var v = 0.0;
+    if (c < prm.cin) {
+      v = load_src(from_cache, base + c * hw_in + off);
+      if (NORM == 1u) {
+        v = v * inv * f32(gamma[c]);
+        if (SILU == 1u) { v = v / (1.0 + exp(-v)); }
+      }
+    }
+    s[out + cl * 16u] = Elem(v);
+  }
 }

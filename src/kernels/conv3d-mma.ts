@@ -11,7 +11,7 @@ import emu from '../../shaders/conv3d-mma-emu.wgsl?raw';
 import common from '../../shaders/conv3d-mma-common.wgsl?raw';
 import pack from '../../shaders/conv3d-mma-pack.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
-import { linearGrid, wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
+import { wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
 import { conv3d, type Conv3dParams } from './conv3d';
 
 /** result tiles per subgroup along cout and along pixels (constants of the shader) */
@@ -102,8 +102,9 @@ export const conv3dMmaPack: KernelDef<Conv3dParams> = {
   dispatch(p, ov) {
     const kt = ov.KT ?? 3, ks = ov.KS ?? 3;
     if (p.tap0 >= kt) throw new DecoderError('bad-input', `conv3d-mma-pack: tap0 ${p.tap0} must be < KT ${kt}`);
-    const elems = (kt - p.tap0) * ks * mmaGeometry(p, ks).cb * mmaGeometry(p, ks).rows * mmaGeometry(p, ks).xb * 256;
-    return linearGrid(Math.ceil(elems / PACK_WG));
+    const g = mmaGeometry(p, ks);
+    // (16 pixel blocks, operand row, (frame, dx, channel block)) per workgroup of PACK_WG = 256
+    return [Math.ceil(g.xb / (PACK_WG / 16)), g.rows, (kt - p.tap0) * ks * g.cb];
   },
   cost(p, ov, elem: Elem = 'f16') {
     const kt = ov.KT ?? 3, ks = ov.KS ?? 3;

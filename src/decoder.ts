@@ -93,7 +93,27 @@ interface GpuEntry {
   mma: { subgroupSize: number } | null;
   /** set once the device is lost */
   lost: GPUDeviceLostInfo | null;
-  lostPromise: Promise<GPUDeviceLostInfo>;
+  /**
+   * called once when the device is lost. A set of callbacks, not races on device.lost: every reaction
+   * attached to that never-settling promise would keep its closure (and a decode's video) alive.
+   */
+  onLost: Set<(info: GPUDeviceLostInfo) => void>;
+}
+
+/** True when `d` is lost now or within `ms` (a loss is reported asynchronously, after the errors it causes). */
+function lostWithin(d: GpuEntry, ms: number): Promise<boolean> {
+  if (d.lost) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const hit = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      d.onLost.delete(hit);
+      resolve(false);
+    }, ms);
+    d.onLost.add(hit);
+  });
 }
 
 /** The OOM injection of a decode: opts.injectOom, else WAN_VAE_INJECT_OOM from the environment (Node). */
@@ -105,8 +125,6 @@ function oomInjection(opt: DecodeOptions['injectOom']): OomInjection | null {
   if (!m) throw new DecoderError('bad-input', `WAN_VAE_INJECT_OOM / injectOom must be N or N+ (the GPU buffer allocation of the decode to fail; + also every later one), got '${v}'`);
   return { failAt: Number(m[1]), repeat: m[2] === '+', count: 0 };
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class WanVaeDecoder {
   readonly cfg: DecoderConfig;
@@ -149,8 +167,12 @@ export class WanVaeDecoder {
   private async gpuDevice(): Promise<GpuEntry> {
     this.device ??= (this.gpuIn ? Promise.resolve(this.gpuIn) : requestDecoderDevice({ wantF16: true })).then((d) => {
       const i = d.info;
-      const e: GpuEntry = { device: d.device, description: [i.vendor, i.architecture, i.description].filter(Boolean).join(' / ') || 'unknown adapter', info: i, f16: d.f16, mma: d.mma ?? null, lost: null, lostPromise: d.device.lost };
-      void d.device.lost.then((info) => void (e.lost = info));
+      const e: GpuEntry = { device: d.device, description: [i.vendor, i.architecture, i.description].filter(Boolean).join(' / ') || 'unknown adapter', info: i, f16: d.f16, mma: d.mma ?? null, lost: null, onLost: new Set() };
+      void d.device.lost.then((info) => {
+        e.lost = info;
+        for (const f of [...e.onLost]) f(info);
+        e.onLost.clear();
+      });
       return e;
     });
     // a device request that failed is not cached: the next call tries again
@@ -229,9 +251,10 @@ export class WanVaeDecoder {
     const norm = opts.norm ?? 'full', normChunk = norm === 'chunked' ? (opts.normChunk ?? DEFAULT_NORM_CHUNK) : null;
     const statsName = typeof opts.latentStats === 'object' ? 'file' : (opts.latentStats ?? 'official');
     const input = this.prepare(latents, opts.latentStats);
-    const [z, T, h, w] = latents.shape;
+    const [, T, h, w] = latents.shape;
     if (cache === 'off' && this.cfg.version === '2.2')
       throw new DecoderError('unsupported', 'cache off is not possible for Wan2.2: with feat_cache=None its DupUp3D shortcut doubles time while the main path does not, and the official code raises a shape error');
+    if (backend === 'cpu' && precision !== 'f32') throw new DecoderError('bad-input', 'the CPU backend computes in f32/f64 only: precision f16 needs the webgpu backend');
     const frames = cache === 'off' ? T : framesFor(this.cfg, T);
     const H = h * this.cfg.scale, W = w * this.cfg.scale;
     const collect = opts.collect !== false;
@@ -244,38 +267,51 @@ export class WanVaeDecoder {
       if (collect) for (let c = 0; c < 3; c++) video.set(f.rgb.subarray(c * H * W, (c + 1) * H * W), (c * frames + f.index) * H * W);
       opts.onFrame?.(f);
     };
-    const signal = this.linkSignal(opts.signal);
     const t0 = performance.now();
     const result: DecodeResult = { video, frames, height: H, width: W, seconds: 0, backend, adapter: 'cpu (reference)', options: { cache, precision, norm, normChunk, latentStats: statsName, tile: opts.tile ?? null, tensorCores: false }, replans: [] };
-    if (backend === 'cpu') {
-      if (precision !== 'f32') throw new DecoderError('bad-input', 'the CPU backend computes in f32/f64 only: precision f16 needs the webgpu backend');
-      let index = 0;
-      await new CpuDecoder(this.cfg, this.weights).decode({ data: input, shape: [z, T, h, w] }, {
-        useCache: cache === 'on',
-        signal,
-        onChunk: (chunk) => {
-          const n = chunk.shape[1]!;
-          for (let f = 0; f < n; f++) {
-            const rgb = new Float32Array(3 * H * W);
-            for (let c = 0; c < 3; c++) rgb.set(chunk.data.subarray((c * n + f) * H * W, (c * n + f + 1) * H * W), c * H * W);
-            place({ index: index++, rgb });
-          }
-        },
-      });
-    } else await this.decodeGpu(this.plan(latents.shape, opts), input, place, { ...opts, signal }, result);
+    const { signal, unlink } = this.linkSignal(opts.signal);
+    try {
+      if (backend === 'cpu') await this.decodeCpu(input, latents.shape, cache, place, signal);
+      else await this.decodeGpu(this.plan(latents.shape, opts), input, place, { ...opts, signal }, result);
+    } finally {
+      unlink();
+    }
     result.seconds = (performance.now() - t0) / 1000;
     return result;
   }
 
-  /** The caller's signal combined with dispose()'s. */
-  private linkSignal(signal: AbortSignal | undefined): AbortSignal {
-    if (!signal) return this.stop.signal;
+  private async decodeCpu(input: Float32Array, shape: Latents['shape'], cache: 'on' | 'off', place: (f: Frame) => void, signal: AbortSignal): Promise<void> {
+    const H = shape[2] * this.cfg.scale, W = shape[3] * this.cfg.scale;
+    let index = 0;
+    await new CpuDecoder(this.cfg, this.weights).decode({ data: input, shape }, {
+      useCache: cache === 'on',
+      signal,
+      onChunk: (chunk) => {
+        const n = chunk.shape[1]!;
+        for (let f = 0; f < n; f++) {
+          const rgb = new Float32Array(3 * H * W);
+          for (let c = 0; c < 3; c++) rgb.set(chunk.data.subarray((c * n + f) * H * W, (c * n + f + 1) * H * W), c * H * W);
+          place({ index: index++, rgb });
+        }
+      },
+    });
+  }
+
+  /** The caller's signal combined with dispose()'s; `unlink` removes the listeners when the decode ends. */
+  private linkSignal(signal: AbortSignal | undefined): { signal: AbortSignal; unlink: () => void } {
+    if (!signal) return { signal: this.stop.signal, unlink: () => undefined };
     const both = new AbortController();
     const fire = () => both.abort();
     if (signal.aborted || this.stop.signal.aborted) fire();
     signal.addEventListener('abort', fire, { once: true });
     this.stop.signal.addEventListener('abort', fire, { once: true });
-    return both.signal;
+    return {
+      signal: both.signal,
+      unlink: () => {
+        signal.removeEventListener('abort', fire);
+        this.stop.signal.removeEventListener('abort', fire);
+      },
+    };
   }
 
   /** The GPU decode with re-planning after out-of-memory faults; fills `result`. */
@@ -298,9 +334,9 @@ export class WanVaeDecoder {
         await this.runGpu(d, p, input, place, opts, inj, result);
         return;
       } catch (e) {
-        if (d.lost || (await Promise.race([d.lostPromise.then(() => true), sleep(50).then(() => false)]))) {
+        if (await lostWithin(d, 50)) {
           this.forgetDevice();
-          const info = d.lost ?? (await d.lostPromise);
+          const info = d.lost!;
           throw new DecoderError('device-lost', `the GPU device was lost during the decode (${info.reason}${info.message ? `: ${info.message}` : ''}); frames delivered before it are kept, the next decode requests a new device`, { cause: e });
         }
         if (!(e instanceof DecoderError && e.code === 'oom') || opts.signal?.aborted) throw e;
@@ -350,8 +386,10 @@ export class WanVaeDecoder {
       this.gpu = { key, dec };
     }
     const dec = this.gpu.dec;
-    const lost = d.lostPromise.then((info) => Promise.reject(new DecoderError('device-lost', `the GPU device was lost (${info.reason})`)));
+    let onLost!: (info: GPUDeviceLostInfo) => void;
+    const lost = new Promise<never>((_, reject) => (onLost = (info) => reject(new DecoderError('device-lost', `the GPU device was lost (${info.reason})`))));
     lost.catch(() => undefined);
+    d.onLost.add(onLost);
     d.device.pushErrorScope('out-of-memory');
     d.device.pushErrorScope('validation');
     let failure: unknown = null;
@@ -361,6 +399,8 @@ export class WanVaeDecoder {
       await Promise.race([run, lost]);
     } catch (e) {
       failure = e;
+    } finally {
+      d.onLost.delete(onLost);
     }
     const [v, m] = await Promise.all([d.device.popErrorScope(), d.device.popErrorScope()]).catch(() => [null, null] as const);
     if (m) throw new DecoderError('oom', `out of GPU memory while decoding with the plan of ${p.memory.total} bytes: ${m.message}`, { cause: failure });

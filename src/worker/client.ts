@@ -7,7 +7,7 @@ import type { FitRequest } from '../runtime/auto';
 import type { Frame } from '../runtime/gpu-decoder';
 import type { DecoderWorkerApi } from './decoder.worker';
 import { startWorker } from './spawn';
-import type { FitInfo, ModelInfo, PlanInfo, WorkerDecodeOptions, WorkerDecodeResult, Wrapped } from './protocol';
+import type { FitInfo, ModelInfo, PlanInfo, WorkerDecodeOptions, WorkerDecodeResult, WorkerStats, Wrapped } from './protocol';
 
 function unwrap<T>(w: Wrapped<T>): T {
   if (w.ok) return w.value;
@@ -30,6 +30,8 @@ export interface DecoderClient {
   cancel(): Promise<void>;
   /** Fault injection: destroy the worker's GPU device (a running decode ends with 'device-lost'). */
   loseDevice(): Promise<void>;
+  /** Memory held in the worker now (GPU bytes of every arena, JS heap where known). */
+  stats(): Promise<WorkerStats>;
   /** dispose the decoder and terminate the worker; calls in flight reject with 'disposed' */
   dispose(): void;
 }
@@ -77,6 +79,7 @@ export async function createDecoder(weights: Uint8Array | null, source = 'weight
     decode: (latents, opts = {}, onFrame) => call(async () => unwrap(await api.decode(latents, opts, onFrame ? Comlink.proxy(onFrame) : undefined))),
     cancel: () => (gone ? Promise.resolve() : call(() => api.cancel())),
     loseDevice: () => call(async () => unwrap(await api.loseDevice())),
+    stats: () => call(() => api.stats()),
     dispose: () => {
       if (gone) return;
       end(new DecoderError('disposed', 'the decoder was disposed (its worker is terminated): create a new one'));

@@ -6,11 +6,12 @@ import * as Comlink from 'comlink';
 import { WanVaeDecoder } from '../decoder';
 import { DecoderError } from '../gpu/errors';
 import { parseLatents, type Latents } from '../model/latents';
-import { syntheticLatents, syntheticWeights } from '../model/synthetic';
+import { defaultLatents, defaultWeights, EMBEDDED_DEFAULT_SOURCE } from '../model/default-model';
+import { liveArenas } from '../runtime/arena';
 import { fitPlan, type FitRequest } from '../runtime/auto';
 import type { Frame } from '../runtime/gpu-decoder';
 import type { Plan } from '../runtime/planner';
-import type { FitInfo, ModelInfo, PlanInfo, WorkerDecodeOptions, WorkerDecodeResult, Wrapped } from './protocol';
+import type { FitInfo, ModelInfo, PlanInfo, WorkerDecodeOptions, WorkerDecodeResult, WorkerStats, Wrapped } from './protocol';
 
 let decoder: WanVaeDecoder | null = null;
 /** decodes started and not yet ended: their cancel switch and their end (never rejects) */
@@ -57,15 +58,15 @@ const api = {
       await cancelAll();
       decoder?.dispose();
       decoder = null;
-      decoder = bytes ? WanVaeDecoder.fromSafetensors(bytes, source) : new WanVaeDecoder(syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 1 }));
+      decoder = bytes ? WanVaeDecoder.fromSafetensors(bytes, source) : new WanVaeDecoder(await defaultWeights());
       const c = decoder.cfg;
-      return { version: c.version, dim: c.dim, zDim: c.zDim, scale: c.scale, params: decoder.weights.paramCount, source: bytes ? source : 'embedded default' };
+      return { version: c.version, dim: c.dim, zDim: c.zDim, scale: c.scale, params: decoder.weights.paramCount, source: bytes ? source : EMBEDDED_DEFAULT_SOURCE };
     });
   },
 
   /** Parse latents (npy / safetensors) or make the embedded default latent. */
   latents(bytes: Uint8Array | null, source: string, key?: string): Promise<Wrapped<Latents>> {
-    return wrap(() => (bytes ? parseLatents(bytes, source, key) : { data: syntheticLatents(16, 3, 8, 8), shape: [16, 3, 8, 8] as [number, number, number, number] }));
+    return wrap(() => (bytes ? parseLatents(bytes, source, key) : defaultLatents()));
   },
 
   plan(shape: [number, number, number, number], opts: WorkerDecodeOptions = {}): Promise<Wrapped<PlanInfo>> {
@@ -124,6 +125,15 @@ const api = {
    */
   loseDevice(): Promise<Wrapped<void>> {
     return wrap(() => need().loseDevice());
+  },
+
+  /**
+   * Memory held in the worker now: GPU bytes and buffers of every arena (what a decoder keeps between
+   * decodes) and the JS heap where the engine reports it (Chromium's performance.memory), else null.
+   */
+  stats(): WorkerStats {
+    const heap = (performance as { memory?: { usedJSHeapSize?: number } }).memory?.usedJSHeapSize;
+    return { gpuBytes: liveArenas.bytes, gpuBuffers: liveArenas.buffers, jsHeapBytes: typeof heap === 'number' ? heap : null };
   },
 
   /** Cancel running decodes, then free every GPU buffer. */

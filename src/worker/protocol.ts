@@ -65,3 +65,11 @@ export interface WorkerDecodeResult {
   /** every plan used after a GPU fault (out of memory), with its reason; empty when the first plan ran through */
   replans: Replan[];
 }
+
+/** Memory held in the worker (decoder.worker.ts stats()). */
+export interface WorkerStats {
+  gpuBytes: number;
+  gpuBuffers: number;
+  /** Chromium's performance.memory.usedJSHeapSize (coarse without --enable-precise-memory-info), null elsewhere */
+  jsHeapBytes: number | null;
+}

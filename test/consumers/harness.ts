@@ -78,7 +78,9 @@ export async function pack(): Promise<Packed> {
   mkdirSync(stage);
   for (const p of STAGE) if (existsSync(join(repoRoot, p))) cpSync(join(repoRoot, p), join(stage, p), { recursive: true });
   symlinkSync(join(repoRoot, 'node_modules'), join(stage, 'node_modules'), 'dir');
-  const r = ok(await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: stage, timeoutMs: 300_000 }), 'npm pack');
+  const r = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: stage, timeoutMs: 300_000 });
+  if (r.code !== 0) removeWork(work);
+  ok(r, 'npm pack');
   const info = JSON.parse(r.stdout.slice(r.stdout.indexOf('['))) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
   const i = info[0]!;
   return { work, tarball: join(work, i.filename), size: i.size, unpackedSize: i.unpackedSize, files: i.files.map((f) => f.path), seconds: r.seconds };
@@ -101,7 +103,8 @@ export interface Installed {
   app: string;
   /** bytes of node_modules after installing the tarball (what a browser app adds: no native Dawn) */
   installBytes: number;
-  packages: string[];
+  /** bytes per installed package */
+  packages: Record<string, number>;
   seconds: number;
 }
 
@@ -115,7 +118,8 @@ export async function install(packed: Packed): Promise<Installed> {
     if (statSync(src).isDirectory()) cpSync(src, join(app, name), { recursive: true });
   }
   const nm = join(app, 'node_modules');
-  const packages = readdirSync(nm).filter((n) => !n.startsWith('.')).flatMap((n) => (n.startsWith('@') ? readdirSync(join(nm, n)).map((m) => `${n}/${m}`) : [n]));
+  const names = readdirSync(nm).filter((n) => !n.startsWith('.')).flatMap((n) => (n.startsWith('@') ? readdirSync(join(nm, n)).map((m) => `${n}/${m}`) : [n]));
+  const packages = Object.fromEntries(names.map((n) => [n, treeBytes(join(nm, n))]));
   return { app, installBytes: treeBytes(nm), packages, seconds: r.seconds };
 }
 

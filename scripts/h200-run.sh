@@ -32,7 +32,7 @@ case "${1:-decodes}" in
     # the portable conv on the same inputs; portable f32/f16 rows for comparison); 3. 81-frame decodes, f16,
     # portable vs tensor cores (norm full and fused), compared with scripts/compare-npy.mjs.
     [ -f .h200/cudnn-conv-anchor.py ] && timeout 120 python3 .h200/cudnn-conv-anchor.py > "$OUT/cudnn.jsonl" 2>&1
-    timeout 260 node out/bench/bench-node.mjs --only ${ONLY:-conv3d/96ch-480x832-mma,conv3d/192ch-240x416-mma,conv3d/384ch-120x208-mma,conv3d/384ch-60x104-mma} --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200-mma > "$OUT/bench-mma.log" 2>&1
+    timeout 260 node out/bench/bench-node.mjs --only ${ONLY:-conv3d/96ch-480x832-mma,conv3d/192ch-240x416-mma,conv3d/384ch-120x208-mma,conv3d/384ch-60x104-mma} --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 --tag mma ${COMMIT:+--commit $COMMIT} > "$OUT/bench-mma.log" 2>&1
     grep -iE "mma|failed|Error|deprecat" "$OUT/bench-mma.log" | cut -c1-300 | head -30
     L=--synthetic\ 2.1\ --latent-size\ ${T:-21}x60x104
     d $L --tile none --precision f16 --tensor-cores off && mv /tmp/v.npy /tmp/portable.npy

@@ -28,9 +28,10 @@ case "${1:-decodes}" in
     ;;
   mma)
     # tensor cores (conv3d-mma: pack + blocked GEMM). Carry also .h200 (a copy of ../shared/gpu/cudnn-conv-anchor.py).
-    # 1. cuDNN per layer in the same lease; 2. every conv3d row (mma rows: pack + GEMM, each alone, error vs
-    # the portable conv on the same inputs; portable f32/f16 rows for comparison); 3. 81-frame decodes, f16,
-    # portable vs tensor cores (norm full and fused), compared with scripts/compare-npy.mjs.
+    # 1. cuDNN per layer in the same lease; 2. the tensor-core rows at the four ANCHORS shapes (pack + GEMM,
+    # each alone, error vs the portable conv on the same inputs; ONLY=conv3d adds the portable rows);
+    # 3. 81-frame f16 decodes, portable vs tensor cores (norm full and fused), compared with compare-npy.
+    # COMMIT: the commit dist and out/bench were built from (recorded in the bench report).
     [ -f .h200/cudnn-conv-anchor.py ] && timeout 120 python3 .h200/cudnn-conv-anchor.py > "$OUT/cudnn.jsonl" 2>&1
     timeout 260 node out/bench/bench-node.mjs --only ${ONLY:-conv3d/96ch-480x832-mma,conv3d/192ch-240x416-mma,conv3d/384ch-120x208-mma,conv3d/384ch-60x104-mma} --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 --tag mma ${COMMIT:+--commit $COMMIT} > "$OUT/bench-mma.log" 2>&1
     grep -iE "mma|failed|Error|deprecat" "$OUT/bench-mma.log" | cut -c1-300 | head -30

@@ -4,8 +4,8 @@
 // and the exact GPU bytes by owner. The arena allocates exactly this; nothing is allocated per frame.
 import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
-import { packedConvWeightLength } from '../kernels/conv3d';
-import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type ConvStep, type NormMode, type Program, type Step, type TilePlan, type View } from './graph';
+import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type NormMode, type Program, type Step, type TilePlan, type View } from './graph';
+import { kindOf, weightBuffers } from './step-kinds';
 import { makeTiles, tileOverhead, type Tile } from './tiling';
 
 export type Precision = 'f32' | 'f16';
@@ -124,29 +124,11 @@ function align4(n: number): number {
   return Math.ceil(n / 4) * 4;
 }
 
-function viewsOf(s: Step): View[] {
-  switch (s.kind) {
-    case 'conv':
-      return s.res ? [s.x, s.y, s.res] : [s.x, s.y];
-    case 'norm':
-      return s.stats ? [s.x] : [s.x, s.y];
-    case 'dupadd':
-      return [s.x, s.y];
-    case 'attn':
-      return [s.qkv, s.o];
-    case 'store':
-    case 'output':
-      return [s.x];
-    case 'crop':
-      return 'store' in s.x ? [s.y] : [s.x, s.y];
-  }
-}
-
 /** Live range [first, last] step index of every tensor. */
 function liveness(g: Program): [number, number][] {
   const r: [number, number][] = g.tensors.map(() => [Infinity, -Infinity]);
   g.steps.forEach((s, i) => {
-    for (const v of viewsOf(s)) {
+    for (const v of kindOf(s).views(s)) {
       const x = r[v.t.id]!;
       x[0] = Math.min(x[0], i);
       x[1] = Math.max(x[1], i);
@@ -157,15 +139,15 @@ function liveness(g: Program): [number, number][] {
 
 /**
  * In-place candidates: output tensor id -> input tensor id whose slot it may take because the input dies
- * at that step and the kernel can update in place: a conv's residual (conv3d HAS_RES=2: the conv reads
- * its residual at the output pixel only) and a 'chunked' norm's input (rms-norm INPLACE=1).
+ * at that step and the step's kernel can update in place (step-kinds.ts `inPlace`: a conv's residual,
+ * a 'chunked' norm's input).
  */
 function inPlaceCandidates(g: Program, live: [number, number][]): Map<number, number> {
   const m = new Map<number, number>();
   const ok = (src: View, dst: View, i: number) => !src.t.io && src.off === 0 && dst.off === 0 && src.t !== dst.t && live[src.t.id]![1] === i && live[dst.t.id]![0] === i;
   g.steps.forEach((s, i) => {
-    if (s.kind === 'conv' && s.res && s.res.t !== s.x.t && ok(s.res, s.y, i)) m.set(s.y.t.id, s.res.t.id);
-    if (s.kind === 'norm' && s.inplace && !s.stats && ok(s.x, s.y, i)) m.set(s.y.t.id, s.x.t.id);
+    const pair = kindOf(s).inPlace(s);
+    if (pair && ok(pair[0], pair[1], i)) m.set(pair[1].t.id, pair[0].t.id);
   });
   return m;
 }
@@ -241,35 +223,9 @@ function assignSlots(progs: Program[], elemBytes: number, slots: Slot[]): Int32A
   return slotOfs;
 }
 
-/**
- * Every weight buffer the steps of the programs use: conv weights packed by packConvWeight
- * (cout padded to a multiple of 4), biases, norm gammas. The arena uploads exactly these.
- */
-export function weightBuffers(programs: Program[]): { key: string; elems: number; step: Step }[] {
-  const seen = new Set<string>();
-  const out: { key: string; elems: number; step: Step }[] = [];
-  const add = (key: string, elems: number, step: Step) => {
-    if (seen.has(key)) return;
-    seen.add(key);
-    out.push({ key, elems, step });
-  };
-  for (const g of programs)
-    for (const s of g.steps) {
-      if (s.kind === 'conv') {
-        add(`${s.wkey}.weight`, packedConvWeightLength(s.cout, s.cin, s.kt, s.ks), s);
-        add(`${s.wkey}.bias`, s.cout, s);
-      } else if (s.kind === 'norm') add(s.gkey, s.c, s);
-    }
-  return out;
-}
-
-function ringLabel(s: ConvStep): string {
-  return s.label;
-}
-
-/** Uniform slots a step uses: one per dispatch (a chunked norm dispatches once per chunk), at least one. */
-export function dispatchesOf(s: Step): number {
-  return s.kind === 'norm' ? Math.ceil(s.hw / s.chunk) : 1;
+/** Uniform slots a step uses: one per dispatch (a chunked norm dispatches once per chunk). */
+function dispatchesOf(s: Step): number {
+  return kindOf(s).dispatches(s);
 }
 
 export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
@@ -305,14 +261,15 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const ringMap = new Map<string, RingPlan>();
   const tileRingKeys = new Set<string>();
   for (const p of all)
-    for (const s of p.steps)
-      if (s.kind === 'conv' && s.ring) {
-        const r = ringMap.get(s.ring) ?? { key: s.ring, label: ringLabel(s), frameElems: 0, bytes: 0 };
-        r.frameElems = Math.max(r.frameElems, s.ringFrame);
-        r.bytes = align4(2 * r.frameElems * elemBytes);
-        ringMap.set(s.ring, r);
-        if (p.name.startsWith('tile ')) tileRingKeys.add(s.ring);
-      }
+    for (const s of p.steps) {
+      const push = kindOf(s).ringPush(s);
+      if (!push) continue;
+      const r = ringMap.get(push.key) ?? { key: push.key, label: s.label, frameElems: 0, bytes: 0 };
+      r.frameElems = Math.max(r.frameElems, push.frameElems);
+      r.bytes = align4(2 * r.frameElems * elemBytes);
+      ringMap.set(push.key, r);
+      if (p.name.startsWith('tile ')) tileRingKeys.add(push.key);
+    }
   const rings = [...ringMap.values()];
   const H = h * cfg.scale, W = w * cfg.scale;
   const outFrameElems = 3 * H * W;
@@ -332,7 +289,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
     throw new DecoderError('bad-input', "a CPU store needs tile-major order (frame-major keeps no store)");
   const storeBytes = storeEntryBytes * storePerChunk * frames;
   const memory: MemoryBreakdown = {
-    weights: weightBuffers(all).reduce((a, w) => a + align4(w.elems * elemBytes), 0),
+    weights: weightBuffers(all.flatMap((g) => g.steps)).reduce((a, w) => a + align4(w.elems * elemBytes), 0),
     cache: rings.reduce((a, r) => a + r.bytes, 0),
     activations: slots.reduce((a, s) => a + s.bytes, 0),
     // 'cpu': one chunk's entries (the upload window); the host keeps all of them

@@ -1,0 +1,176 @@
+// Step encoding: every pipeline and bind group of every program, built once from the step-kind table
+// (step-kinds.ts: each step's kernels, overrides, bindings and params), then one program run recorded
+// into a command encoder per chunk: its uniforms (one 256-byte slot per dispatch), its dispatches, and
+// the copies after a step (the ring push of a cached conv, a store entry). Dispatch sizes are checked
+// against the device's maxComputeWorkgroupsPerDimension when the decoder is built.
+import { DecoderError } from '../../gpu/errors';
+import { checkDispatch, encodeParams, type AnyKernelDef, type Elem, type PipelineCache } from '../../gpu/kernel';
+import type { Program, Step } from '../graph';
+import type { Plan, ProgramPlan } from '../planner';
+import { kindOf, type BindCtx } from '../step-kinds';
+import type { Resources } from './resources';
+import type { StoreWindow } from './store-window';
+
+interface EncodedKernel {
+  def: AnyKernelDef;
+  overrides: Record<string, number>;
+  pipeline: GPUComputePipeline;
+  /** null: the bindings depend on the chunk (made per chunk, once) */
+  group: GPUBindGroup | null;
+}
+
+interface Encoded {
+  step: Step;
+  kernels: EncodedKernel[];
+}
+
+export interface EncodeOptions {
+  tuning: Record<string, number>;
+  mma: { subgroupSize: number; emulate?: boolean } | null;
+}
+
+const align4 = (n: number) => Math.ceil(n / 4) * 4;
+
+export class StepEncoder {
+  private readonly encoded = new Map<Program, Encoded[]>();
+  private readonly chunkGroups = new Map<string, GPUBindGroup>();
+  private paramsGroup!: GPUBindGroup;
+  /** frames pushed into each ring in this decode (tile rings restart at every tile in tile-major order) */
+  readonly ringCounts = new Map<string, number>();
+  private readonly elem: Elem;
+
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly cache: PipelineCache,
+    private readonly plan: Plan,
+    private readonly res: Resources,
+    private readonly store: StoreWindow,
+    private readonly opts: EncodeOptions,
+  ) {
+    this.elem = plan.opts.precision;
+  }
+
+  private ctx(pp: ProgramPlan, chunk: number): BindCtx {
+    const r = this.res;
+    return {
+      elem: this.elem,
+      cfg: this.plan.cfg,
+      tuning: this.opts.tuning,
+      maxInvocations: this.device.limits.maxComputeInvocationsPerWorkgroup,
+      mma: this.opts.mma,
+      view: (v) => r.view(v, pp),
+      weight: (k) => r.weights.get(k)!,
+      ring: (k) => r.rings.get(k)!,
+      dummy: r.dummy,
+      out: r.out,
+      rgba: r.rgba,
+      mmaScratch: r.mmaScratch,
+      storeEntry: (which) => this.store.entry(chunk, which),
+      inPlace: (v, y) => r.inPlace(pp, v, y),
+    };
+  }
+
+  private group(label: string, def: AnyKernelDef, bindings: (GPUBuffer | GPUBufferBinding)[]): GPUBindGroup {
+    return this.device.createBindGroup({
+      label,
+      layout: this.cache.bindGroupLayout(def),
+      entries: bindings.map((b, i) => ({ binding: i, resource: 'buffer' in b ? b : { buffer: b } })),
+    });
+  }
+
+  /** Compile every pipeline (in parallel), build every chunk-independent bind group, check dispatch sizes. */
+  async build(): Promise<void> {
+    const jobs: Promise<void>[] = [];
+    for (const pp of Object.values(this.plan.programs).flat()) {
+      const ctx = this.ctx(pp, 0);
+      const list = pp.prog.steps.map((step): Encoded => {
+        const kind = kindOf(step);
+        const ks = kind.kernels(step, ctx);
+        const perChunk = kind.perChunk(step);
+        // the kernels of a step share one uniform slot per dispatch: one params layout
+        const names = (d: AnyKernelDef) => d.params.map((x) => `${x.name}:${x.type}`).join(',');
+        if (ks.some((k) => names(k.def) !== names(ks[0]!.def)))
+          throw new DecoderError('unsupported', `${step.label}: the kernels ${ks.map((k) => k.def.id).join(', ')} of one step must share one params struct`);
+        for (const prm of kind.params(step, () => 0))
+          for (const k of ks) checkDispatch(k.def, k.def.dispatch(prm, { ...k.def.overrides, ...k.overrides }), this.device.limits);
+        const kernels = ks.map((k, j) => {
+          const e = { def: k.def, overrides: k.overrides, group: perChunk ? null : this.group(j ? `${step.label} ${k.def.id}` : step.label, k.def, k.bindings) } as EncodedKernel;
+          jobs.push(this.cache.get(k.def, k.overrides, this.elem).then((p) => void (e.pipeline = p)));
+          return e;
+        });
+        return { step, kernels };
+      });
+      this.encoded.set(pp.prog, list);
+    }
+    await Promise.all(jobs);
+    this.paramsGroup = this.device.createBindGroup({
+      label: 'params',
+      layout: this.cache.paramsLayout,
+      entries: [{ binding: 0, resource: { buffer: this.res.uniforms, size: 256 } }],
+    });
+  }
+
+  /** Bind group of kernel `j` of step `i` of `pp` for `chunk` (crops from the store), made once. */
+  private chunkGroup(pp: ProgramPlan, i: number, j: number, chunk: number): GPUBindGroup {
+    const step = pp.prog.steps[i]!;
+    const key = `${pp.prog.name}|${pp.prog.kind}|${i}|${j}|${this.plan.storeWhere === 'cpu' ? 0 : chunk}`;
+    let g = this.chunkGroups.get(key);
+    if (!g) {
+      const k = kindOf(step).kernels(step, this.ctx(pp, chunk))[j]!;
+      g = this.group(`${step.label} chunk ${chunk}`, k.def, k.bindings);
+      this.chunkGroups.set(key, g);
+    }
+    return g;
+  }
+
+  /** Record one run of `pp` for `chunk` into `enc` and queue its uniforms; advances the ring counters. */
+  encode(pp: ProgramPlan, chunk: number, enc: GPUCommandEncoder): void {
+    const p = this.plan;
+    const stride = p.uniformStride;
+    const list = this.encoded.get(pp.prog)!;
+    const uni = new Uint8Array(p.maxDispatches * stride);
+    const ringCount = (k: string) => this.ringCounts.get(k) ?? 0;
+    let slot = 0;
+    let pass: GPUComputePassEncoder | null = null;
+    const copy = (src: GPUBuffer, srcOff: number, dst: GPUBuffer, dstOff: number, bytes: number) => {
+      pass?.end();
+      pass = null;
+      enc.copyBufferToBuffer(src, srcOff, dst, dstOff, bytes);
+    };
+    list.forEach((e, i) => {
+      const s = e.step;
+      const kind = kindOf(s);
+      if (e.kernels.length) {
+        const cp: GPUComputePassEncoder = (pass ??= enc.beginComputePass({ label: pp.prog.name }));
+        const groups = e.kernels.map((k, j) => k.group ?? this.chunkGroup(pp, i, j, chunk));
+        const one = e.kernels.length === 1;
+        if (one) {
+          cp.setPipeline(e.kernels[0]!.pipeline);
+          cp.setBindGroup(0, groups[0]!);
+        }
+        for (const prm of kind.params(s, ringCount)) {
+          uni.set(encodeParams(e.kernels[0]!.def, prm), slot * stride);
+          cp.setBindGroup(1, this.paramsGroup, [slot++ * stride]);
+          e.kernels.forEach((k, j) => {
+            if (!one) {
+              cp.setPipeline(k.pipeline);
+              cp.setBindGroup(0, groups[j]!);
+            }
+            cp.dispatchWorkgroups(...k.def.dispatch(prm, { ...k.def.overrides, ...k.overrides }));
+          });
+        }
+      }
+      const push = kind.ringPush(s);
+      if (push) {
+        // the cache keeps the conv input: copied over frame t-2 once the conv has read it
+        const k = ringCount(push.key);
+        copy(this.res.view(push.x, pp), push.x.off * p.elemBytes, this.res.rings.get(push.key)!, (k & 1) * push.frameElems * p.elemBytes, align4(push.frameElems * p.elemBytes));
+        this.ringCounts.set(push.key, k + 1);
+      }
+      const sw = kind.storeWrite(s);
+      if (sw) copy(this.res.view(sw.x, pp), sw.x.off * p.elemBytes, this.store.copyTarget(), this.store.offset(chunk, sw.which), align4(sw.elems * p.elemBytes));
+    });
+    (pass as GPUComputePassEncoder | null)?.end();
+    this.device.queue.writeBuffer(this.res.uniforms, 0, uni, 0, slot * stride);
+  }
+}

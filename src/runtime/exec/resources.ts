@@ -1,0 +1,65 @@
+// Allocation: every GPU buffer a Plan lists, created once through the arena (weights, cache rings,
+// activation slots, the latent-rate store, io, readback staging, uniforms; the tensor-core operand copy
+// when conv3d-mma runs), and the lookups from a step's views to buffers. Nothing here runs per frame.
+import type { Elem } from '../../gpu/kernel';
+import type { Weights } from '../../model/weights';
+import { Arena } from '../arena';
+import type { View } from '../graph';
+import type { Plan, ProgramPlan } from '../planner';
+import { mmaScratchOf } from '../step-kinds';
+import { readbackUsage, storageUsage } from './usage';
+import { uploadWeights } from './weights';
+
+export class Resources {
+  readonly weights: Map<string, GPUBuffer>;
+  readonly rings = new Map<string, GPUBuffer>();
+  readonly slots: GPUBuffer[];
+  /** the latent-rate store (tile-major): every chunk's entries, or one chunk's window with the 'cpu' store */
+  readonly store: GPUBuffer | null = null;
+  /** 'cpu' store: readback buffer of one chunk's entries */
+  readonly storeStaging: GPUBuffer | null = null;
+  readonly latent: GPUBuffer;
+  readonly out: GPUBuffer;
+  /** the rgba output, or `dummy` when the plan reads back no rgba */
+  readonly rgba: GPUBuffer;
+  readonly dummy: GPUBuffer;
+  /** two readback buffers, alternating between program runs (run i+1 is submitted while run i is read) */
+  readonly staging: GPUBuffer[] = [];
+  readonly uniforms: GPUBuffer;
+  /** tensor cores: the blocked operand copy, one conv call at a time (conv3d-mma-pack writes, conv3d-mma reads) */
+  readonly mmaScratch: GPUBuffer | null = null;
+
+  constructor(device: GPUDevice, readonly arena: Arena, readonly plan: Plan, weights: Weights, mma: boolean) {
+    const p = plan;
+    const elem: Elem = p.opts.precision;
+    const steps = Object.values(p.programs).flat().flatMap((pp) => pp.prog.steps);
+    this.weights = uploadWeights(device, arena, steps, weights, elem, mma);
+    for (const r of p.rings) this.rings.set(r.key, arena.create('cache', `cache ${r.key} ${r.label}`, r.bytes, storageUsage()));
+    this.slots = p.slots.map((s) => arena.create('activations', `slot ${s.index}`, s.bytes, storageUsage()));
+    if (p.memory.store) this.store = arena.create('store', p.storeWhere === 'cpu' ? 'latent-rate store window (one chunk)' : 'latent-rate store', p.memory.store, storageUsage());
+    if (p.storeWhere === 'cpu') this.storeStaging = arena.create('staging', 'store readback', p.memory.store, readbackUsage());
+    this.latent = arena.create('io', 'latent frame', Math.ceil((p.cfg.zDim * p.opts.h * p.opts.w * p.elemBytes) / 4) * 4, storageUsage());
+    this.out = arena.create('io', 'output rgb', p.outElems * 4, storageUsage());
+    const rgba = p.outRgbaElems ? arena.create('io', 'output rgba', p.outRgbaElems * 4, storageUsage()) : null;
+    this.dummy = arena.create('io', 'unused binding', 4, storageUsage());
+    this.rgba = rgba ?? this.dummy;
+    if (mma) {
+      // the largest operand copy of any conv call (not in the plan's figures yet: counted as activations here)
+      const elems = mmaScratchOf(steps);
+      if (elems) this.mmaScratch = arena.create('activations', 'tensor-core operand copy', Math.ceil((elems * p.elemBytes) / 4) * 4, storageUsage());
+    }
+    for (const k of [0, 1]) this.staging.push(arena.create('staging', `readback ${k}`, (p.outElems + p.outRgbaElems) * 4, readbackUsage()));
+    this.uniforms = arena.create('uniforms', 'params', p.maxDispatches * p.uniformStride, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
+  }
+
+  /** The buffer holding view `v` in program `pp` (its slot, or the host-written latent frame). */
+  view(v: View, pp: ProgramPlan): GPUBuffer {
+    if (v.t.io === 'latent') return this.latent;
+    return this.slots[pp.slotOf[v.t.id]!]!;
+  }
+
+  /** True when the planner gave output `y` the slot of input `v` in program `pp` (an in-place update). */
+  inPlace(pp: ProgramPlan, v: View | undefined, y: View): boolean {
+    return !!v && v.t !== y.t && !v.t.io && pp.slotOf[v.t.id] === pp.slotOf[y.t.id];
+  }
+}

@@ -1,0 +1,22 @@
+// Weight packing and upload: exactly the buffers the planner counted (step-kinds.ts `weights` of every
+// step, once per key), each packed for its kernel (conv3d's cout-padded layout, or conv3d-mma's blocked
+// one on tensor cores) and converted to the storage precision.
+import type { Elem } from '../../gpu/kernel';
+import type { Weights } from '../../model/weights';
+import type { Arena } from '../arena';
+import { storageBytes } from '../f16';
+import type { Step } from '../graph';
+import { weightBuffers } from '../step-kinds';
+import { storageUsage } from './usage';
+
+/** Uploads every weight buffer `steps` read; returns them by key. Shapes are checked (DecoderError naming the key). */
+export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<Step>, weights: Weights, elem: Elem, mma: boolean): Map<string, GPUBuffer> {
+  const out = new Map<string, GPUBuffer>();
+  for (const w of weightBuffers(steps)) {
+    const bytes = storageBytes(w.data(weights, mma), elem);
+    const buf = arena.create('weights', w.key, bytes.byteLength, storageUsage());
+    device.queue.writeBuffer(buf, 0, bytes);
+    out.set(w.key, buf);
+  }
+  return out;
+}

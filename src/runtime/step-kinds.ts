@@ -1,0 +1,213 @@
+// The step-kind table: one record per step kind of graph.ts, the only place that switches on kinds.
+// Each record says, for one step, what the planner needs (the tensors it touches, the in-place pair it
+// allows, its weight buffers, its dispatch count, the ring it pushes, the store entry it writes) and
+// what the GPU executor needs (its kernels with overrides and storage bindings, and its params per
+// dispatch). Adding or re-laying-out an op is an edit of its record (as ONNX Runtime's op table).
+// Pure: kernel descriptions and buffer handles given by the executor; no GPU object is created here.
+import type { AnyKernelDef, Elem } from '../gpu/kernel';
+import { conv3dTuningForCout, packConvWeight, packedConvWeightLength } from '../kernels/conv3d';
+import { conv3dMma, conv3dMmaEmu, conv3dMmaPack, mmaScratchElems, packConvWeightBlocked } from '../kernels/conv3d-mma';
+import { kernels } from '../kernels/index';
+import { invMaxFor } from '../kernels/rms-norm';
+import type { DecoderConfig } from '../model/config';
+import type { Weights } from '../model/weights';
+import type { AttnStep, ConvStep, CropStep, DupAddStep, NormStep, OutputStep, Step, StoreStep, View } from './graph';
+
+/** A weight buffer a step reads: `elems` as the planner counts them, `data` packed for the kernel. */
+export interface WeightUse {
+  key: string;
+  elems: number;
+  /** the values to upload, checked against the step's shape (`mma`: the tensor-core layout where it differs) */
+  data(w: Weights, mma: boolean): Float32Array;
+}
+
+/** What the executor resolves for a step of one program (slots are per program). */
+export interface BindCtx {
+  elem: Elem;
+  cfg: DecoderConfig;
+  /** conv3d tiling for this adapter and its invocation limit */
+  tuning: Record<string, number>;
+  maxInvocations: number;
+  /** tensor cores: convs with >= 16 output channels run pack + blocked GEMM */
+  mma: { subgroupSize: number; emulate?: boolean } | null;
+  view(v: View): GPUBuffer;
+  weight(key: string): GPUBuffer;
+  ring(key: string): GPUBuffer;
+  /** a 4-byte buffer for bindings a kernel variant ignores */
+  dummy: GPUBuffer;
+  out: GPUBuffer;
+  rgba: GPUBuffer;
+  mmaScratch: GPUBuffer | null;
+  /** store entry `which` of the chunk being encoded (a bound range: the store is bound one entry at a time) */
+  storeEntry(which: number): GPUBufferBinding;
+  /** true when the planner gave output `y` the slot of input `v` (an in-place update) */
+  inPlace(v: View | undefined, y: View): boolean;
+}
+
+/** One kernel of a step: its dispatches share the step's params (one uniform slot per dispatch). */
+export interface StepKernel {
+  def: AnyKernelDef;
+  overrides: Record<string, number>;
+  bindings: (GPUBuffer | GPUBufferBinding)[];
+}
+
+export interface StepKind<S extends Step> {
+  /** every tensor view the step reads or writes (liveness) */
+  views(s: S): View[];
+  /** [input, output]: the planner may give the output the input's slot when the input dies here */
+  inPlace(s: S): [View, View] | null;
+  weights(s: S): WeightUse[];
+  /** uniform slots: one per dispatch */
+  dispatches(s: S): number;
+  /** the ring this step pushes its input into after its dispatches: key, source, elements of one frame */
+  ringPush(s: S): { key: string; x: View; frameElems: number } | null;
+  /** the store entry this step copies its input into (tile-major) */
+  storeWrite(s: S): { which: number; x: View; elems: number } | null;
+  /** true when the bindings depend on the chunk (a crop from the store): bind groups are made per chunk */
+  perChunk(s: S): boolean;
+  /** the kernels dispatched in order for each dispatch of the step (none: a copy only) */
+  kernels(s: S, c: BindCtx): StepKernel[];
+  /** params of each dispatch; `ringCount(key)`: frames pushed into a ring so far in this decode */
+  params(s: S, ringCount: (key: string) => number): Record<string, number>[];
+}
+
+/** Tensor cores run every conv with at least 16 output channels (the 3-channel head stays portable). */
+export const onTensorCores = (s: ConvStep): boolean => s.cout >= 16;
+
+const conv: StepKind<ConvStep> = {
+  views: (s) => (s.res ? [s.x, s.y, s.res] : [s.x, s.y]),
+  // conv3d HAS_RES=2: the conv reads its residual at the output pixel only, so y may take its slot
+  inPlace: (s) => (s.res && s.res.t !== s.x.t ? [s.res, s.y] : null),
+  weights: (s) => [
+    {
+      key: `${s.wkey}.weight`,
+      elems: packedConvWeightLength(s.cout, s.cin, s.kt, s.ks),
+      data(w, mma) {
+        const t = w.get(`${s.wkey}.weight`);
+        const want = s.up ? [s.cout, s.cin, 3, 3] : t.shape.length === 4 ? [s.cout, s.cin, 1, 1] : [s.cout, s.cin, s.kt, s.ks, s.ks];
+        w.get(`${s.wkey}.weight`, want);
+        return mma && onTensorCores(s) ? packConvWeightBlocked(t.data, s.cout, s.cin, s.kt, s.ks) : packConvWeight(t.data, s.cout, s.cin, s.kt, s.ks);
+      },
+    },
+    { key: `${s.wkey}.bias`, elems: s.cout, data: (w) => w.get(`${s.wkey}.bias`, [s.cout]).data },
+  ],
+  dispatches: () => 1,
+  // the cache stores the conv input: copied over frame t-2 once the conv has read it
+  ringPush: (s) => (s.ring ? { key: s.ring, x: s.x, frameElems: s.ringFrame } : null),
+  storeWrite: () => null,
+  perChunk: () => false,
+  kernels(s, c) {
+    const res = s.res ? (c.inPlace(s.res, s.y) ? 2 : 1) : 0;
+    const resBuf = s.res && res === 1 ? c.view(s.res) : c.dummy;
+    const gamma = s.norm ? c.weight(s.norm.gkey) : c.dummy;
+    const ring = s.ring ? c.ring(s.ring) : c.dummy;
+    const w = c.weight(`${s.wkey}.weight`), b = c.weight(`${s.wkey}.bias`);
+    const load = { KT: s.kt, KS: s.ks, UP: s.up, NORM: s.norm ? 1 : 0, SILU: s.norm?.silu ? 1 : 0 };
+    if (c.mma && onTensorCores(s))
+      return [
+        // the operand copy: conv3d-mma-pack reads what conv3d would (x, the ring, gamma) into the scratch
+        { def: conv3dMmaPack, overrides: load, bindings: [c.view(s.x), ring, gamma, c.mmaScratch!] },
+        { def: c.mma.emulate ? conv3dMmaEmu : conv3dMma, overrides: { KT: s.kt, KS: s.ks, HAS_RES: res, SG: c.mma.subgroupSize }, bindings: [c.mmaScratch!, w, b, resBuf, c.view(s.y)] },
+      ];
+    return [{ def: kernels.conv3d, overrides: { ...load, HAS_RES: res, ...conv3dTuningForCout(c.tuning, s.cout, c.maxInvocations) }, bindings: [c.view(s.x), ring, w, b, resBuf, c.view(s.y), gamma] }];
+  },
+  params(s, ringCount) {
+    let prev2 = 0, prev1 = 0, tap0 = s.kt === 3 ? 2 : 0;
+    if (s.ring) {
+      const k = ringCount(s.ring);
+      prev2 = (k & 1) * s.ringFrame;
+      prev1 = ((k + 1) & 1) * s.ringFrame;
+      tap0 = Math.max(0, 2 - k);
+    }
+    return [{ cin: s.cin, cout: s.cout, h: s.h, w: s.w, x_off: s.x.off, prev2_off: prev2, prev1_off: prev1, res_off: s.res?.off ?? 0, y_off: s.y.off, tap0 }];
+  },
+};
+
+const norm: StepKind<NormStep> = {
+  views: (s) => (s.stats ? [s.x] : [s.x, s.y]),
+  // rms-norm INPLACE=1 ('chunked'): each pixel is read before it is written
+  inPlace: (s) => (s.inplace && !s.stats ? [s.x, s.y] : null),
+  weights: (s) => [{ key: s.gkey, elems: s.c, data: (w) => w.get(s.gkey, [s.c]).data }],
+  dispatches: (s) => Math.ceil(s.hw / s.chunk),
+  ringPush: () => null,
+  storeWrite: () => null,
+  perChunk: () => false,
+  kernels(s, c) {
+    const inPlace = !s.stats && c.inPlace(s.x, s.y);
+    // stats and in-place norms read their input through the y binding
+    return [{ def: kernels.rmsNorm, overrides: { SILU: s.silu ? 1 : 0, STATS: s.stats ? 1 : 0, INPLACE: inPlace ? 1 : 0, INV_MAX: invMaxFor(c.elem) }, bindings: [s.stats || inPlace ? c.dummy : c.view(s.x), c.weight(s.gkey), c.view(s.y)] }];
+  },
+  params: (s) =>
+    Array.from({ length: Math.ceil(s.hw / s.chunk) }, (_, j) => {
+      const p0 = j * s.chunk;
+      return { c: s.c, hw: s.hw, x_off: s.x.off, y_off: s.y.off, p0, np: Math.min(s.chunk, s.hw - p0) };
+    }),
+};
+
+/** Defaults for kinds with no weights, ring, store or in-place pair, one dispatch, fixed bindings. */
+const plain = { inPlace: () => null, weights: () => [], dispatches: () => 1, ringPush: () => null, storeWrite: () => null, perChunk: () => false } as const;
+
+const attn: StepKind<AttnStep> = {
+  ...plain,
+  views: (s) => [s.qkv, s.o],
+  kernels: (s, c) => [{ def: kernels.attention, overrides: {}, bindings: [c.view(s.qkv), c.view(s.o)] }],
+  params: (s) => [{ c: s.c, n: s.n, scale: 1 / Math.sqrt(s.c) }],
+};
+
+const dupadd: StepKind<DupAddStep> = {
+  ...plain,
+  views: (s) => [s.x, s.y],
+  kernels: (s, c) => [{ def: kernels.dupUpAdd, overrides: {}, bindings: [c.view(s.x), c.view(s.y)] }],
+  params: (s) => [{ cout: s.d.cout, h: s.h, w: s.w, cin: s.d.cin, ft: s.d.ft, fs: s.d.fs, r: s.d.r, a: s.a, x_off: s.x.off, y_off: s.y.off }],
+};
+
+const store: StepKind<StoreStep> = {
+  ...plain,
+  views: (s) => [s.x],
+  dispatches: () => 0,
+  storeWrite: (s) => ({ which: s.which, x: s.x, elems: s.elems }),
+  kernels: () => [], // a buffer copy
+  params: () => [],
+};
+
+const crop: StepKind<CropStep> = {
+  ...plain,
+  views: (s) => ('store' in s.x ? [s.y] : [s.x, s.y]),
+  perChunk: (s) => 'store' in s.x,
+  kernels: (s, c) => [{ def: kernels.crop, overrides: {}, bindings: ['store' in s.x ? c.storeEntry(s.x.store) : c.view(s.x), c.view(s.y)] }],
+  params: (s) => [{ c: s.c, src_h: s.srcH, src_w: s.srcW, y0: s.y0, x0: s.x0, h: s.h, w: s.w, x_off: 'store' in s.x ? 0 : s.x.off, y_off: s.y.off }],
+};
+
+const output: StepKind<OutputStep> = {
+  ...plain,
+  views: (s) => [s.x],
+  kernels: (s, c) => [{ def: kernels.output, overrides: { PATCH: c.cfg.patch }, bindings: [c.view(s.x), c.out, c.rgba] }],
+  params: (s) => {
+    const r = s.region;
+    return [{ h: s.h, w: s.w, x_off: s.x.off, cy: r.cy, cx: r.cx, oh: r.oh, ow: r.ow, rgb_off: s.rgbOff, rgba_off: s.rgbaOff }];
+  },
+};
+
+const TABLE: { [K in Step['kind']]: StepKind<Extract<Step, { kind: K }>> } = { conv, norm, attn, dupadd, store, crop, output };
+
+/** The record of a step's kind. */
+export function kindOf<S extends Step>(s: S): StepKind<S> {
+  return TABLE[s.kind] as unknown as StepKind<S>;
+}
+
+/**
+ * Every weight buffer the steps of the programs use, once each (first use): conv weights packed by
+ * packConvWeight (cout padded to a multiple of 4), biases, norm gammas. The arena uploads exactly these.
+ */
+export function weightBuffers(steps: Iterable<Step>): WeightUse[] {
+  const seen = new Map<string, WeightUse>();
+  for (const s of steps) for (const w of kindOf(s).weights(s)) if (!seen.has(w.key)) seen.set(w.key, w);
+  return [...seen.values()];
+}
+
+/** Elements of the largest tensor-core operand copy of any conv among `steps` (0: none runs on tensor cores). */
+export function mmaScratchOf(steps: Iterable<Step>): number {
+  let elems = 0;
+  for (const s of steps) if (s.kind === 'conv' && onTensorCores(s)) elems = Math.max(elems, mmaScratchElems(s, s.kt, s.ks));
+  return elems;
+}

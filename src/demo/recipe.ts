@@ -32,7 +32,12 @@ export function f32ToBase64(a: Float32Array): string {
 }
 
 export function base64ToF32(b64: string): Float32Array {
-  const s = atob(b64);
+  let s: string;
+  try {
+    s = atob(b64);
+  } catch {
+    throw new Error('recipe: inline latents are not valid base64');
+  }
   if (s.length % 4) throw new Error('recipe: inline latents are not a whole number of f32 values');
   const bytes = new Uint8Array(s.length);
   for (let i = 0; i < s.length; i++) bytes[i] = s.charCodeAt(i);
@@ -84,5 +89,11 @@ export function recipeToHash(r: Recipe): string {
 export function recipeFromHash(hash: string): Recipe | null {
   const m = /^#recipe=(.*)$/.exec(hash);
   if (!m) return null;
-  return parseRecipe(JSON.parse(decodeURIComponent(m[1]!)));
+  let value: unknown;
+  try {
+    value = JSON.parse(decodeURIComponent(m[1]!));
+  } catch (e) {
+    throw new Error(`the #recipe= link is damaged (${(e as Error).message}): copy the whole link again`);
+  }
+  return parseRecipe(value);
 }

@@ -19,37 +19,53 @@ export interface StFile {
 
 const BYTES: Record<StDtype, number> = { F32: 4, F16: 2, BF16: 2, F64: 8 };
 
-/** Parse a safetensors file. `source` names the file in error messages. */
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/**
+ * Parse a safetensors file. `source` names the file in error messages. Every entry of the header is
+ * checked (types, shape, byte range inside the file) before anything is read: a lying header gives a
+ * 'bad-input' error, and no tensor is larger than the file.
+ */
 export function parseSafetensors(buf: Uint8Array, source = 'safetensors file'): StFile {
   if (buf.byteLength < 8) throw new DecoderError('bad-input', `${source}: ${buf.byteLength} bytes, too short for a safetensors header`);
   const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const n = Number(dv.getBigUint64(0, true));
   if (n <= 0 || 8 + n > buf.byteLength)
     throw new DecoderError('bad-input', `${source}: header length ${n} does not fit the file (${buf.byteLength} bytes); not a safetensors file?`);
-  let header: Record<string, unknown>;
+  let header: unknown;
   try {
-    header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + n))) as Record<string, unknown>;
+    header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + n)));
   } catch (e) {
     throw new DecoderError('bad-input', `${source}: header is not valid JSON (${(e as Error).message}); not a safetensors file?`);
   }
+  if (!header || typeof header !== 'object' || Array.isArray(header))
+    throw new DecoderError('bad-input', `${source}: header is JSON but not an object of tensors; not a safetensors file?`);
   const data = buf.subarray(8 + n);
   const tensors = new Map<string, StTensor>();
   let metadata: Record<string, string> = {};
-  for (const [name, v] of Object.entries(header)) {
+  for (const [name, v] of Object.entries(header as Record<string, unknown>)) {
     if (name === '__metadata__') {
+      if (v !== null && (typeof v !== 'object' || Array.isArray(v))) throw new DecoderError('bad-input', `${source}: __metadata__ is not an object of strings`);
       metadata = (v ?? {}) as Record<string, string>;
       continue;
     }
-    const { dtype, shape, data_offsets } = v as { dtype: string; shape: number[]; data_offsets: [number, number] };
-    if (!(dtype in BYTES)) {
-      // Non-float tensors (e.g. int64 step counters in some checkpoints) are ignored unless asked for.
-      continue;
-    }
-    const [a, b] = data_offsets;
-    const numel = shape.reduce((x, y) => x * y, 1);
+    const entry = v as { dtype?: unknown; shape?: unknown; data_offsets?: unknown } | null;
+    const what = `${source}: tensor ${JSON.stringify(name).slice(0, 80)}`;
+    if (!entry || typeof entry !== 'object' || typeof entry.dtype !== 'string')
+      throw new DecoderError('bad-input', `${what}: header entry needs dtype, shape and data_offsets`);
+    const { dtype, shape, data_offsets: offs } = entry;
+    if (!Array.isArray(shape) || shape.length > 8 || !shape.every(isCount))
+      throw new DecoderError('bad-input', `${what}: shape ${JSON.stringify(shape)?.slice(0, 80)} is not a list of at most 8 non-negative integers`);
+    if (!Array.isArray(offs) || offs.length !== 2 || !isCount(offs[0]) || !isCount(offs[1]) || offs[0] > offs[1])
+      throw new DecoderError('bad-input', `${what}: data_offsets ${JSON.stringify(offs)?.slice(0, 80)} is not a byte range [begin, end]`);
+    // Non-float tensors (e.g. int64 step counters in some checkpoints) are ignored unless asked for.
+    if (!(dtype in BYTES)) continue;
+    const [a, b] = offs as [number, number];
+    // a float product: a lying shape overflows past the file size, it never wraps
+    const numel = (shape as number[]).reduce((x, y) => x * y, 1);
     if (b - a !== numel * BYTES[dtype as StDtype] || b > data.byteLength)
-      throw new DecoderError('bad-input', `${source}: tensor ${name} (${dtype} [${shape}]) has byte range ${a}..${b}, expected ${numel * BYTES[dtype as StDtype]} bytes inside ${data.byteLength}; file truncated or corrupt`);
-    tensors.set(name, { name, dtype: dtype as StDtype, shape, bytes: data.subarray(a, b) });
+      throw new DecoderError('bad-input', `${what} (${dtype} [${shape}]) has byte range ${a}..${b}, expected ${numel * BYTES[dtype as StDtype]} bytes inside ${data.byteLength}; file truncated or corrupt`);
+    tensors.set(name, { name, dtype: dtype as StDtype, shape: shape as number[], bytes: data.subarray(a, b) });
   }
   return { tensors, metadata };
 }

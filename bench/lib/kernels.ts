@@ -5,7 +5,7 @@ import { DecoderError } from '../../src/gpu/errors';
 import { encodeParams, pipelineKey, resolveOverrides, type AnyKernelDef, type Elem, type PipelineCache } from '../../src/gpu/kernel';
 import { conv3dTuning, kernels, packedConvWeightLength } from '../../src/kernels/index';
 import { conv3dTuningForCout } from '../../src/kernels/conv3d';
-import { conv3dMma, conv3dMmaEmu, conv3dMmaPack, mmaScratchElems, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
+import { MMA_TM, MMA_TN, conv3dMma, conv3dMmaEmu, conv3dMmaPack, mmaScratchElems, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
 import { packConvWeight } from '../../src/kernels/conv3d';
 import { fromHalf } from '../../src/runtime/f16';
 import { storageBytes } from '../../src/runtime/f16';
@@ -116,6 +116,18 @@ async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promi
   }
 }
 
+/** Result tiles per subgroup (cout blocks x pixel blocks) timed beside the shipped MMA_TM x MMA_TN. */
+const GEMM_VARIANTS: [number, number][] = [[2, 2], [4, 1], [2, 3], [6, 1], [3, 1]];
+
+/** conv3d-mma with other TM / TN constants (its own id: the pipeline cache keys modules by id). */
+function gemmVariant(base: AnyKernelDef, tm: number, tn: number): AnyKernelDef {
+  const wgsl = base.wgsl
+    .replace(/^const TM: u32 = \d+;/m, `const TM: u32 = ${tm};`)
+    .replace(/^const TN: u32 = \d+;/m, `const TN: u32 = ${tn};`)
+    .replace(/array<f32, \d+>; \/\/ TM \* TN results/, `array<f32, ${tm * tn * 256}>; // TM * TN results`);
+  return { ...base, id: `${base.id}-tm${tm}tn${tn}`, wgsl };
+}
+
 /** WAN_BENCH_MMA_EMU=1 (Node): conv3dMma rows run the scalar conv3d-mma-emu GEMM (to check the runner on a CPU adapter; rows named -emu). */
 function mmaEmu(): boolean {
   return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.WAN_BENCH_MMA_EMU === '1';
@@ -212,6 +224,39 @@ async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Pr
     };
     // the last run left y = pack + GEMM of these inputs: against conv3d on the same planar inputs
     Object.assign(extra, await againstPortable(ctx, [x, cache, wPortable, bias, res, y, gamma], params, o, elem));
+    // other result-tile shapes of the same GEMM (TM x TN constants): time, and max |diff| against the main one
+    {
+      const n = p.cout! * p.h! * p.w!;
+      const want = await readFloats(device, y, n, elem);
+      const y2 = device.createBuffer({ label: 'y variant', size: y.size, usage: STORAGE() });
+      owned.push(y2);
+      for (const [tm, tn] of GEMM_VARIANTS) {
+        const ob = Math.ceil(p.cout! / 16);
+        // same blocked weights only where no output block padding differs (ob a multiple of both TMs)
+        if (ob % tm || ob % MMA_TM || (tm === MMA_TM && tn === MMA_TN)) continue;
+        const def = gemmVariant(gemm, tm, tn);
+        const tag = `tm${tm}tn${tn}`;
+        try {
+          const pipe = await ctx.cache.get(def, gemmOv, elem);
+          const g = group(def, [scratch, wBlocked, bias, res, y2]);
+          const counts: [number, number, number] = [Math.ceil((p.h! * Math.ceil(p.w! / 16)) / tn), ob / tm, 1];
+          const enc = (pass: GPUComputePassEncoder) => {
+            pass.setPipeline(pipe);
+            pass.setBindGroup(0, g);
+            pass.setBindGroup(1, g1, [0]);
+            pass.dispatchWorkgroups(...counts);
+          };
+          await timer.time(3, enc);
+          const t = spread(await timer.time(runs, enc));
+          const got = await readFloats(device, y2, n, elem);
+          let d = 0;
+          for (let i = 0; i < n; i++) d = Math.max(d, Math.abs(got[i]! - want[i]!));
+          Object.assign(extra, { [`gemmMs_${tag}`]: t.median, [`gemmTflops_${tag}`]: cost.flops / (t.median * 1e9), [`maxDiff_${tag}`]: d });
+        } catch (e) {
+          extra[`error_${tag}`] = describeError(e).slice(0, 200);
+        }
+      }
+    }
     return { ...base, timing: timer.source, ms, gflops: cost.flops / (ms.median * 1e6), gbps: (cost.bytes + packCost.bytes) / (ms.median * 1e6), extra };
   } catch (e) {
     return { ...base, status: 'failed', error: describeError(e) };

@@ -551,6 +551,8 @@ function wireEvents(): void {
 
 // ---- start ----
 async function start(): Promise<void> {
+  // links to the samples section only when the page has one (id="samples")
+  for (const el of document.querySelectorAll<HTMLElement>('[data-needs="samples"]')) el.hidden = !document.getElementById('samples');
   initOptions(form);
   wireEvents();
   msg.status('probing WebGPU…', 'loading');

@@ -204,7 +204,7 @@ async function decodeCmd(argv: string[]): Promise<number> {
   const out = target.path;
   const show = progressArg === 'on' || (progressArg === 'auto' && !!process.stderr.isTTY);
   const total = opts.cache === 'off' ? latents.shape[1] : framesFor(dec.cfg, latents.shape[1]);
-  const progress = show ? new Progress({ write: (t) => process.stderr.write(t), tty: !!process.stderr.isTTY, columns: process.stderr.columns }, total, total > 1 && latents.shape[1] > 1 ? (total - 1) / (latents.shape[1] - 1) : 1) : null;
+  const progress = show ? new Progress({ write: (t) => process.stderr.write(t), tty: !!process.stderr.isTTY, columns: process.stderr.columns }, total, total > 1 && latents.shape[1] > 1 ? (total - 1) / (latents.shape[1] - 1) : 1, undefined, backend === 'cpu' ? '[start] CPU reference decoder' : undefined) : null;
   let done = 0;
   let r;
   try {

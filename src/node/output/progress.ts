@@ -35,6 +35,8 @@ export class Progress {
     /** frames per chunk after the first (which has one): 4 with the cache (1 + 4(T-1) frames), 1 without */
     private readonly perChunk: number,
     private readonly now: () => number = () => performance.now() / 1000,
+    /** what happens before the first frame */
+    private readonly startLabel = '[compile] device, weights, pipelines',
   ) {
     this.start = now();
     this.draw('compile', 0, true);
@@ -74,7 +76,7 @@ export class Progress {
   /** The line for the current state (exported for tests through `line`). */
   line(phase: Phase, done: number, total = this.total, t = this.now()): string {
     const all = secs(t - this.start);
-    if (phase === 'compile') return `[compile] device, weights, pipelines ... ${all}`;
+    if (phase === 'compile') return `${this.startLabel} ... ${all}`;
     if (phase === 'write') return `[write] frame ${done}/${total} ... ${all}`;
     const eta = this.eta();
     const pct = Math.round((100 * done) / this.total);

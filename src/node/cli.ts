@@ -207,9 +207,18 @@ async function decodeCmd(argv: string[]): Promise<number> {
   const progress = show ? new Progress({ write: (t) => process.stderr.write(t), tty: !!process.stderr.isTTY, columns: process.stderr.columns }, total, total > 1 && latents.shape[1] > 1 ? (total - 1) / (latents.shape[1] - 1) : 1, undefined, backend === 'cpu' ? '[start] CPU reference decoder' : undefined) : null;
   let done = 0;
   let r;
+  // Ctrl-C cancels the decode between chunks (buffers returned, nothing written); a second Ctrl-C quits at once
+  const cancel = new AbortController();
+  const onSigint = () => {
+    if (cancel.signal.aborted) process.exit(130);
+    cancel.abort();
+    process.stderr.write('\nwan-vae: cancelling after the current chunk (Ctrl-C again to quit now)\n');
+  };
+  process.on('SIGINT', onSigint);
   try {
-    r = await dec.decode(latents, { ...opts, onFrame: () => progress?.frames(++done) });
+    r = await dec.decode(latents, { ...opts, signal: cancel.signal, onFrame: () => progress?.frames(++done) });
   } finally {
+    process.off('SIGINT', onSigint);
     progress?.done();
   }
   if (opts.tensorCores && !r.options.tensorCores)
@@ -221,6 +230,8 @@ async function decodeCmd(argv: string[]): Promise<number> {
     out, output: written.description, frames: r.frames, height: r.height, width: r.width, seconds: Number(r.seconds.toFixed(3)),
     backend: r.backend, adapter: r.adapter, options: r.options, plan: reason,
     peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, memory: r.memory,
+    // each plan used after a GPU fault (out of memory: real, or WAN_VAE_INJECT_OOM=N), with its reason
+    replans: r.replans,
   };
   if (a.json) console.log(JSON.stringify(summary));
   else {
@@ -270,6 +281,10 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw new DecoderError('bad-input', `unknown command '${cmd}' (decode, plan)`);
   } catch (e) {
+    if (e instanceof DecoderError && e.code === 'cancelled') {
+      console.error(`wan-vae: ${e.code}: ${e.message}; nothing written`);
+      return 130; // as a shell reports Ctrl-C
+    }
     if (e instanceof DecoderError) console.error(`wan-vae: ${e.code}: ${e.message}`);
     else console.error(`wan-vae: internal error: ${(e as Error)?.message ?? String(e)}`);
     return 2;

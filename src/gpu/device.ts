@@ -2,7 +2,7 @@
 // sizes (buffers, bindings, workgroups), `shader-f16` when present and wanted, `timestamp-query` when
 // present (benchmarks), and `device.lost` / `uncapturederror` wiring. The caller owns the device.
 import { DecoderError } from './errors';
-import { subgroupMatrixSupport } from '../kernels/conv3d-mma';
+import { subgroupMatrixSupport } from './adapter';
 
 export interface DecoderDeviceInfo {
   vendor: string;
@@ -106,7 +106,7 @@ function adapterInfo(adapter: GPUAdapter): DecoderDeviceInfo {
   };
 }
 
-/** Logs device loss and uncaptured errors with the device label; the runtime decides what to do about them. */
+/** Logs device loss and uncaptured errors with the device label (decoder.ts reacts to a loss: 'device-lost', a new device next time). */
 function wireDevice(device: GPUDevice): void {
   void device.lost.then((info) => {
     if (info.reason === 'destroyed') return;

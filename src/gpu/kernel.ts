@@ -1,6 +1,7 @@
-// Kernel descriptions (KernelDef), the only pipeline-key builder, uniform encoding, and the pipeline
-// cache with explicit bind-group layouts. Owns shader modules, layouts and pipelines for one device
-// (device lifetime); owns no buffers except the params buffer `runKernel` creates and destroys (tests).
+// Kernel descriptions (KernelDef), the only pipeline-key builder, uniform encoding, dispatch-size
+// checks, and the pipeline cache with explicit bind-group layouts. Owns shader modules, layouts and
+// pipelines for one device (device lifetime); owns no buffers. (Running one kernel alone, for kernel
+// tests, is test/helpers/gpu.ts `runKernel`; the decoder encodes its steps in runtime/exec/encode.ts.)
 //
 // Binding model shared by every kernel:
 //   @group(0) @binding(i): storage buffers in `def.bindings` order ('read' -> read-only-storage).
@@ -217,56 +218,5 @@ export class PipelineCache {
       throw new DecoderError('compile', `pipeline ${key} failed: ${why}`, { cause: failure ?? scoped });
     }
     return pipeline;
-  }
-}
-
-/**
- * Tests and one-off use only (not the hot path): binds `buffers` in `def.bindings` order, uploads the
- * params, dispatches once, submits, waits for completion and frees the params buffer.
- */
-export async function runKernel<P extends Record<string, number>>(
-  device: GPUDevice,
-  cache: PipelineCache,
-  def: KernelDef<P>,
-  p: P,
-  overrides: Record<string, number>,
-  elem: Elem,
-  buffers: GPUBuffer[],
-): Promise<void> {
-  if (buffers.length !== def.bindings.length)
-    throw new DecoderError('bad-input', `${def.id}: ${buffers.length} buffers for ${def.bindings.length} bindings`);
-  const pipeline = await cache.get(def, overrides, elem);
-  const ov = resolveOverrides(def, overrides);
-  const counts = def.dispatch(p, ov);
-  checkDispatch(def, counts, device.limits);
-  const data = encodeParams(def, p);
-  const params = device.createBuffer({
-    label: `${def.id} params`,
-    size: data.byteLength,
-    usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
-  });
-  try {
-    device.queue.writeBuffer(params, 0, data);
-    const group0 = device.createBindGroup({
-      label: def.id,
-      layout: cache.bindGroupLayout(def),
-      entries: buffers.map((buffer, i) => ({ binding: i, resource: { buffer } })),
-    });
-    const group1 = device.createBindGroup({
-      label: `${def.id} params`,
-      layout: cache.paramsLayout,
-      entries: [{ binding: 0, resource: { buffer: params, size: data.byteLength } }],
-    });
-    const enc = device.createCommandEncoder({ label: def.id });
-    const pass = enc.beginComputePass({ label: def.id });
-    pass.setPipeline(pipeline);
-    pass.setBindGroup(0, group0);
-    pass.setBindGroup(1, group1, [0]);
-    pass.dispatchWorkgroups(...counts);
-    pass.end();
-    device.queue.submit([enc.finish()]);
-    await device.queue.onSubmittedWorkDone();
-  } finally {
-    params.destroy();
   }
 }

@@ -2,6 +2,7 @@
 // plus the weight packer. Pure description: no GPU objects.
 import src from '../../shaders/conv3d.wgsl?raw';
 import common from '../../shaders/conv3d-common.wgsl?raw';
+import { adapterClass, type AdapterFacts } from '../gpu/adapter';
 import { DecoderError } from '../gpu/errors';
 import { elemBytes, wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
 
@@ -57,17 +58,9 @@ export function conv3dTuningForCout(base: Record<string, number>, cout: number, 
   return base;
 }
 
-/** True for software adapters (SwiftShader, lavapipe/llvmpipe), which want `conv3dTuning.cpu`. */
-export function isCpuAdapter(info: { isFallbackAdapter?: boolean; vendor?: string; architecture?: string; description?: string }): boolean {
-  const text = `${info.vendor ?? ''} ${info.architecture ?? ''} ${info.description ?? ''}`.toLowerCase();
-  return Boolean(info.isFallbackAdapter) || /swiftshader|llvmpipe|lavapipe|software/.test(text);
-}
-
-/** conv3d tiling overrides for an adapter (from `requestDecoderDevice().info`). */
-export function conv3dTuningFor(info: Parameters<typeof isCpuAdapter>[0]): Record<string, number> {
-  const text = `${info.vendor ?? ''} ${info.architecture ?? ''} ${info.description ?? ''}`.toLowerCase();
-  if (text.includes('swiftshader')) return { ...conv3dTuning.swiftshader };
-  return { ...(isCpuAdapter(info) ? conv3dTuning.cpu : conv3dTuning.gpu) };
+/** conv3d tiling overrides for an adapter (from `requestDecoderDevice().info`; classified by gpu/adapter.ts). */
+export function conv3dTuningFor(info: AdapterFacts): Record<string, number> {
+  return { ...conv3dTuning[adapterClass(info)] };
 }
 
 const overrides: Record<string, number> = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0, ...conv3dTuning.cpu };

@@ -8,12 +8,10 @@ import { rmsNorm } from './rms-norm';
 
 export const kernels = { conv3d, rmsNorm, attention, dupUpAdd, output, crop } as const;
 
-export type KernelName = keyof typeof kernels;
-
 export type { AttentionParams } from './attention';
 export type { Conv3dParams } from './conv3d';
 export type { CropParams } from './crop';
 export type { DupUpAddParams } from './dup-up-add';
 export type { OutputParams } from './output';
 export type { RmsNormParams } from './rms-norm';
-export { conv3dTuning, conv3dTuningFor, isCpuAdapter, packConvWeight, packedConvWeightLength } from './conv3d';
+export { conv3dTuning, conv3dTuningFor, packConvWeight, packedConvWeightLength } from './conv3d';

@@ -143,7 +143,7 @@ export interface TilePlan {
 }
 
 /** Spatial size of each level: level 0 = h x w, each up block's resample doubles. */
-export function levelSizes(cfg: DecoderConfig, h: number, w: number): { h: number; w: number }[] {
+function levelSizes(cfg: DecoderConfig, h: number, w: number): { h: number; w: number }[] {
   const sizes = [{ h, w }];
   for (const b of cfg.upBlocks) {
     const last = sizes[sizes.length - 1]!;
@@ -211,8 +211,10 @@ class Builder {
   }
 
   /**
-   * ResidualBlock; returns a new output view. Never in place: WebGPU forbids binding one buffer as both
-   * the read-only residual and the writable output of a dispatch.
+   * ResidualBlock; returns a new output tensor. The planner may still give it the residual's slot when
+   * the residual dies at the last conv (step-kinds.ts `inPlace`): conv3d HAS_RES=2 then reads the
+   * residual through its output binding, since WebGPU forbids binding one buffer as both the read-only
+   * residual and the writable output of a dispatch.
    */
   resBlock(rb: ResBlockCfg, L: number, x: View): View {
     const { h, w } = this.sizes[L]!;

@@ -2,9 +2,10 @@
 // ResBlocks) runs on the whole latent frame; everything from up block 0's Resample on runs per tile on
 // the tile's core plus a halo of latent pixels, clipped at the frame edge, and keeps the core.
 //
-// Halo for an exact core (worked out from the layer list, and checked by test/plan + test/golden
-// tiling tests): from up block 0's Resample on, the spatial 3x3 convs are 7 at 2x (resample.1 of block 0
-// + 6 in the ResBlocks of block 1), 7 at 4x and 8 at 8x (resample of block 2, 6 ResBlock convs, head):
+// Halo for an exact core (worked out from the layer list, and checked by test/golden/tiling.test.ts:
+// 7 pixels give the untiled frames exactly, 5 do not): from up block 0's Resample on, the spatial 3x3
+// convs are 7 at 2x (resample.1 of block 0 + 6 in the ResBlocks of block 1), 7 at 4x and 8 at 8x
+// (resample of block 2, 6 ResBlock convs, head):
 // 7/2 + 7/4 + 8/8 = 6.25 latent pixels of context per side; nearest 2x upsampling maps output row y to
 // input row y>>1, so a latent-aligned core needs ceil(6.25) = 7. time_conv, norms, DupUp3D and
 // unpatchify are pointwise in space. Zero padding at a tile's clipped edge is the frame's own padding.

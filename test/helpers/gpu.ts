@@ -2,7 +2,8 @@
 // need.ts' needGpu / needDevice, which skip with the reason, or fail under CI), and withDevice(), which runs
 // a test body inside validation / out-of-memory error scopes and destroys every buffer it created.
 import { requestDecoderDevice, type DecoderDevice } from '../../src/gpu/device';
-import { PipelineCache, runKernel, type Elem, type KernelDef } from '../../src/gpu/kernel';
+import { DecoderError } from '../../src/gpu/errors';
+import { checkDispatch, encodeParams, PipelineCache, resolveOverrides, type Elem, type KernelDef } from '../../src/gpu/kernel';
 import { halfBits, halfRound, halfValue } from './half';
 
 export interface TestGpu extends DecoderDevice {
@@ -120,5 +121,44 @@ export async function withDevice<T>(fn: (s: GpuScope) => Promise<T>): Promise<T>
     for (const b of owned) b.destroy();
     if (validation) throw new Error(`WebGPU validation error: ${validation.message}`);
     if (oom) throw new Error(`WebGPU out-of-memory error: ${oom.message}`);
+  }
+}
+
+/**
+ * One kernel alone (kernel tests; not the decoder's path): binds `buffers` in `def.bindings` order,
+ * uploads the params, checks the dispatch size, dispatches once, submits, waits for completion and
+ * frees the params buffer.
+ */
+export async function runKernel<P extends Record<string, number>>(
+  device: GPUDevice,
+  cache: PipelineCache,
+  def: KernelDef<P>,
+  p: P,
+  overrides: Record<string, number>,
+  elem: Elem,
+  buffers: GPUBuffer[],
+): Promise<void> {
+  if (buffers.length !== def.bindings.length)
+    throw new DecoderError('bad-input', `${def.id}: ${buffers.length} buffers for ${def.bindings.length} bindings`);
+  const pipeline = await cache.get(def, overrides, elem);
+  const counts = def.dispatch(p, resolveOverrides(def, overrides));
+  checkDispatch(def, counts, device.limits);
+  const data = encodeParams(def, p);
+  const params = device.createBuffer({ label: `${def.id} params`, size: data.byteLength, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+  try {
+    device.queue.writeBuffer(params, 0, data);
+    const group0 = device.createBindGroup({ label: def.id, layout: cache.bindGroupLayout(def), entries: buffers.map((buffer, i) => ({ binding: i, resource: { buffer } })) });
+    const group1 = device.createBindGroup({ label: `${def.id} params`, layout: cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: params, size: data.byteLength } }] });
+    const enc = device.createCommandEncoder({ label: def.id });
+    const pass = enc.beginComputePass({ label: def.id });
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, group0);
+    pass.setBindGroup(1, group1, [0]);
+    pass.dispatchWorkgroups(...counts);
+    pass.end();
+    device.queue.submit([enc.finish()]);
+    await device.queue.onSubmittedWorkDone();
+  } finally {
+    params.destroy();
   }
 }

@@ -57,6 +57,8 @@ def args():
     p.add_argument('--train-seconds', type=float, default=360)
     p.add_argument('--deadline', type=float, default=540, help='seconds after start by which the export must be done')
     p.add_argument('--steps', type=int, default=0, help='a fixed number of steps (0: as many as the clock allows)')
+    p.add_argument('--stop-step', type=int, default=0, help='stop at this step while the schedule runs over --steps '
+                   '(reproduces a run its wall clock stopped early)')
     p.add_argument('--resume', default='')
     p.add_argument('--ckpt-every', type=float, default=60)
     p.add_argument('--smoke-steps', type=int, default=20)
@@ -347,6 +349,9 @@ def main():
         while total is None or step < total:
             if time.time() > stop_at:
                 stopped = 'wall clock'
+                break
+            if a.stop_step and step >= a.stop_step:
+                stopped = 'stop-step'
                 break
             if total is None and step == 40:
                 torch.cuda.synchronize()

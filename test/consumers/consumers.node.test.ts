@@ -37,7 +37,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  console.log(`consumers: ${JSON.stringify({ tarballBytes: packed?.size, unpackedBytes: packed?.unpackedSize, installBytes: installed?.installBytes, packageBytes: installed?.packages, seconds: timings, workers })}`);
+  console.log(`consumers: ${JSON.stringify({ tarballBytes: packed?.size, unpackedBytes: packed?.unpackedSize, folderBytes: packed?.folderBytes, installBytes: installed?.installBytes, packageBytes: installed?.packages, seconds: timings, workers })}`);
   if (packed) removeWork(packed.work);
 });
 
@@ -93,6 +93,12 @@ describe('Node 20', () => {
     expectDecoded(o, 'node decode.mjs');
   }, 600_000);
 
+  it('`node -e "import(\'wan-vae-webgpu/node\').then(...)"` decodes the default', async () => {
+    const oneLiner = "import('wan-vae-webgpu/node').then(async (w) => { await w.installNodeWebGPU(); const d = await w.embeddedDefault(); const dec = new w.WanVaeDecoder(d.weights); const r = await dec.decode(d.latents); dec.dispose(); console.log(r.frames, r.width, r.height); })";
+    const r = ok(await run(process.execPath, ['-e', oneLiner], { cwd: app() }), 'node -e');
+    expect(r.stdout.trim().split('\n').at(-1)).toBe(`${expected.frames} ${expected.size[0]} ${expected.size[1]}`);
+  }, 300_000);
+
   it('the installed CLI decodes the default (`npx wan-vae decode --json`)', async () => {
     expect(existsSync(join(app(), 'node_modules', 'webgpu')), 'webgpu installed by the previous test').toBe(true);
     const out = join(app(), 'out', 'video.npy');
@@ -129,12 +135,13 @@ describe('browser apps (headless Chromium, SwiftShader)', () => {
     }
   }, 300_000);
 
-  it('vite app: the dev server (dependency optimizer on) decodes the default', async () => {
+  it('vite app: the dev server decodes the default, the worker file served from node_modules', async () => {
     const dev = await viteDev(dir('vite-app'));
     try {
       const o = await page('vite dev', dev.url);
       timings.viteDev = o.seconds;
       expectDecoded(o, `vite dev\n${dev.log()}`);
+      expect(o.workers.some((u) => u.startsWith(dev.url)), `worker from a file (${o.workers})`).toBe(true);
     } finally {
       await dev.stop();
     }

@@ -4,7 +4,8 @@
 //   `npm pack` there (prepack: the library build, prepare: the CLI), so the repo's dist is untouched.
 // - install(): a consumer folder with the tarball installed (`npm install --prefer-offline <tgz>`: the package from the
 //   tarball, its one dependency @webgpu/types from npm's cache, filled by the repo's `npm ci`);
-//   the fixtures are copied into subfolders and resolve the package from its node_modules. Each
+//   the fixtures are copied into subfolders and resolve the package from its node_modules (the vite
+//   app has its own install: vite's dev server serves only files under the app). Each
 //   fixture's package.json shows how an app installs and builds it; the build tools here are the repo's
 //   copies (vite, typescript, webpack through its API, esbuild), run with the fixture as cwd.
 // - serve() + openPage(): a static server and headless Chromium (SwiftShader WebGPU) that waits for the
@@ -69,6 +70,8 @@ export interface Packed {
   /** bytes unpacked */
   unpackedSize: number;
   files: string[];
+  /** bytes per top folder of the package (dist/lib, dist/types, ...) */
+  folderBytes: Record<string, number>;
   seconds: number;
 }
 
@@ -81,9 +84,14 @@ export async function pack(): Promise<Packed> {
   const r = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: stage, timeoutMs: 300_000 });
   if (r.code !== 0) removeWork(work);
   ok(r, 'npm pack');
-  const info = JSON.parse(r.stdout.slice(r.stdout.indexOf('['))) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
+  const info = JSON.parse(r.stdout.slice(r.stdout.indexOf('['))) as { filename: string; size: number; unpackedSize: number; files: { path: string; size: number }[] }[];
   const i = info[0]!;
-  return { work, tarball: join(work, i.filename), size: i.size, unpackedSize: i.unpackedSize, files: i.files.map((f) => f.path), seconds: r.seconds };
+  const folderBytes: Record<string, number> = {};
+  for (const f of i.files) {
+    const top = f.path.split('/').slice(0, f.path.startsWith('dist/') ? 2 : 1).join('/');
+    folderBytes[top] = (folderBytes[top] ?? 0) + f.size;
+  }
+  return { work, tarball: join(work, i.filename), size: i.size, unpackedSize: i.unpackedSize, files: i.files.map((f) => f.path), folderBytes, seconds: r.seconds };
 }
 
 /** Bytes of every file under `dir` (apparent sizes, symlinks not followed). */
@@ -117,6 +125,9 @@ export async function install(packed: Packed): Promise<Installed> {
     const src = join(fixturesDir, name);
     if (statSync(src).isDirectory()) cpSync(src, join(app, name), { recursive: true });
   }
+  // the vite app gets its own node_modules, as an app has: vite's dev server serves only files under
+  // the app's root (server.fs.allow), and the package's worker file must be one of them
+  ok(await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', packed.tarball], { cwd: join(app, 'vite-app'), timeoutMs: 180_000 }), 'npm install <tarball> (vite-app)');
   const nm = join(app, 'node_modules');
   const names = readdirSync(nm).filter((n) => !n.startsWith('.')).flatMap((n) => (n.startsWith('@') ? readdirSync(join(nm, n)).map((m) => `${n}/${m}`) : [n]));
   const packages = Object.fromEntries(names.map((n) => [n, treeBytes(join(nm, n))]));

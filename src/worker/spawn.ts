@@ -37,6 +37,8 @@ function fileWorker(): Worker {
 
 /** Start the decoder worker (module file, else the inline copy); throws DecoderError('no-webgpu') when neither starts. */
 export async function startWorker(): Promise<Worker> {
+  if (typeof Worker === 'undefined')
+    throw new DecoderError('unsupported', "createDecoder needs Web Workers (a browser); in Node decode in-process with WanVaeDecoder and installNodeWebGPU from 'wan-vae-webgpu/node'");
   let fileError: unknown;
   try {
     return await ready(fileWorker());

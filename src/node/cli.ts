@@ -12,6 +12,8 @@ import { framesFor, inferConfig } from '../model/config';
 import { type Plan } from '../runtime/planner';
 import { fitPlan, type FitRequest } from '../runtime/auto';
 import { installNodeWebGPU } from './install-webgpu';
+import { loadCliSample, samplesCmd } from './samples-cli';
+import { psnrVsSource, type LoadedSample } from '../model/samples';
 import { OUTPUT_KINDS, resolveOutput, writeOutput } from './output/write';
 import { Progress } from './output/progress';
 
@@ -23,8 +25,10 @@ const USAGE = `usage:
                  [--norm full|chunked|fused|auto] [--norm-chunk PIXELS]
                  [--tile none|auto|HxW] [--tile-mode exact|blend] [--tile-order tile-major|frame-major]
                  [--tile-store gpu|cpu|auto] [--budget MiB] [--tensor-cores on|off] [--dawn-flags a,b] [--json]
-      Without --weights/--latents: decodes the embedded default (a generated Wan2.1-architecture
-      decoder, dim 16, and a generated 16x3x8x8 latent).
+      [--sample NAME|generated]
+      Without --weights/--latents: decodes the trained default model (models/, Wan2.1 architecture at
+      dim 32) with its default sample, or --sample NAME (wan-vae samples lists them) and reports
+      PSNR against the sample's source clip; --sample generated: the random dim-16 model and latent.
       Latents: .npy, .safetensors (diffusers output_type="latent" saved with safetensors) or ComfyUI
       SaveLatent .latent files. --latent-stats: default 'file' when the latents file holds '@mean'/'@std',
       else 'official' (Wan2.1 z=16 / Wan2.2 z=48).
@@ -147,13 +151,15 @@ function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on' | 'off
 }
 
 async function decodeCmd(argv: string[]): Promise<number> {
-  const a = parseArgs(argv, ['weights', 'latents', 'latents-key', 'latent-stats', 'out', 'backend', 'synthetic', 'latent-size', 'dawn-flags', 'tensor-cores', 'fps', 'progress', ...PLAN_FLAGS], ['json']);
+  const a = parseArgs(argv, ['weights', 'latents', 'latents-key', 'latent-stats', 'out', 'backend', 'synthetic', 'latent-size', 'dawn-flags', 'tensor-cores', 'fps', 'progress', 'sample', ...PLAN_FLAGS], ['json']);
+  if (a.sample !== undefined && (a.weights || a.latents || a.synthetic !== undefined)) throw new DecoderError('bad-input', '--sample decodes a sample of the trained default model: pass it without --weights/--latents/--synthetic');
   const backend = choice(a, 'backend', ['webgpu', 'cpu'] as const, 'webgpu');
   if (!!a.weights !== !!a.latents) throw new DecoderError('bad-input', 'pass both --weights and --latents, or neither (embedded default)');
   if (a.synthetic !== undefined && a.weights) throw new DecoderError('bad-input', '--synthetic replaces --weights/--latents: pass one or the other');
   let dec: WanVaeDecoder;
   let latents: Latents;
   let source: string;
+  let sample: LoadedSample | undefined;
   if (typeof a.weights === 'string' && typeof a.latents === 'string') {
     dec = WanVaeDecoder.fromSafetensors(readInput(a.weights, 'weights'), a.weights);
     latents = parseLatents(readInput(a.latents, 'latents'), a.latents, typeof a['latents-key'] === 'string' ? a['latents-key'] : undefined);
@@ -166,11 +172,17 @@ async function decodeCmd(argv: string[]): Promise<number> {
     dec = new WanVaeDecoder(syntheticWeights({ ...OFFICIAL[v], seed: 1 }));
     latents = { data: syntheticLatents(dec.cfg.zDim, T, h, w), shape: [dec.cfg.zDim, T, h, w] };
     source = `generated Wan${v} (official shapes)`;
-  } else {
-    const d = await embeddedDefault(); // the same default as createDecoder(null) (src/model/default-model.ts)
+  } else if (a.sample === 'generated') {
+    const d = await embeddedDefault(); // the random dim-16 model, as createDecoder(null) (src/model/default-model.ts)
     dec = new WanVaeDecoder(d.weights);
     latents = d.latents;
     source = d.source;
+  } else {
+    const d = await loadCliSample(typeof a.sample === 'string' ? a.sample : undefined); // the trained model (models/)
+    dec = new WanVaeDecoder(d.weights);
+    latents = d.sample.latents;
+    source = d.source;
+    sample = d.sample;
   }
   // default: the statistics stored with the latents (`@mean` / `@std`) when the file has them, else the official ones
   const statsArg = typeof a['latent-stats'] === 'string' ? a['latent-stats'] : latents.stats ? 'file' : 'official';
@@ -221,15 +233,20 @@ async function decodeCmd(argv: string[]): Promise<number> {
     process.off('SIGINT', onSigint);
     progress?.done();
   }
+  // a decode whose last chunks were already on the GPU when Ctrl-C came completes: honour the Ctrl-C anyway
+  if (cancel.signal.aborted) throw new DecoderError('cancelled', 'decode cancelled (Ctrl-C)');
   if (opts.tensorCores && !r.options.tensorCores)
     console.error(`wan-vae: note: --tensor-cores on was not used: ${r.options.precision !== 'f16' ? 'it needs --precision f16' : "this adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (Dawn: --dawn-flags enable-dawn-features=allow_unsafe_apis)"}; the portable kernels ran`);
   const written = await writeOutput(target, r, { fps, onFrame: progress ? (d, n) => progress.writing(d, n) : undefined });
+  // PSNR vs the sample's source clip (frames the cache-off remedy drops make it incomparable)
+  const psnr = sample && r.frames === sample.source.shape[1] ? psnrVsSource(r.video, sample.source.data) : undefined;
   progress?.done();
   const summary = {
     weights: source, latentFormat: latents.format ?? 'generated', latentStats: statsArg, version: dec.cfg.version, dim: dec.cfg.dim, zDim: dec.cfg.zDim, latentShape: latents.shape,
     out, output: written.description, frames: r.frames, height: r.height, width: r.width, seconds: Number(r.seconds.toFixed(3)),
     backend: r.backend, adapter: r.adapter, options: r.options, plan: reason,
     peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, memory: r.memory,
+    ...(psnr === undefined ? {} : { sample: sample!.info.name, psnrVsSource: Number(psnr.toFixed(3)), psnrTorch: sample!.info.psnrTorch }),
     // each plan used after a GPU fault (out of memory: real, or WAN_VAE_INJECT_OOM=N), with its reason
     replans: r.replans,
   };
@@ -237,6 +254,7 @@ async function decodeCmd(argv: string[]): Promise<number> {
   else {
     console.log(`decoded ${source} (Wan${dec.cfg.version}, dim ${dec.cfg.dim}, z ${dec.cfg.zDim}) latents [${latents.shape}] (statistics: ${statsArg}) -> [3, ${r.frames}, ${r.height}, ${r.width}] in ${r.seconds.toFixed(2)} s on ${r.adapter}`);
     if (r.peakGpuBytes !== undefined) console.log(`peak GPU memory ${mib(r.peakGpuBytes)} (planned ${mib(r.plannedPeakGpuBytes!)}; ${reason})`);
+    if (psnr !== undefined) console.log(`PSNR vs the source clip of ${sample!.info.name}: ${psnr.toFixed(2)} dB (PyTorch decode: ${sample!.info.psnrTorch} dB)`);
     console.log(`wrote ${out}: ${written.description}`);
   }
   dec.dispose();
@@ -275,11 +293,12 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (cmd === 'decode') return await decodeCmd(rest);
     if (cmd === 'plan') return planCmd(rest);
+    if (cmd === 'samples') return samplesCmd(rest);
     if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') {
       console.log(USAGE);
       return cmd === undefined ? 1 : 0;
     }
-    throw new DecoderError('bad-input', `unknown command '${cmd}' (decode, plan)`);
+    throw new DecoderError('bad-input', `unknown command '${cmd}' (decode, plan, samples)`);
   } catch (e) {
     if (e instanceof DecoderError && e.code === 'cancelled') {
       console.error(`wan-vae: ${e.code}: ${e.message}; nothing written`);

@@ -187,8 +187,12 @@ export class PipelineCache {
     if (!m) {
       m = (async () => {
         const code = shaderSource(def, elem);
+        // scoped: a shader error is reported here, with its lines, not as an uncaptured device error
+        this.device.pushErrorScope('validation');
         const module = this.device.createShaderModule({ label: `${def.id}.wgsl (${elem})`, code });
-        const msg = formatCompileInfo(`${def.id}.wgsl`, await module.getCompilationInfo(), code);
+        const info = await module.getCompilationInfo();
+        const scoped = await this.device.popErrorScope();
+        const msg = formatCompileInfo(`${def.id}.wgsl`, info, code) || scoped?.message;
         if (msg) throw new DecoderError('compile', `${def.id} (${elem}) does not compile:\n${msg}`);
         return module;
       })();

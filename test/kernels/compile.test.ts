@@ -1,24 +1,119 @@
-// Every shader compiles with its default overrides (f32, and f16 when the device has shader-f16), and
-// every shipped conv3d tuning compiles too (its workgroup arrays and loops depend on the overrides).
-import { beforeEach, describe, expect, it } from 'vitest';
-import type { Elem } from '../../src/gpu/kernel';
-import { conv3dTuning } from '../../src/kernels/conv3d';
+// Every kernel variant the decoder can build compiles: the (kernel, overrides, storage type) triples are
+// taken from the step-kind table (src/runtime/step-kinds.ts, what GpuDecoder compiles) over small plans
+// of both model versions, every norm mode, whole frames and tiles from the store, cache on and off, and
+// every shipped conv3d tuning; conv3d-mma's pack and GEMM where the adapter has subgroup matrices (else
+// skipped with the reason), its scalar twin wherever there is shader-f16. A pipeline that does not
+// compile makes PipelineCache.get reject with DecoderError 'compile' (checked below with a broken shader,
+// so "it resolved" means "it compiled"); the pipeline's bind-group layout must match the KernelDef.
+import { describe, expect, it } from 'vitest';
+import { DecoderError } from '../../src/gpu/errors';
+import { pipelineKey, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
+import { conv3dTuning, conv3dTuningForCout } from '../../src/kernels/conv3d';
+import { conv3dMmaEmu } from '../../src/kernels/conv3d-mma';
 import { kernels } from '../../src/kernels/index';
+import { inferConfig } from '../../src/model/config';
+import { syntheticWeights } from '../../src/model/synthetic';
+import { plan, type PlanOptions } from '../../src/runtime/planner';
+import { kindOf, type BindCtx } from '../../src/runtime/step-kinds';
 import { getTestDevice } from '../helpers/gpu';
-import { needDevice, needF16 } from '../helpers/need';
+import { needDevice, needF16, notOnThisAdapter } from '../helpers/need';
 
 const gpu = await getTestDevice();
-const elems: Elem[] = ['f32', 'f16'];
 
-describe('shaders compile', () => {
-  beforeEach((ctx) => void needDevice(ctx, gpu));
-  const list = Object.entries(kernels).flatMap(([n, def]) => elems.map((e) => [`${n} ${e}`, def, e] as const));
-  it.for(list)('%s', async ([, def, elem], ctx) => {
-    if (elem === 'f16') needF16(ctx, gpu);
-    const pipeline = await gpu!.cache.get(def, {}, elem);
-    expect(pipeline).toBeTruthy();
+interface Variant {
+  def: AnyKernelDef;
+  overrides: Record<string, number>;
+  elem: Elem;
+}
+
+/** Distinct kernel variants the decoder builds for these plans, with this conv tuning and tensor-core setting. */
+function variants(elem: Elem, tuning: Record<string, number>, mma: BindCtx['mma'], maxInvocations: number): Map<string, Variant> {
+  const out = new Map<string, Variant>();
+  const buf = {} as GPUBuffer; // bindings are not looked at here
+  const cfgs = [inferConfig(syntheticWeights({ version: '2.1', dim: 4, zDim: 4 }, { values: false })), inferConfig(syntheticWeights({ version: '2.2', dim: 4, zDim: 8 }, { values: false }))];
+  for (const cfg of cfgs)
+    for (const norm of ['full', 'chunked', 'fused'] as const)
+      for (const tile of [undefined, { th: 2, tw: 2, mode: 'exact', order: 'tile-major' } as const])
+        for (const cache of cfg.version === '2.1' ? (['on', 'off'] as const) : (['on'] as const)) {
+          const opts: PlanOptions = { frames: 2, h: 4, w: 4, cache, precision: elem, norm, normChunk: 5, tile, rgba: true };
+          const p = plan(cfg, opts);
+          for (const pp of Object.values(p.programs).flat()) {
+            const ctx: BindCtx = {
+              elem, cfg, tuning, maxInvocations, mma,
+              view: () => buf, weight: () => buf, ring: () => buf, dummy: buf, out: buf, rgba: buf, mmaScratch: buf,
+              storeEntry: () => ({ buffer: buf }),
+              inPlace: (v, y) => !!v && v.t !== y.t && !v.t.io && pp.slotOf[v.t.id] === pp.slotOf[y.t.id],
+            };
+            for (const s of pp.prog.steps)
+              for (const k of kindOf(s).kernels(s, ctx)) out.set(pipelineKey(k.def, k.overrides, elem), { def: k.def, overrides: k.overrides, elem });
+          }
+        }
+  return out;
+}
+
+const maxInv = gpu?.device.limits.maxComputeInvocationsPerWorkgroup ?? 256;
+// f32: every shipped tuning whose workgroup fits this adapter; f16: the tuning the decoder picks here
+const tunings = Object.entries(conv3dTuning).filter(([, t]) => conv3dTuningForCout(t, 96, maxInv).WG_N! * conv3dTuningForCout(t, 96, maxInv).WG_M! <= maxInv);
+const f32 = new Map<string, Variant>();
+for (const [, t] of tunings) for (const [k, v] of variants('f32', t, null, maxInv)) f32.set(k, v);
+const f16 = variants('f16', conv3dTuning.cpu, null, maxInv);
+const list = (m: Map<string, Variant>) => [...m].map(([k, v]) => [k, v] as const);
+
+async function compiles(v: Variant) {
+  const pipeline = await gpu!.cache.get(v.def, v.overrides, v.elem);
+  // the layout of group 0 is the KernelDef's: one entry per binding (a shader declaring fewer or other
+  // bindings fails pipeline creation against the explicit layout)
+  expect(pipeline.getBindGroupLayout(0)).toBeTruthy();
+  expect(v.def.bindings.length).toBeGreaterThan(0);
+}
+
+describe('every kernel variant the decoder builds compiles', () => {
+  it('the variant lists cover every kernel of the registry and the override families', () => {
+    const ids = new Set([...f32.values()].map((v) => v.def.id));
+    for (const def of Object.values(kernels)) expect(ids, def.id).toContain(def.id);
+    const convs = [...f32.values()].filter((v) => v.def.id === 'conv3d').map((v) => v.overrides);
+    for (const [k, values] of [['KT', [1, 3]], ['KS', [1, 3]], ['UP', [0, 1]], ['HAS_RES', [0, 1, 2]], ['NORM', [0, 1]], ['SILU', [0, 1]]] as const)
+      for (const x of values) expect(convs.some((o) => o[k] === x), `conv3d ${k}=${x}`).toBe(true);
+    const norms = [...f32.values()].filter((v) => v.def.id === 'rms-norm').map((v) => v.overrides);
+    for (const k of ['STATS', 'INPLACE', 'SILU']) expect(norms.some((o) => o[k] === 1), `rms-norm ${k}=1`).toBe(true);
+    expect([...f32.values()].filter((v) => v.def.id === 'output').map((v) => v.overrides.PATCH).sort()).toEqual([1, 2]);
   });
-  it.each(Object.entries(conv3dTuning))('conv3d %s tuning f32', async (_n, tuning) => {
-    expect(await gpu!.cache.get(kernels.conv3d, tuning, 'f32')).toBeTruthy();
+
+  it.for(list(f32))('%s', async ([, v], ctx) => {
+    needDevice(ctx, gpu);
+    await compiles(v);
+  });
+
+  it.for(list(f16))('%s', async ([, v], ctx) => {
+    needF16(ctx, gpu);
+    await compiles(v);
+  });
+
+  it('tensor cores: conv3d-mma pack + GEMM variants (needs chromium-experimental-subgroup-matrix)', async (ctx) => {
+    const g = needF16(ctx, gpu);
+    if (!g.mma) notOnThisAdapter(ctx, 'the adapter offers no subgroup matrices (16x16x16 f16 -> f32): conv3d-mma cannot run here');
+    const mma = variants('f16', conv3dTuning.gpu, { subgroupSize: g.mma.subgroupSize }, maxInv);
+    const ids = new Set([...mma.values()].map((v) => v.def.id));
+    expect(ids).toContain('conv3d-mma');
+    expect(ids).toContain('conv3d-mma-pack');
+    for (const v of mma.values()) await compiles(v);
+  });
+
+  it('tensor-core layouts on scalar products: conv3d-mma-emu and the pack compile wherever there is shader-f16', async (ctx) => {
+    needF16(ctx, gpu);
+    const emu = variants('f16', conv3dTuning.cpu, { subgroupSize: 32, emulate: true }, maxInv);
+    const ids = new Set([...emu.values()].map((v) => v.def.id));
+    expect(ids).toContain(conv3dMmaEmu.id);
+    expect(ids).toContain('conv3d-mma-pack');
+    for (const v of emu.values()) if (v.def.id.startsWith('conv3d-mma')) await compiles(v);
+  });
+
+  it('a shader that does not compile is reported as DecoderError compile (so the tests above can fail)', async (ctx) => {
+    needDevice(ctx, gpu);
+    const broken: AnyKernelDef = { ...kernels.crop, id: 'crop-broken', wgsl: kernels.crop.wgsl.replace(/fn main/, 'fn main oops') };
+    const err = await gpu!.cache.get(broken, {}, 'f32').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DecoderError);
+    expect((err as DecoderError).code).toBe('compile');
+    expect(() => gpu!.cache.get(kernels.crop, { NOPE: 1 }, 'f32')).toThrow(/unknown override 'NOPE'/);
   });
 });

@@ -8,18 +8,14 @@ import { OFFICIAL, syntheticWeights } from '../../src/model/synthetic';
 import { fitPlan } from '../../src/runtime/auto';
 import type { Program, Step, View } from '../../src/runtime/graph';
 import { plan, type Plan } from '../../src/runtime/planner';
+import { kindOf } from '../../src/runtime/step-kinds';
 
 const wan21 = inferConfig(syntheticWeights(OFFICIAL['2.1'], { values: false }));
 const wan22 = inferConfig(syntheticWeights(OFFICIAL['2.2'], { values: false }));
 
-function views(s: Step): View[] {
-  const out: View[] = [];
-  for (const k of ['x', 'y', 'res', 'qkv', 'o'] as const) {
-    const v = (s as unknown as Record<string, unknown>)[k];
-    if (v && typeof v === 'object' && 't' in v) out.push(v as View);
-  }
-  return out;
-}
+// the views and in-place pairs of a step: the step-kind table the planner itself reads (one place)
+const views = (s: Step): View[] => kindOf(s).views(s);
+const inPlacePair = (s: Step) => kindOf(s).inPlace(s);
 
 function checkSlots(p: Plan) {
   for (const list of Object.values(p.programs))
@@ -32,8 +28,8 @@ function checkSlots(p: Plan) {
       // legal in-place pairs "input id>output id" at step i
       const inPlace = new Set<string>();
       prog.steps.forEach((s) => {
-        if (s.kind === 'conv' && s.res) inPlace.add(`${s.res.t.id}>${s.y.t.id}`);
-        if (s.kind === 'norm' && s.inplace && !s.stats) inPlace.add(`${s.x.t.id}>${s.y.t.id}`);
+        const pair = inPlacePair(s);
+        if (pair) inPlace.add(`${pair[0].t.id}>${pair[1].t.id}`);
       });
       const ts = prog.tensors.filter((t) => !t.io && live.has(t.id));
       for (const t of ts) expect(p.slots[slotOf[t.id]!]!.bytes).toBeGreaterThanOrEqual(t.elems * p.elemBytes);
@@ -65,7 +61,7 @@ function livePeak(prog: Program, elemBytes: number): number {
   prog.steps.forEach((s, i) => {
     let sum = 0;
     for (const [id, [a, b]] of live) if (a <= i && i <= b) sum += bytes(id);
-    const pair = s.kind === 'conv' && s.res ? [s.res, s.y] : s.kind === 'norm' && s.inplace && !s.stats ? [s.x, s.y] : null;
+    const pair = inPlacePair(s);
     if (pair && !pair[0]!.t.io && live.get(pair[0]!.t.id)![1] === i && live.get(pair[1]!.t.id)![0] === i && pair[0]!.t !== pair[1]!.t)
       sum -= Math.min(bytes(pair[0]!.t.id), bytes(pair[1]!.t.id));
     peak = Math.max(peak, sum);

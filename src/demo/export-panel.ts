@@ -2,6 +2,7 @@
 // this browser cannot encode), PNG of the frame shown, PNG of every frame.
 import { byTestId } from './dom';
 import { download } from './download';
+import { exportGif } from './export-gif';
 import { downloadPngs, pngBlob, pngName } from './export-png';
 import { ExportUnavailable, exportVideo, type Container } from './export-video';
 import { formatBytes } from './format';
@@ -70,8 +71,16 @@ export class ExportPanel {
   private async exportVideo(): Promise<void> {
     const r = this.ctx.record()!;
     const frames = this.frames(r);
-    const container = byTestId<HTMLSelectElement>('export-format').value as Container;
+    const format = byTestId<HTMLSelectElement>('export-format').value;
     const scale = Number(byTestId<HTMLSelectElement>('export-scale').value) || 1;
+    if (format === 'gif') {
+      const blob = await exportGif(frames.map((f) => f.rgba), r.store.width, r.store.height, { fps: this.ctx.fps(), scale, onProgress: (n) => this.say(`Encoding GIF frame ${n} / ${frames.length}…`, 'busy') });
+      const name = `${this.ctx.baseName()}.gif`;
+      download(blob, name);
+      this.say(`Saved ${name}: animated GIF, ${r.store.width * scale}×${r.store.height * scale}, ${frames.length} frames at ${this.ctx.fps()} fps, ${formatBytes(blob.size)}.`, 'done', blob.size);
+      return;
+    }
+    const container = format as Container;
     this.say(`Encoding ${frames.length} frames…`, 'busy');
     try {
       const v = await exportVideo(

@@ -158,6 +158,8 @@ async function loadModel(bytes: Uint8Array | null, name: string, ref: WeightsRef
     } catch (e) {
       modelInfo.className = 'info bad';
       modelInfo.textContent = `could not load ${name}${client ? ` (still using ${client.model.source})` : ''}`;
+      byTestId<HTMLInputElement>('weights-file').value = '';
+      if (client) selectSource(byTestId('model-card'), 'weights-src', weightsRef.kind === 'default' ? 'default' : weightsRef.kind === 'url' ? 'url' : 'file');
       throw e;
     }
   });
@@ -203,6 +205,9 @@ async function setLatents(bytes: Uint8Array | null, name: string, ref: LatentsRe
     } catch (e) {
       latentsInfo.className = 'info bad';
       latentsInfo.textContent = `could not read ${name}${latents ? ` (still using ${latentsName})` : ''}`;
+      // the picker and the source radio go back to what is in use, not the file that failed
+      byTestId<HTMLInputElement>('latents-file').value = '';
+      if (latents) selectSource(byTestId('latents-card'), 'latents-src', latentsRef.kind === 'default' ? 'default' : latentsRef.kind === 'url' ? 'url' : 'file');
       throw e;
     }
   });

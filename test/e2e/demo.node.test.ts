@@ -7,7 +7,7 @@
 // weights from a URL with the browser cache. Screenshots (docs/screenshot-demo.png, desktop, and
 // docs/screenshot-demo-phone.png) are written only with WAN_VAE_SCREENSHOTS=1. Skips when
 // /usr/bin/chromium is absent outside CI.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -200,6 +200,14 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
       expect(statSync(file).size).toBeGreaterThan(0);
       await page.waitForSelector(`${tid('export-status')}[data-state="done"]`, { timeout: 30_000 });
 
+      // an animated GIF (gifenc in the page, no WebCodecs needed)
+      await page.selectOption(tid('export-format'), 'gif');
+      const [gif] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), page.click(tid('export'))]);
+      expect(gif.suggestedFilename()).toMatch(/\.gif$/);
+      expect(readFileSync(await gif.path()).subarray(0, 6).toString('latin1')).toBe('GIF89a');
+      await page.waitForSelector(`${tid('export-status')}[data-state="done"]:has-text("animated GIF, 256×256, 9 frames")`, { timeout: 60_000 });
+      await page.selectOption(tid('export-format'), 'webm');
+
     }, 300_000);
 
     it('norm chunked / fused: the plan follows, a bad chunk is refused, fused decodes the same frames', async () => {
@@ -342,6 +350,12 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
     const errors: string[] = [];
     const page = await openPage(context, url, errors);
     // 4 channels for the z = 16 model: error on the card and in the plan, Decode disabled, no estimate
+    // a file that is no latents: the error names it, the source goes back to what is in use
+    await page.check(tid('latents-file-choice'));
+    await page.setInputFiles(tid('latents-file'), { name: 'junk.npy', mimeType: 'application/octet-stream', buffer: Buffer.from('not a npy file at all') });
+    await page.waitForSelector(`${tid('latents-info')}:has-text("could not read junk.npy (still using default)")`, { timeout: 60_000 });
+    expect(await page.isChecked(tid('latents-default'))).toBe(true);
+    expect(await page.textContent(tid('error'))).toMatch(/junk\.npy/);
     await openLatents(page, 'four.npy', writeNpy([4, 3, 4, 6], syntheticLatents(4, 3, 4, 6)));
     await page.waitForSelector(`${tid('plan')}[data-state="refused"]`, { timeout: 30_000 });
     expect(await page.getAttribute(tid('latents-info'), 'data-state')).toBe('bad');
@@ -407,6 +421,8 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
       const b = (await page.locator(tid(id)).boundingBox())!;
       expect(b.x + b.width, `${id} is clipped`).toBeLessThanOrEqual(390);
     }
+    const axe = await new AxeBuilder({ page }).analyze();
+    expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     if (SHOTS) {
       // the README's phone screenshot shows a decoded frame
       await page.click(tid('decode'));

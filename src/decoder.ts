@@ -233,7 +233,7 @@ export class WanVaeDecoder {
     } catch (e) {
       if (this.stop.signal.aborted && !(e instanceof DecoderError && e.code === 'device-lost')) throw new DecoderError('disposed', 'the decoder was disposed during the decode', { cause: e });
       if (opts.signal?.aborted && !(e instanceof DecoderError && (e.code === 'device-lost' || e.code === 'cancelled')))
-        throw new DecoderError('cancelled', `decode cancelled${opts.signal.reason instanceof Error ? ` (${opts.signal.reason.message})` : ''}`, { cause: e });
+        throw new DecoderError('cancelled', `decode cancelled${opts.signal.reason instanceof Error && opts.signal.reason.name !== 'AbortError' ? ` (${opts.signal.reason.message})` : ''}`, { cause: e });
       throw e;
     } finally {
       this.busy--;

@@ -82,7 +82,7 @@ export class GpuDecoder {
    * order as soon as it is complete; resolves when all are done. `signal` cancels between program runs.
    */
   async decode(latents: Float32Array, onFrame: (f: Frame) => void, signal?: AbortSignal): Promise<void> {
-    if (this.disposed) throw new DecoderError('device-lost', 'this decoder was disposed');
+    if (this.disposed) throw new DecoderError('disposed', 'this decoder was disposed');
     const p = this.plan;
     const { frames: T, h, w } = p.opts;
     const z = p.cfg.zDim;
@@ -101,7 +101,7 @@ export class GpuDecoder {
       return f;
     };
     const check = () => {
-      if (signal?.aborted) throw new DecoderError('bad-input', 'decode cancelled');
+      if (signal?.aborted) throw new DecoderError('cancelled', 'decode cancelled');
     };
     const emit = (i: number, n: number) => {
       for (let f = 0; f < n; f++) onFrame(asm.take(firstFrame(i) + f));

@@ -30,6 +30,7 @@ import {
 } from './recipe';
 import type { DecodeRecord } from './record';
 import { acceptDrops, fromFile, fromUrl, preventStrayDrops, type Loaded } from './sources';
+import { mountSamples } from './samples-view';
 import { renderTiming } from './timing-view';
 import { adapterClass, estimate, estimateFlops, type Estimate } from './estimate';
 import { inputProblem, statsLine } from './inputs-check';
@@ -573,6 +574,19 @@ async function start(): Promise<void> {
     msg.error('The link holds a recipe this page cannot read', e);
   }
   if (recipe) writeOptions(form, recipe.options);
+  // the trained model's samples (#samples): picked through the page's URL loaders, source clip beside the decode
+  const samples = mountSamples(document.getElementById('samples'), {
+    loadWeightsUrl: (url) => loadModelFrom(weightsFromUrl(url), () => ({ kind: 'url', url })),
+    loadLatentsUrl: (url) => latentsFrom(fromUrl(url), (l) => ({ kind: 'url', url: l.url! })),
+    currentWeightsUrl: () => (weightsRef.kind === 'url' ? weightsRef.url : null),
+  });
+  if (samples) {
+    const shown = player.onShow;
+    player.onShow = (i) => {
+      shown(i);
+      samples.showSource(i);
+    };
+  }
   await loadModel(null, 'embedded default', { kind: 'default' });
   if (recipe) await applyRecipe(recipe, 'the link');
 }

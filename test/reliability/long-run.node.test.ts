@@ -42,13 +42,14 @@ describe('long runs', () => {
     dev.device.destroy();
   });
 
-  it('a long video streams in constant GPU memory (frame by frame, nothing collected)', async (ctx) => {
+  const T = Number(process.env.WAN_VAE_LONG_LATENTS ?? 50);
+  it('a long video streams in constant GPU memory (frame by frame, nothing collected)', { timeout: 120_000 + T * 2_000 }, async (ctx) => {
     const dev = await freshDevice(ctx);
     const dec = new WanVaeDecoder(tinyWeights(), dev);
-    const T = Number(process.env.WAN_VAE_LONG_LATENTS ?? 50);
     const short = await dec.decode(tinyLatents(2, 1, 1), { collect: false });
     let frames = 0, last = -1;
-    const h0 = heap();
+    const h0 = heap(), rss0 = process.memoryUsage().rss;
+    let rssMax = rss0;
     const t0 = performance.now();
     const r = await dec.decode(tinyLatents(T, 1, 1), {
       collect: false,
@@ -56,11 +57,13 @@ describe('long runs', () => {
         expect(f.index).toBe(last + 1);
         last = f.index;
         frames++;
+        if (frames % 64 === 0) rssMax = Math.max(rssMax, process.memoryUsage().rss);
+        if (process.env.WAN_VAE_LONG_TRACE && frames % 400 === 1) console.log(`frame ${f.index}: RSS ${mib(process.memoryUsage().rss)}, external ${mib(process.memoryUsage().external)}, heap ${mib(process.memoryUsage().heapUsed)}`);
       },
     });
     const s = (performance.now() - t0) / 1000;
     const h1 = heap();
-    console.log(`${T} latents -> ${r.frames} frames of ${r.height}x${r.width} in ${s.toFixed(1)} s: peak GPU ${r.peakGpuBytes} B (2 latents: ${short.peakGpuBytes} B), JS heap ${mib(h0)} -> ${mib(h1)}`);
+    console.log(`${T} latents -> ${r.frames} frames of ${r.height}x${r.width} in ${s.toFixed(1)} s: peak GPU ${r.peakGpuBytes} B (2 latents: ${short.peakGpuBytes} B), JS heap ${mib(h0)} -> ${mib(h1)}, RSS ${mib(rss0)} at the start, at most ${mib(rssMax)} during it`);
     expect(frames).toBe(1 + 4 * (T - 1));
     expect(r.video.length).toBe(0);
     expect(r.peakGpuBytes).toBe(short.peakGpuBytes);

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumFlags } from '../../scripts/chromium-flags';
 import { framesFor, inferConfig } from '../../src/model/config';
 import { embeddedDefault } from '../../src/model/default-model';
-import { install, ok, openPage, pack, removeWork, run, serve, TOOLS, viteDev, webpackBuild, type Installed, type Packed, type PageOutcome } from './harness';
+import { defaultSample, MODEL_DECODER_FILE } from '../../src/model/samples';
+import { install, ok, openPage, pack, removeWork, run, serve, TOOLS, treeBytes, viteDev, webpackBuild, type Installed, type Packed, type PageOutcome } from './harness';
 
 const MiB = 1024 * 1024;
 const CHROMIUM = '/usr/bin/chromium';
@@ -23,6 +24,7 @@ let expected: { frames: number; size: [number, number] };
 const timings: Record<string, number> = {};
 /** per page: where its worker came from (file URL, or blob: for the inline copy) */
 const workers: Record<string, string[]> = {};
+const sizes: Record<string, number> = {};
 
 beforeAll(async () => {
   const d = await embeddedDefault();
@@ -37,7 +39,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  console.log(`consumers: ${JSON.stringify({ tarballBytes: packed?.size, unpackedBytes: packed?.unpackedSize, folderBytes: packed?.folderBytes, installBytes: installed?.installBytes, packageBytes: installed?.packages, seconds: timings, workers })}`);
+  console.log(`consumers: ${JSON.stringify({ tarballBytes: packed?.size, unpackedBytes: packed?.unpackedSize, folderBytes: packed?.folderBytes, installBytes: installed?.installBytes, packageBytes: installed?.packages, ...sizes, seconds: timings, workers })}`);
   if (packed) removeWork(packed.work);
 });
 
@@ -57,17 +59,24 @@ function expectDecoded(o: { frames?: number; planned?: number; streamed?: number
 }
 
 describe('the packed package', () => {
-  it('holds the built library, its declarations, the CLI and LICENSE, and no sources, demo or benchmark', () => {
+  it('holds the built library, its declarations, the CLI with its default model and sample, and LICENSE; no sources, demo or benchmark', () => {
     const f = new Set(packed.files);
-    for (const need of ['package.json', 'LICENSE', 'README.md', 'bin/wan-vae.mjs', 'dist/cli.js', 'dist/lib/index.js', 'dist/lib/node.js', 'dist/lib/decoder.worker.js', 'dist/lib/worker-inline.js', 'dist/types/index.d.ts', 'dist/types/node/index.d.ts'])
+    // the CLI's default decode (`wan-vae decode`) reads the trained model and its default sample from models/
+    const sample = defaultSample().files;
+    const model = [`models/${MODEL_DECODER_FILE}`, `models/samples/${sample.latents}`, `models/samples/${sample.source}`];
+    for (const need of ['package.json', 'LICENSE', 'README.md', 'bin/wan-vae.mjs', 'dist/cli.js', 'dist/lib/index.js', 'dist/lib/node.js', 'dist/lib/decoder.worker.js', 'dist/lib/worker-inline.js', 'dist/types/index.d.ts', 'dist/types/node/index.d.ts', ...model])
       expect(f.has(need), `${need} in the tarball`).toBe(true);
-    const unwanted = packed.files.filter((p) => /^(src|test|bench|shaders)\/|^dist\/(demo|bench)|\.map$/.test(p));
+    const unwanted = packed.files.filter((p) => /^(src|test|bench|shaders|models\/train)\/|^dist\/(demo|bench)|\.map$|encoder|\.torch\.npy$/.test(p));
     expect(unwanted, 'files a user does not need').toEqual([]);
   });
 
-  it('installs into a browser app in under 5 MB (no native Dawn: webgpu is an optional peer)', () => {
+  it('installs into a browser app in under 5 MB without models (no native Dawn: webgpu is an optional peer)', () => {
     expect(Object.keys(installed.packages).sort()).toEqual(['@webgpu/types', 'wan-vae-webgpu']);
-    expect(installed.installBytes).toBeLessThan(5 * MiB);
+    const models = join(installed.app, 'node_modules', 'wan-vae-webgpu', 'models');
+    const modelBytes = existsSync(models) ? treeBytes(models) : 0;
+    sizes.modelBytes = modelBytes;
+    sizes.withoutModels = installed.installBytes - modelBytes;
+    expect(installed.installBytes - modelBytes).toBeLessThan(5 * MiB);
   });
 });
 
@@ -104,10 +113,17 @@ describe('Node 20', () => {
     const out = join(app(), 'out', 'video.npy');
     const r = ok(await cli(['decode', '--out', out, '--json']), 'wan-vae decode');
     timings.cli = r.seconds;
-    const o = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { frames: number; width: number; height: number };
-    expect(o.frames).toBe(expected.frames);
-    expect([o.width, o.height]).toEqual(expected.size);
-    expect(readFileSync(out).length).toBeGreaterThan(4 * 3 * expected.frames * expected.size[0] * expected.size[1]);
+    const o = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { frames: number; width: number; height: number; sample?: string; psnrVsSource?: number };
+    // the CLI's default is the trained model's default sample when it names one, else the embedded default
+    const sample = defaultSample();
+    const want = o.sample !== undefined ? { frames: sample.frames, size: [sample.width, sample.height] } : expected;
+    if (o.sample !== undefined) {
+      expect(o.sample).toBe(sample.name);
+      expect(o.psnrVsSource, 'PSNR against the source clip').toBeGreaterThan(0);
+    }
+    expect(o.frames).toBe(want.frames);
+    expect([o.width, o.height]).toEqual(want.size);
+    expect(readFileSync(out).length).toBeGreaterThan(4 * 3 * want.frames * want.size[0]! * want.size[1]!);
   }, 300_000);
 });
 

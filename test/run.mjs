@@ -50,6 +50,16 @@ if (failed === 0 && run.status !== 0) {
   console.error(`test/run.mjs: vitest ended with ${why} although no test failed (unhandled error?)`);
   failed = 1;
 }
+// Why tests were skipped: the reason test/helpers/need.ts records (task meta `skipReason`), else a static
+// skipIf/skip of the test file (it names its condition in the test's title or a comment).
+const reasons = new Map();
+for (const file of report.testResults ?? [])
+  for (const t of file.assertionResults ?? [])
+    if (t.status === 'skipped' || t.status === 'pending' || t.status === 'todo') {
+      const why = t.meta?.skipReason ?? 'static skip in the test file (skipIf / skip / runIf, or filtered out)';
+      reasons.set(why, (reasons.get(why) ?? 0) + 1);
+    }
+for (const [why, n] of [...reasons].sort((a, b) => b[1] - a[1])) console.error(`test/run.mjs: skipped ${n}: ${why}`);
 console.error(`test/run.mjs: vitest took ${seconds} s`);
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 ? 1 : 0);

@@ -16,16 +16,24 @@ import { isBrowser, isCI } from './env';
 import { readSharedFile, sharedAvailable } from './files';
 import { getTestDevice, noDeviceReason, type TestGpu } from './gpu';
 
-export type SkipCtx = Pick<TestContext, 'skip'>;
+export type SkipCtx = Pick<TestContext, 'skip' | 'task'>;
+
+declare module 'vitest' {
+  interface TaskMeta {
+    /** why the test was skipped (test/run.mjs prints a count per reason) */
+    skipReason?: string;
+  }
+}
 
 /** Ends the test: skipped with `reason`, or under CI a failure naming the reason. */
 export function cannotRun(ctx: SkipCtx, reason: string): never {
   if (isCI()) throw new Error(`this test must run under CI, but ${reason}`);
-  return ctx.skip(reason);
+  return notOnThisAdapter(ctx, reason);
 }
 
 /** Skipped with `reason` everywhere (also under CI): for hardware features no CI platform has. */
 export function notOnThisAdapter(ctx: SkipCtx, reason: string): never {
+  ctx.task.meta.skipReason = reason;
   return ctx.skip(reason);
 }
 

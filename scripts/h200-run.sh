@@ -31,15 +31,16 @@ case "${1:-decodes}" in
     # 1. cuDNN per layer in the same lease; 2. the tensor-core rows at the four ANCHORS shapes (pack + GEMM,
     # each alone, error vs the portable conv on the same inputs; ONLY=conv3d adds the portable rows);
     # 3. 81-frame f16 decodes, portable vs tensor cores (norm full and fused), compared with compare-npy.
-    # COMMIT: the commit dist and out/bench were built from (recorded in the bench report).
-    [ -f .h200/cudnn-conv-anchor.py ] && timeout 120 python3 .h200/cudnn-conv-anchor.py > "$OUT/cudnn.jsonl" 2>&1
-    timeout 260 node out/bench/bench-node.mjs --only ${ONLY:-conv3d/96ch-480x832-mma,conv3d/192ch-240x416-mma,conv3d/384ch-120x208-mma,conv3d/384ch-60x104-mma} --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 --tag mma ${COMMIT:+--commit $COMMIT} > "$OUT/bench-mma.log" 2>&1
+    # COMMIT: the commit dist and out/bench were built from (recorded in the bench report); CUDNN=0 skips 1.
+    [ "${CUDNN:-1}" = 1 ] && [ -f .h200/cudnn-conv-anchor.py ] && timeout 120 python3 .h200/cudnn-conv-anchor.py > "$OUT/cudnn.jsonl" 2>&1
+    timeout ${BENCH_TMO:-400} node out/bench/bench-node.mjs --only ${ONLY:-conv3d/96ch-480x832-mma,conv3d/192ch-240x416-mma,conv3d/384ch-120x208-mma,conv3d/384ch-60x104-mma} --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 --tag mma ${COMMIT:+--commit $COMMIT} > "$OUT/bench-mma.log" 2>&1
     grep -iE "mma|failed|Error|deprecat" "$OUT/bench-mma.log" | cut -c1-300 | head -30
     L=--synthetic\ 2.1\ --latent-size\ ${T:-21}x60x104
     d $L --tile none --precision f16 --tensor-cores off && mv /tmp/v.npy /tmp/portable.npy
     d $L --tile none --precision f16 --tensor-cores on && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/decode.jsonl"
     d $L --tile none --precision f16 --norm fused --tensor-cores on && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/decode.jsonl"
-    rm -f "$OUT"/*.partial.json "$OUT"/*.svg
+    ls "$OUT"/*-mma.json > /dev/null 2>&1 && rm -f "$OUT"/*.partial.json # keep the partial rows of a run cut short
+    rm -f "$OUT"/*.svg
     ;;
   tuning)
     # conv3d per-cout blocks (96 / 16 channels): kernel rows and two decodes

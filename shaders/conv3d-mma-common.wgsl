@@ -6,14 +6,16 @@
 //
 // Operands, both written once per conv call or per upload, each 16x16 tile contiguous (stride 16):
 //   weights  wt[tap][ob][cb][16 cout][16 cin]   (src/kernels/conv3d-mma.ts packConvWeightBlocked;
-//            ob padded to a multiple of TM with zero tiles, cin to a multiple of 16 with zeros)
+//            cout and cin padded to multiples of 16 with zeros)
 //   operand  s[dt][dx][cb][row][xb][16 cin][16 px]   (shaders/conv3d-mma-pack.wgsl): for temporal tap dt
 //            and horizontal tap dx, row r holds output-space row r - pad shifted by dx - pad, with zero
 //            rows/columns for the padding, so the right matrix of tap (dt, dy, dx) at output row y and
 //            pixel block xb is the contiguous tile at row y + dy.
 // GEMM: M = cout, N = pixels, K = cin per tap. One workgroup = one subgroup (matrix load/store offsets
 // must be workgroup-uniform on Dawn), TM x TN result tiles: TM blocks of 16 output channels, TN
-// consecutive 16-pixel blocks of the linear (row, xb) order (a group may span two rows).
+// consecutive 16-pixel blocks of the linear (row, xb) order (a group may span two rows). Past the last
+// block a group repeats it (uniform clamp) and does not store it. TM / TN are constants: other shapes
+// are the same source with these two lines replaced (src/kernels/conv3d-mma.ts conv3dMmaTiles).
 
 struct Params {
   cin: u32, cout: u32, h: u32, w: u32,
@@ -35,27 +37,31 @@ override SG: u32 = 32; // workgroup size = the subgroup size (one subgroup per w
 const TM: u32 = 3; // result tiles along cout (16 channels each)
 const TN: u32 = 2; // result tiles along pixels (16 pixels each)
 
-var<workgroup> c_s: array<f32, 1536>; // TM * TN results of 16 x 16, row-major [cout][px]
+var<workgroup> c_s: array<f32, TM * TN * 256u>; // TM * TN results of 16 x 16, row-major [cout][px]
 
 struct Geo { cb: u32, xb: u32, rows: u32, ob: u32, tiles: u32 }
 
 fn geo() -> Geo {
   let cb = (prm.cin + 15u) / 16u;
   let xb = (prm.w + 15u) / 16u;
-  let ob = ((prm.cout + 15u) / 16u + TM - 1u) / TM * TM;
-  return Geo(cb, xb, prm.h + KS - 1u, ob, prm.h * xb);
+  return Geo(cb, xb, prm.h + KS - 1u, (prm.cout + 15u) / 16u, prm.h * xb);
 }
 
-// Element offset of weight tile (tap, ob, cb).
-fn a_off(g: Geo, tap: u32, ob: u32, cb: u32) -> u32 {
-  return ((tap * g.ob + ob) * g.cb + cb) * 256u;
+// Element offset of weight tile (tap, ob, cb 0); the next channel blocks follow at + 256 each.
+fn a_off(g: Geo, tap: u32, ob: u32) -> u32 {
+  return (tap * g.ob + min(ob, g.ob - 1u)) * g.cb * 256u;
 }
 
-// Element offset of the operand tile of pixel block n (linear over rows x xb) for taps (dt, dy, dx), block cb.
-fn b_off(g: Geo, dt: u32, dy: u32, dx: u32, cb: u32, n: u32) -> u32 {
+// Element offset of the operand tile of pixel block n (linear over rows x xb) for taps (dt, dy, dx),
+// channel block 0; the next channel blocks follow at + b_cb_stride(g) each.
+fn b_off(g: Geo, dt: u32, dy: u32, dx: u32, n: u32) -> u32 {
   let yy = n / g.xb;
   let xb = n % g.xb;
-  return (((((dt * KS + dx) * g.cb + cb) * g.rows + yy + dy) * g.xb) + xb) * 256u;
+  return (((dt * KS + dx) * g.cb * g.rows + yy + dy) * g.xb + xb) * 256u;
+}
+
+fn b_cb_stride(g: Geo) -> u32 {
+  return g.rows * g.xb * 256u;
 }
 
 // Bias, residual and bounds for the TM x TN results in c_s (after a barrier); all SG invocations.

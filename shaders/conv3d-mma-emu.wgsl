@@ -24,8 +24,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
         for (var dx = 0u; dx < KS; dx++) {
           let tap = (dt * KS + dy) * KS + dx;
           for (var cb = 0u; cb < g.cb; cb++) {
-            let ao = a_off(g, tap, ob0 + i, cb) + m * 16u;
-            let bo = b_off(g, dt, dy, dx, cb, n) + col;
+            let ao = a_off(g, tap, ob0 + i) + cb * 256u + m * 16u;
+            let bo = b_off(g, dt, dy, dx, n) + cb * b_cb_stride(g) + col;
             for (var k = 0u; k < 16u; k++) { acc += f32(wt[ao + k]) * f32(s[bo + k * 16u]); }
           }
         }

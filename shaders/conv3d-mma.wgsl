@@ -23,18 +23,24 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
   var nn: array<u32, TN>; // pixel blocks of this group (the tail repeats the last one; not stored)
   for (var j = 0u; j < TN; j++) { nn[j] = min(n0 + j, g.tiles - 1u); }
   var acc: array<array<subgroup_matrix_result<f32, 16, 16>, TN>, TM>;
+  let bs = b_cb_stride(g);
   for (var dt = prm.tap0; dt < KT; dt++) {
     for (var dy = 0u; dy < KS; dy++) {
       for (var dx = 0u; dx < KS; dx++) {
         let tap = (dt * KS + dy) * KS + dx;
+        // tile offsets of channel block 0 for this tap (the block loop only adds strides)
+        var ao: array<u32, TM>;
+        var bo: array<u32, TN>;
+        for (var i = 0u; i < TM; i++) { ao[i] = a_off(g, tap, ob0 + i); }
+        for (var j = 0u; j < TN; j++) { bo[j] = b_off(g, dt, dy, dx, nn[j]); }
         for (var cb = 0u; cb < g.cb; cb++) {
           var a: array<subgroup_matrix_left<Elem, 16, 16>, TM>;
           var r: array<subgroup_matrix_right<Elem, 16, 16>, TN>;
           for (var i = 0u; i < TM; i++) {
-            a[i] = subgroupMatrixLoad<subgroup_matrix_left<Elem, 16, 16>, row_major>(&wt, a_off(g, tap, ob0 + i, cb), 16u);
+            a[i] = subgroupMatrixLoad<subgroup_matrix_left<Elem, 16, 16>, row_major>(&wt, ao[i] + cb * 256u, 16u);
           }
           for (var j = 0u; j < TN; j++) {
-            r[j] = subgroupMatrixLoad<subgroup_matrix_right<Elem, 16, 16>, row_major>(&s, b_off(g, dt, dy, dx, cb, nn[j]), 16u);
+            r[j] = subgroupMatrixLoad<subgroup_matrix_right<Elem, 16, 16>, row_major>(&s, bo[j] + cb * bs, 16u);
           }
           for (var i = 0u; i < TM; i++) {
             for (var j = 0u; j < TN; j++) { acc[i][j] = subgroupMatrixMultiplyAccumulate(a[i], r[j], acc[i][j]); }

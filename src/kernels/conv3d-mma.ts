@@ -19,12 +19,11 @@ export const MMA_TM = wgslConst(common, 'TM');
 export const MMA_TN = wgslConst(common, 'TN');
 const PACK_WG = wgslConst(pack, 'WG');
 
-/** Block counts of one conv call: 16-channel input / output blocks (output padded to MMA_TM), 16-pixel blocks per row, operand rows. */
+/** Block counts of one conv call: 16-channel input / output blocks, 16-pixel blocks per row, operand rows, pixel blocks. */
 export function mmaGeometry(p: { cin: number; cout: number; h: number; w: number }, ks: number) {
   const cb = Math.ceil(p.cin / 16);
   const xb = Math.ceil(p.w / 16);
-  const ob = Math.ceil(Math.ceil(p.cout / 16) / MMA_TM) * MMA_TM;
-  return { cb, xb, ob, rows: p.h + ks - 1, tiles: p.h * xb };
+  return { cb, xb, ob: Math.ceil(p.cout / 16), rows: p.h + ks - 1, tiles: p.h * xb };
 }
 
 /**
@@ -37,10 +36,12 @@ export function mmaScratchElems(p: { cin: number; cout: number; h: number; w: nu
   return kt * ks * g.cb * g.rows * g.xb * 256;
 }
 
-function mmaDispatch(p: Conv3dParams, ov: Record<string, number>): [number, number, number] {
-  conv3d.dispatch(p, { KT: ov.KT ?? 3, KS: ov.KS ?? 3, UP: ov.UP ?? 0 }); // the same plan-time checks
-  const g = mmaGeometry(p, ov.KS ?? 3);
-  return [Math.ceil(g.tiles / MMA_TN), g.ob / MMA_TM, 1];
+function mmaDispatch(tm: number, tn: number) {
+  return (p: Conv3dParams, ov: Record<string, number>): [number, number, number] => {
+    conv3d.dispatch(p, { KT: ov.KT ?? 3, KS: ov.KS ?? 3, UP: ov.UP ?? 0 }); // the same plan-time checks
+    const g = mmaGeometry(p, ov.KS ?? 3);
+    return [Math.ceil(g.tiles / tn), Math.ceil(g.ob / tm), 1];
+  };
 }
 
 const gemmBindings = [
@@ -72,7 +73,7 @@ export const conv3dMma: KernelDef<Conv3dParams> = {
   bindings: gemmBindings,
   params: conv3d.params,
   overrides: gemmOverrides,
-  dispatch: mmaDispatch,
+  dispatch: mmaDispatch(MMA_TM, MMA_TN),
   cost: gemmCost,
 };
 
@@ -83,9 +84,34 @@ export const conv3dMmaEmu: KernelDef<Conv3dParams> = {
   bindings: gemmBindings,
   params: conv3d.params,
   overrides: gemmOverrides,
-  dispatch: mmaDispatch,
+  dispatch: mmaDispatch(MMA_TM, MMA_TN),
   cost: gemmCost,
 };
+
+/**
+ * A GEMM def (conv3dMma or conv3dMmaEmu) with TM x TN result tiles per subgroup instead of the shipped
+ * MMA_TM x MMA_TN: the same source with its two constant lines replaced, under its own id (the pipeline
+ * cache keys shader modules by id). Same bindings, params, weights and operand layouts.
+ */
+export function conv3dMmaTiles(base: KernelDef<Conv3dParams>, tm: number, tn: number): KernelDef<Conv3dParams> {
+  if (tm === MMA_TM && tn === MMA_TN) return base;
+  if (!(tm >= 1 && tn >= 1 && tm * tn <= 8)) throw new DecoderError('bad-input', `conv3d-mma: ${tm} x ${tn} result tiles (at most 8)`);
+  const wgsl = base.wgsl.replace(/^const TM: u32 = \d+;/m, `const TM: u32 = ${tm};`).replace(/^const TN: u32 = \d+;/m, `const TN: u32 = ${tn};`);
+  return { ...base, id: `${base.id}-${tm}x${tn}`, wgsl, dispatch: mmaDispatch(tm, tn) };
+}
+
+/** Fewest subgroups (workgroups) a conv call should have: below this the big result tiles starve the GPU (H200: 1680 at 384ch 60x104 ran at 12 TFLOP/s). */
+export const MMA_MIN_GROUPS = 4096;
+
+/**
+ * Result tiles per subgroup for one conv call: the shipped 3 x 2 (the probe's best) while that still
+ * makes MMA_MIN_GROUPS workgroups, else 2 x 1, else 1 x 1.
+ */
+export function mmaTilesFor(p: { cin: number; cout: number; h: number; w: number }, ks: number): [number, number] {
+  const g = mmaGeometry(p, ks);
+  for (const [tm, tn] of [[MMA_TM, MMA_TN], [2, 1]] as const) if (Math.ceil(g.tiles / tn) * Math.ceil(g.ob / tm) >= MMA_MIN_GROUPS) return [tm, tn];
+  return [1, 1];
+}
 
 /** The operand copy of one conv call (the frames tap0..KT-1 of x and the cache ring, padding, UP, NORM). */
 export const conv3dMmaPack: KernelDef<Conv3dParams> = {
@@ -124,8 +150,7 @@ export function blockedConvWeightLength(cout: number, cin: number, kt: number, k
 
 /**
  * PyTorch weight [cout, cin, kt, ks, ks] -> conv3d-mma's [tap][ob][cb][16 cout][16 cin] (each 16x16
- * tile contiguous; zero tiles / entries pad cout to 16 * a multiple of MMA_TM and cin to 16). Tap order
- * (dt, dy, dx) as conv3d's.
+ * tile contiguous; zeros pad cout and cin to multiples of 16). Tap order (dt, dy, dx) as conv3d's.
  */
 export function packConvWeightBlocked(w: Float32Array, cout: number, cin: number, kt: number, ks: number): Float32Array {
   const taps = kt * ks * ks;

@@ -10,7 +10,7 @@ import { describe, expect, it, type TestContext } from 'vitest';
 import { add, causalConv3d, conv2dPerFrame, rmsNorm, tensor, type Tensor, upsampleNearest2x } from '../../src/cpu/ops';
 import type { KernelDef } from '../../src/gpu/kernel';
 import type { Conv3dParams } from '../../src/kernels/conv3d';
-import { blockedConvWeightLength, conv3dMma, conv3dMmaEmu, conv3dMmaPack, mmaScratchElems, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
+import { blockedConvWeightLength, conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
 import { expectClose } from '../helpers/compare';
 import { isCI } from '../helpers/env';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
@@ -163,17 +163,29 @@ describe('conv3d-mma', () => {
     needF16(ctx);
     await runCase(c, conv3dMmaEmu, gpu!.device.limits.maxComputeInvocationsPerWorkgroup >= 32 ? 32 : 8);
   });
+  // other result-tile shapes (conv3dMmaTiles): output-block tails (3 blocks with TM 2 / 4), pixel-block tails
+  const tiles: [number, number][] = [[2, 1], [1, 1], [4, 2]];
+  it.for(tiles.flatMap((t) => [cases[1]!, cases[6]!].map((c) => [`${t[0]}x${t[1]} ${name(c)}`, c, t] as const)))('emulated GEMM, %s', async ([, c, t], ctx) => {
+    needF16(ctx);
+    await runCase(c, conv3dMmaTiles(conv3dMmaEmu, t[0], t[1]), 32);
+  });
+  it('mmaTilesFor: 3 x 2 while it makes enough workgroups, then 2 x 1, then 1 x 1', () => {
+    expect(mmaTilesFor({ cin: 96, cout: 96, h: 480, w: 832 }, 3)).toEqual([3, 2]);
+    expect(mmaTilesFor({ cin: 384, cout: 384, h: 60, w: 104 }, 3)).toEqual([2, 1]);
+    expect(mmaTilesFor({ cin: 16, cout: 16, h: 4, w: 6 }, 3)).toEqual([1, 1]);
+  });
   it.for(cases.map((c) => [name(c), c] as const))('tensor cores %s', async ([, c], ctx) => {
     needF16(ctx);
     if (!mma) ctx.skip("the adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (no CI platform does)");
     await runCase(c, conv3dMma, mma!.subgroupSize);
   });
   it('packConvWeightBlocked: 16x16 tiles [tap][ob][cb][cout][cin], zero padding', () => {
-    // [cout 2, cin 3, 1, 1, 1]: one tap, one output block group (padded to MMA_TM blocks), one input block
+    // [cout 2, cin 3, 1, 1, 1]: one tap, one 16x16 tile
     const w = Float32Array.from({ length: 6 }, (_, i) => i + 1);
     const b = packConvWeightBlocked(w, 2, 3, 1, 1);
     expect([...b.subarray(0, 3)]).toEqual([1, 2, 3]);
     expect([...b.subarray(16, 19)]).toEqual([4, 5, 6]);
+    expect(b.length).toBe(256);
     expect(b.reduce((a, v) => a + v, 0)).toBe(21);
   });
 });

@@ -116,6 +116,9 @@ function lostWithin(d: GpuEntry, ms: number): Promise<boolean> {
   });
 }
 
+/** A device-lost message that says the device ran out of memory (Dawn: "vkAllocateMemory failed with VK_ERROR_OUT_OF_DEVICE_MEMORY"). */
+const OOM_TEXT = /out.?of.?(device.?|host.?)?memory|OutOfMemory/i;
+
 /** The OOM injection of a decode: opts.injectOom, else WAN_VAE_INJECT_OOM from the environment (Node). */
 function oomInjection(opt: DecodeOptions['injectOom']): OomInjection | null {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.WAN_VAE_INJECT_OOM;
@@ -337,16 +340,28 @@ export class WanVaeDecoder {
         if (await lostWithin(d, 50)) {
           this.forgetDevice();
           const info = d.lost!;
+          // Dawn loses the device when an allocation inside a command (a staging buffer of writeBuffer, a
+          // lazily allocated resource) runs out of memory (measured on an H200): that is an OOM, re-plan
+          // smaller on a new device
+          if (OOM_TEXT.test(info.message) && !opts.signal?.aborted) {
+            p = this.nextPlan(p, d.device.limits, `out of GPU memory (the device was lost: ${info.message.split('\n')[0]})`, result);
+            continue;
+          }
           throw new DecoderError('device-lost', `the GPU device was lost during the decode (${info.reason}${info.message ? `: ${info.message}` : ''}); frames delivered before it are kept, the next decode requests a new device`, { cause: e });
         }
         if (!(e instanceof DecoderError && e.code === 'oom') || opts.signal?.aborted) throw e;
         this.gpu?.dec.dispose();
         this.gpu = null;
-        const next = this.smallerPlan(p, d.device.limits, e.message);
-        result.replans.push({ reason: e.message, plan: next.reason, plannedPeakGpuBytes: next.plan.memory.total });
-        p = next.plan;
+        p = this.nextPlan(p, d.device.limits, e.message, result);
       }
     }
+  }
+
+  /** The next smaller plan after `fault`, recorded in result.replans. */
+  private nextPlan(p: Plan, limits: GPUSupportedLimits, fault: string, result: DecodeResult): Plan {
+    const next = this.smallerPlan(p, limits, fault);
+    result.replans.push({ reason: fault, plan: next.reason, plannedPeakGpuBytes: next.plan.memory.total });
+    return next.plan;
   }
 
   /** The planner's next plan below `p` (same precision, exact levers first), or 'oom' with the smallest plan's size. */

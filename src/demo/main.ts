@@ -587,7 +587,10 @@ async function start(): Promise<void> {
       samples.showSource(i);
     };
   }
-  await loadModel(null, 'embedded default', { kind: 'default' });
+  // a hardware adapter starts on the trained model's default sample; a software one (SwiftShader, ~1 GFLOP/s)
+  // on the generated dim-16 model, which decodes in seconds there
+  const trained = !!samples && gpu.available && !gpu.fallback && !recipe && (await samples.loadDefault().then(() => true, () => false));
+  if (!trained || !client) await loadModel(null, 'embedded default', { kind: 'default' });
   if (recipe) await applyRecipe(recipe, 'the link');
 }
 

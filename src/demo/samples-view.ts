@@ -83,6 +83,13 @@ export class SamplesView {
     this.canvas.width = s.width;
     this.canvas.height = s.height;
     this.showSource(this.frame);
+    const caption = document.querySelector<HTMLElement>('[data-testid="caption"]');
+    if (caption) caption.textContent = `Sample ${s.name} of the trained default model (${MODEL_NAME}): its source clip is in the Samples card, frame for frame; PyTorch decode vs source ${s.psnrTorch.toFixed(2)} dB PSNR.`;
+  }
+
+  /** Load the default sample (the page's start on a hardware adapter). */
+  loadDefault(): Promise<void> {
+    return this.load(defaultSample().name);
   }
 
   /** Draw frame `index` of the loaded source clip (the player calls this as it shows a decoded frame). */

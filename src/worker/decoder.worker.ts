@@ -145,4 +145,7 @@ const api = {
 };
 
 export type DecoderWorkerApi = typeof api;
-Comlink.expose(api);
+/** Serve `api` to the page (called once by worker-entry.ts: no import-time side effects here, `sideEffects: false`). */
+export function exposeDecoderWorker(): void {
+  Comlink.expose(api);
+}

@@ -34,7 +34,9 @@ override KS: u32 = 3;
 override HAS_RES: u32 = 0; // 0 none, 1 from res, 2 from y (in place)
 override SG: u32 = 32; // workgroup size = the subgroup size (one subgroup per workgroup)
 
-const TM: u32 = 3; // result tiles along cout (16 channels each)
+// 2 x 2: the best or tied-best of 3x2, 2x1, 1x1, 1x2, 2x2, 4x1, 6x1 at the four ANCHORS layer shapes on the
+// H200 (bench/results/h200/mma-blocked-2026-12-01-run2: GEMM 69-84 TFLOP/s; 3x2, the probe's best, 63-80)
+const TM: u32 = 2; // result tiles along cout (16 channels each)
 const TN: u32 = 2; // result tiles along pixels (16 pixels each)
 
 var<workgroup> c_s: array<f32, TM * TN * 256u>; // TM * TN results of 16 x 16, row-major [cout][px]

@@ -100,17 +100,18 @@ export function conv3dMmaTiles(base: KernelDef<Conv3dParams>, tm: number, tn: nu
   return { ...base, id: `${base.id}-${tm}x${tn}`, wgsl, dispatch: mmaDispatch(tm, tn) };
 }
 
-/** Fewest subgroups (workgroups) a conv call should have: below this the big result tiles starve the GPU (H200: 1680 at 384ch 60x104 ran at 12 TFLOP/s). */
-export const MMA_MIN_GROUPS = 4096;
+/** Below this many subgroups (workgroups) a conv call uses 1 x 1 result tiles (tiny frames; not measured: they cost little either way). */
+export const MMA_MIN_GROUPS = 1024;
 
 /**
- * Result tiles per subgroup for one conv call: the shipped 3 x 2 (the probe's best) while that still
- * makes MMA_MIN_GROUPS workgroups, else 2 x 1, else 1 x 1.
+ * Result tiles per subgroup for one conv call: the shipped MMA_TM x MMA_TN (2 x 2) unless that makes
+ * fewer than MMA_MIN_GROUPS workgroups, then 1 x 1. Measured on the H200 (2026-12-01), GEMM alone, at
+ * the four ANCHORS shapes: 2x2 76 / 78 / 84 / 69 TFLOP/s (96ch 480x832, 192ch 240x416, 384ch 120x208,
+ * 384ch 60x104), best or tied best everywhere; 2x1 fell to 19-26 TFLOP/s at the three larger shapes.
  */
 export function mmaTilesFor(p: { cin: number; cout: number; h: number; w: number }, ks: number): [number, number] {
   const g = mmaGeometry(p, ks);
-  for (const [tm, tn] of [[MMA_TM, MMA_TN], [2, 1]] as const) if (Math.ceil(g.tiles / tn) * Math.ceil(g.ob / tm) >= MMA_MIN_GROUPS) return [tm, tn];
-  return [1, 1];
+  return Math.ceil(g.tiles / MMA_TN) * Math.ceil(g.ob / MMA_TM) >= MMA_MIN_GROUPS ? [MMA_TM, MMA_TN] : [1, 1];
 }
 
 /** The operand copy of one conv call (the frames tap0..KT-1 of x and the cache ring, padding, UP, NORM). */

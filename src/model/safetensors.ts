@@ -36,7 +36,7 @@ export function parseSafetensors(buf: Uint8Array, source = 'safetensors file'): 
   try {
     header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + n)));
   } catch (e) {
-    throw new DecoderError('bad-input', `${source}: header is not valid JSON (${(e as Error).message}); not a safetensors file?`);
+    throw new DecoderError('bad-input', `${source}: header is not valid JSON (${(e as Error).message.replace(/\s+/g, ' ')}); not a safetensors file?`);
   }
   if (!header || typeof header !== 'object' || Array.isArray(header))
     throw new DecoderError('bad-input', `${source}: header is JSON but not an object of tensors; not a safetensors file?`);

@@ -93,7 +93,7 @@ export function recipeFromHash(hash: string): Recipe | null {
   try {
     value = JSON.parse(decodeURIComponent(m[1]!));
   } catch (e) {
-    throw new Error(`the #recipe= link is damaged (${(e as Error).message}): copy the whole link again`);
+    throw new Error(`the #recipe= link is damaged (${(e as Error).message.replace(/\s+/g, ' ')}): copy the whole link again`);
   }
   return parseRecipe(value);
 }

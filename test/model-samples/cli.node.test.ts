@@ -1,0 +1,55 @@
+// The CLI side of the trained default model: `wan-vae samples`, `decode --sample NAME --json` reporting
+// psnrVsSource (the WebGPU decode against the sample's source clip), and the one-line error for a bad name.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/node/cli';
+import { SAMPLES } from '../../src/model/samples';
+import { needGpu } from '../helpers/need';
+
+const dir = mkdtempSync(join(tmpdir(), 'wan-vae-samples-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs main(argv), returning its exit code and what it printed on stdout / stderr. */
+async function run(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+  const out: string[] = [], err: string[] = [];
+  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+  const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
+  try {
+    return { code: await main(argv), out, err };
+  } finally {
+    log.mockRestore();
+    error.mockRestore();
+  }
+}
+
+describe('wan-vae and the trained default model', () => {
+  it('samples --json lists every shipped sample', async () => {
+    const r = await run(['samples', '--json']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out.at(-1)!) as { decoder: string; samples: { name: string }[] };
+    expect(j.decoder).toBe('models/wan21-d32-decoder.safetensors');
+    expect(j.samples.map((s) => s.name)).toEqual(SAMPLES.map((s) => s.name));
+  });
+
+  it('decode --sample rocket-64 --json reports psnrVsSource equal to the PyTorch figure', async (ctx) => {
+    await needGpu(ctx);
+    const r = await run(['decode', '--sample', 'rocket-64', '--json', '--out', join(dir, 'r.npy'), '--progress', 'off']);
+    expect(r.code, r.err.join('\n')).toBe(0);
+    const j = JSON.parse(r.out.at(-1)!) as { sample: string; psnrVsSource: number; psnrTorch: number; dim: number; frames: number; weights: string };
+    console.log(`wan-vae decode --sample rocket-64: psnrVsSource ${j.psnrVsSource} dB (PyTorch ${j.psnrTorch})`);
+    expect([j.sample, j.dim, j.frames]).toEqual(['rocket-64', 32, 5]);
+    expect(j.weights).toMatch(/wan21-d32/);
+    expect(Math.abs(j.psnrVsSource - j.psnrTorch)).toBeLessThan(0.05);
+  });
+
+  it('a bad sample name, or --sample with --weights, is one line on stderr and exit code 2', async () => {
+    const a = await run(['decode', '--sample', 'nope', '--out', join(dir, 'x.npy')]);
+    expect(a.code).toBe(2);
+    expect(a.err).toEqual([expect.stringMatching(/^wan-vae: bad-input: --sample nope: no such sample \(wan-vae samples lists them: astronaut-128, /)]);
+    const b = await run(['decode', '--sample', 'rocket-64', '--weights', 'w.safetensors', '--latents', 'l.npy']);
+    expect(b.code).toBe(2);
+    expect(b.err).toEqual([expect.stringMatching(/--sample decodes a sample of the trained default model: pass it without --weights/)]);
+  });
+});

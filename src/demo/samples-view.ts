@@ -5,7 +5,11 @@
 import { MODEL_DECODER_FILE, MODEL_NAME, SAMPLES, defaultSample, parseU8Npy, type SampleInfo } from '../model/samples';
 
 // every models/ file the page may fetch, as URLs Vite serves in dev and copies into the build
-const FILES = import.meta.glob('../../models/**/*.{npy,safetensors}', { query: '?url', import: 'default', eager: true }) as Record<string, string>;
+const FILES = import.meta.glob(['../../models/wan21-d32-decoder.safetensors', '../../models/samples/*.latents.npy', '../../models/samples/*.source.npy'], {
+  query: '?url',
+  import: 'default',
+  eager: true,
+}) as Record<string, string>;
 
 /** The URL of a models/ file (e.g. 'samples/rocket-64.latents.npy'). */
 export function modelFileUrl(rel: string): string {

@@ -14,6 +14,9 @@
 // Layouts (element offsets into each binding):
 //   x, cache: [cin, h_in, w_in] Elem (NORM=1: [cin+1, ...]); res, y: [cout, h, w] Elem; b, gamma: [cout]/[cin] Elem
 //   w: [KT*KS*KS taps][cin][cout4] vec4<Elem>, cout4 = ceil(cout/4), zero padded (packConvWeight)
+// Weights are read through wload(i) (vec4 i of that order, as f32) and the sum scaled by wscale(o) in the
+// epilogue, defined by the appended shaders/conv3d-w.wgsl (w as stored, scale 1) or, for the kernel
+// conv3d-wq, shaders/conv3d-wq.wgsl (int8 with per-output-channel scales, or f16 pairs, at binding 7).
 // Bindings: 0 x, 1 cache, 2 w, 3 b, 4 res, 6 gamma (read), 5 y (read_write). Params: group 1 uniform.
 // Dispatch: one workgroup per BN = WG_N*TN pixels x BM = WG_M*TM4*4 channels; an invocation owns
 //   TM4 vec4 channel groups (ty + WG_M*j) x TN pixels (tx + WG_N*i), strided so loads and stores
@@ -50,7 +53,7 @@ fn norm_act4(v: vec4<f32>, inv: vec4<f32>, c: u32) -> vec4<f32> {
 // acc[j][i] += W[k, column j] * v[i] for one K index whose weight row starts at vec4 index wi.
 fn mac(acc: ptr<function, Acc>, v: ptr<function, Px>, wcol: ptr<function, array<u32, MAX_TM4>>, wi: u32) {
   for (var j = 0u; j < TM4; j++) {
-    let a = vec4<f32>(w[wi + (*wcol)[j]]);
+    let a = wload(wi + (*wcol)[j]);
     for (var i = 0u; i < TN; i++) { (*acc)[j * TN + i] += a * (*v)[i]; }
   }
 }
@@ -127,8 +130,8 @@ fn direct_2x4(acc: ptr<function, Acc>, w0: u32, w1: u32, px0: u32, hw_in: u32, c
         var u = vec4<f32>(f32(cache[o.x]), f32(cache[o.y]), f32(cache[o.z]), f32(cache[o.w]));
         if (NORM == 1u) { u = norm_act4(u, inv, c); }
         let v = select(vec4<f32>(), u, ok);
-        m0 += outer(vec4<f32>(w[wi + w0]), v);
-        m1 += outer(vec4<f32>(w[wi + w1]), v);
+        m0 += outer(wload(wi + w0), v);
+        m1 += outer(wload(wi + w1), v);
         o += vec4<u32>(hw_in);
         wi += cout4;
       }
@@ -137,8 +140,8 @@ fn direct_2x4(acc: ptr<function, Acc>, w0: u32, w1: u32, px0: u32, hw_in: u32, c
         var u = vec4<f32>(f32(x[o.x]), f32(x[o.y]), f32(x[o.z]), f32(x[o.w]));
         if (NORM == 1u) { u = norm_act4(u, inv, c); }
         let v = select(vec4<f32>(), u, ok);
-        m0 += outer(vec4<f32>(w[wi + w0]), v);
-        m1 += outer(vec4<f32>(w[wi + w1]), v);
+        m0 += outer(wload(wi + w0), v);
+        m1 += outer(wload(wi + w1), v);
         o += vec4<u32>(hw_in);
         wi += cout4;
       }
@@ -175,7 +178,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
         for (var e = lin; e < BK * bm4; e += nt) {
           let c = c0 + e / bm4;
           let m4 = min(m40 + e % bm4, cout4 - 1u);
-          a_s[e] = select(vec4<f32>(0.0), vec4<f32>(w[(tap * prm.cin + c) * cout4 + m4]), c < prm.cin);
+          a_s[e] = select(vec4<f32>(0.0), wload((tap * prm.cin + c) * cout4 + m4), c < prm.cin);
         }
         for (var e = lin; e < BK * bn; e += nt) {
           let c = c0 + e / bn;
@@ -204,10 +207,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
       let o = (m40 + lid.y + WG_M * j) * 4u + q;
       if (o >= prm.cout) { continue; }
       let bias = f32(b[o]);
+      let sc = wscale(o, cout4); // per-output-channel weight scale (conv3d-wq int8), else 1
       for (var i = 0u; i < TN; i++) {
         let p = p0 + lid.x + WG_N * i;
         if (p >= hw) { continue; }
-        var v = acc[j * TN + i][q] + bias;
+        var v = acc[j * TN + i][q] * sc + bias;
         if (HAS_RES == 1u) { v += f32(res[prm.res_off + o * hw + p]); }
         if (HAS_RES == 2u) { v += f32(y[prm.y_off + o * hw + p]); }
         y[prm.y_off + o * hw + p] = Elem(v);

@@ -2,6 +2,8 @@
 // plus the weight packer. Pure description: no GPU objects.
 import src from '../../shaders/conv3d.wgsl?raw';
 import common from '../../shaders/conv3d-common.wgsl?raw';
+import wElem from '../../shaders/conv3d-w.wgsl?raw';
+import wPacked from '../../shaders/conv3d-wq.wgsl?raw';
 import { adapterClass, type AdapterFacts } from '../gpu/adapter';
 import { DecoderError } from '../gpu/errors';
 import { elemBytes, wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
@@ -67,7 +69,8 @@ const overrides: Record<string, number> = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NOR
 
 export const conv3d: KernelDef<Conv3dParams> = {
   id: 'conv3d',
-  wgsl: `${src}\n${common}`, // + the shared declarations and addressing (shaders/conv3d-common.wgsl)
+  // + the shared declarations and addressing (shaders/conv3d-common.wgsl) + the weight load (conv3d-w.wgsl)
+  wgsl: `${src}\n${common}\n${wElem}`,
   bindings: [
     { name: 'x', access: 'read' },
     { name: 'cache', access: 'read' },
@@ -106,6 +109,23 @@ export const conv3d: KernelDef<Conv3dParams> = {
     const flops = 2 * p.cout * hw * p.cin * frames * ks * ks;
     const elems = (p.cin + (o.NORM ? 1 : 0)) * hwIn * frames + p.cout * p.cin * kt * ks * ks + p.cout * hw * (1 + (o.HAS_RES ? 1 : 0));
     return { flops, bytes: elems * elemBytes(elem) };
+  },
+};
+
+/**
+ * conv3d with packed weights (shaders/conv3d-wq.wgsl): WQ=1 int8 with per-output-channel scales, WQ=2
+ * f16 pairs beside f32 activations (src/model/quantize.ts packs them). The same conv, dispatch and
+ * params; one more binding, `wq` (binding 7: bind the packed buffer there and at `w`, which it ignores).
+ */
+export const conv3dWq: KernelDef<Conv3dParams> = {
+  ...conv3d,
+  id: 'conv3d-wq',
+  wgsl: `${src}\n${common}\n${wPacked}`,
+  bindings: [...conv3d.bindings, { name: 'wq', access: 'read' }],
+  overrides: { ...overrides, WQ: 1 },
+  dispatch(p, ov) {
+    if (ov.WQ !== undefined && ov.WQ !== 1 && ov.WQ !== 2) throw new DecoderError('bad-input', `conv3d-wq: WQ must be 1 (int8) or 2 (f16), got ${ov.WQ}`);
+    return conv3d.dispatch(p, ov);
   },
 };
 

@@ -1,0 +1,109 @@
+// Weight storage precision of the convs (--weights-precision): the int8 quantiser, the f16 pair packing,
+// their CPU references, and the rule of which conv weights follow the setting. Pure TypeScript, no GPU.
+//
+// int8: symmetric, one scale per output channel over that channel's Cin x taps weights:
+//   s_o = max|W[o, :, :]| / 127,  q = round(W / s_o) clamped to [-127, 127],  W' = q · s_o   (s_o = 0: q = 0)
+// GPU layout (shaders/conv3d-wq.wgsl, WQ=1): conv3d's packed weight order [taps][cin][cout4] with the 4
+// output channels of one vec4 in one u32 (byte k = channel 4m+k, two's complement), then `cout` f32
+// words: 127 · s_o = max|W[o]| (the shader reads unpack4x8snorm(word) = q/127 and multiplies the
+// accumulated sum by max|W[o]| in the epilogue: per-output-channel scales factor out of the sum).
+// f16 (WQ=2, with f32 activations): the same order, two u32 per vec4 (unpack2x16float), no scales.
+import { DecoderError } from '../gpu/errors';
+import { toHalf } from '../runtime/f16';
+
+/** Storage of conv weights: 'f32', 'f16' or 'int8' (per-output-channel scales). */
+export type WeightsPrecision = 'f32' | 'f16' | 'int8';
+
+/** How one conv's weight buffer is stored: 'elem' = in the activation storage type (conv3d), else packed u32 (conv3d-wq). */
+export type ConvWeightFormat = 'elem' | 'int8' | 'f16';
+
+/**
+ * The format of a conv's weights for storage `elem` and weights precision `wp` (default: = elem).
+ * int8 applies to every conv (3x3x3, time_conv, the Resample 2-D convs, 1x1 shortcuts, attention's qkv
+ * and proj, conv1 and the head): one kernel, and the measured loss is small (README). Biases and norm
+ * gammas stay in `elem`.
+ */
+export function convWeightFormat(elem: 'f32' | 'f16', wp: WeightsPrecision | undefined): ConvWeightFormat {
+  const w = wp ?? elem;
+  if (w === 'int8') return 'int8';
+  if (w === elem) return 'elem';
+  if (w === 'f16' && elem === 'f32') return 'f16';
+  throw new DecoderError('bad-input', `weights precision ${w} with ${elem} storage: f32 weights need f32 storage (use --weights-precision f16 or int8, or --precision f32)`);
+}
+
+/** The WQ override of conv3d-wq for a packed format (0: not packed, plain conv3d). */
+export function wqOverride(f: ConvWeightFormat): number {
+  return f === 'int8' ? 1 : f === 'f16' ? 2 : 0;
+}
+
+/** Bytes of one conv's packed weight buffer (`rows` = taps · cin, conv3d's layout with cout padded to 4). */
+export function packedWeightBytes(f: ConvWeightFormat, cout: number, rows: number, elemBytes: number): number {
+  const cout4 = Math.ceil(cout / 4);
+  if (f === 'elem') return Math.ceil((rows * cout4 * 4 * elemBytes) / 4) * 4;
+  // at least 16 bytes: the buffer is also bound as conv3d's (unused) vec4 weight binding
+  if (f === 'int8') return Math.max(16, 4 * (rows * cout4 + cout));
+  return Math.max(16, 8 * rows * cout4);
+}
+
+export interface Int8Weights {
+  /** [cout][per] int8 values of the PyTorch order [cout, cin, taps...] */
+  q: Int8Array;
+  /** per-output-channel scale s_o (W' = q · s_o) */
+  scales: Float32Array;
+}
+
+/** Quantise a PyTorch-order weight [cout, ...] (any trailing shape) to int8 with per-output-channel scales. */
+export function quantizeInt8(w: Float32Array, cout: number): Int8Weights {
+  if (cout < 1 || w.length % cout) throw new DecoderError('bad-input', `quantizeInt8: ${w.length} values are not ${cout} output channels`);
+  const per = w.length / cout;
+  const q = new Int8Array(w.length);
+  const scales = new Float32Array(cout);
+  for (let o = 0; o < cout; o++) {
+    let max = 0;
+    for (let i = o * per; i < (o + 1) * per; i++) max = Math.max(max, Math.abs(w[i]!));
+    if (!Number.isFinite(max)) throw new DecoderError('bad-input', `quantizeInt8: output channel ${o} has a non-finite weight`);
+    const s = Math.fround(max / 127);
+    scales[o] = s;
+    if (s === 0) continue;
+    for (let i = o * per; i < (o + 1) * per; i++) q[i] = Math.max(-127, Math.min(127, Math.round(w[i]! / s)));
+  }
+  return { q, scales };
+}
+
+/** CPU reference of the int8 weights: q · s_o in the PyTorch order (what the GPU convolves with, up to f32 rounding). */
+export function dequantizeInt8(x: Int8Weights): Float32Array {
+  const per = x.q.length / x.scales.length;
+  return Float32Array.from(x.q, (v, i) => v * x.scales[Math.floor(i / per)]!);
+}
+
+/**
+ * conv3d's packed weights [rows][cout4 * 4] (packConvWeight) -> the int8 GPU buffer: rows · cout4 u32 of
+ * four int8 each, then cout f32 words max|W[o]| (= 127 · s_o). Quantised exactly as quantizeInt8.
+ */
+export function packInt8(packed: Float32Array, cout: number, rows: number): Uint32Array {
+  const cout4 = Math.ceil(cout / 4);
+  if (packed.length !== rows * cout4 * 4) throw new DecoderError('bad-input', `packInt8: ${packed.length} values for ${rows} rows of ${cout4 * 4}`);
+  const out = new Uint32Array(Math.max(4, rows * cout4 + cout));
+  const max = new Float32Array(cout);
+  for (let r = 0; r < rows; r++) for (let o = 0; o < cout; o++) max[o] = Math.max(max[o]!, Math.abs(packed[r * cout4 * 4 + o]!));
+  const s = max.map((m) => Math.fround(m / 127));
+  for (let r = 0; r < rows; r++)
+    for (let m = 0; m < cout4; m++) {
+      let word = 0;
+      for (let k = 0; k < 4; k++) {
+        const o = 4 * m + k;
+        const q = o < cout && s[o] ? Math.max(-127, Math.min(127, Math.round(packed[r * cout4 * 4 + o]! / s[o]!))) : 0;
+        word |= (q & 0xff) << (8 * k);
+      }
+      out[r * cout4 + m] = word >>> 0;
+    }
+  new Float32Array(out.buffer, 4 * rows * cout4, cout).set(max);
+  return out;
+}
+
+/** conv3d's packed weights [rows][cout4 * 4] -> f16 pairs: two u32 per vec4 (low half = lower channel), as unpack2x16float reads them. */
+export function packF16Pairs(packed: Float32Array): Uint32Array {
+  const out = new Uint32Array(Math.max(4, packed.length / 2));
+  for (let i = 0; i < packed.length; i += 2) out[i / 2] = (toHalf(packed[i]!) | (toHalf(packed[i + 1]!) << 16)) >>> 0;
+  return out;
+}

@@ -1,0 +1,112 @@
+// The CLI under faults (issue 13), in a child process: WAN_VAE_INJECT_OOM=N re-plans and writes the same
+// video as a decode without the fault (`replans` in --json); WAN_VAE_INJECT_OOM=1+ (nothing fits) stops
+// with one `wan-vae: oom: ...` line, exit 2 and no output file; Ctrl-C (SIGINT) during a decode stops it
+// with exit 130, `cancelled`, and leaves no output file (not even a temporary one).
+// The CLI is built from the current sources into node_modules/.cache/wan-vae-reliability-cli (not dist/,
+// which other tests rebuild) when older than src/ or shaders/.
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeNpy } from '../../src/model/npy';
+import { writeSafetensors } from '../../src/model/safetensors';
+import { syntheticLatents } from '../../src/model/synthetic';
+import { tinyWeights } from './device';
+
+const root = resolve(import.meta.dirname, '../..');
+const cacheRoot = join(root, 'node_modules', '.cache', 'wan-vae-reliability-cli');
+const launcher = join(cacheRoot, 'bin', 'wan-vae.mjs');
+const dir = mkdtempSync(join(tmpdir(), 'wan-vae-cli-faults-'));
+
+function newest(d: string, exts: string[]): number {
+  let t = 0;
+  for (const e of readdirSync(d, { withFileTypes: true })) {
+    const p = join(d, e.name);
+    if (e.isDirectory()) t = Math.max(t, newest(p, exts));
+    else if (exts.some((x) => e.name.endsWith(x))) t = Math.max(t, statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+function buildCliIfStale(): void {
+  mkdirSync(join(cacheRoot, 'bin'), { recursive: true });
+  copyFileSync(join(root, 'bin', 'wan-vae.mjs'), launcher);
+  const cliJs = join(cacheRoot, 'dist', 'cli.js');
+  const built = existsSync(cliJs) ? statSync(cliJs).mtimeMs : 0;
+  if (built >= Math.max(newest(join(root, 'src'), ['.ts']), newest(join(root, 'shaders'), ['.wgsl']))) return;
+  const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+  const r = spawnSync(process.execPath, [vite, 'build', '--config', 'vite.cli.config.ts', '--logLevel', 'warn', '--outDir', join(cacheRoot, 'dist')], { cwd: root, encoding: 'utf8', timeout: 240_000 });
+  if (r.status !== 0) throw new Error(`building the CLI failed (${r.status ?? r.signal}): ${r.stderr}`);
+}
+
+/** stderr lines without Dawn's two device-creation warnings on lavapipe */
+const errLines = (s: string) => s.split(/[\n\r]/).filter((l) => l.trim() && !/^Warning: maxDynamic\w+ artificially reduced/.test(l));
+
+function cli(env: Record<string, string>, ...args: string[]) {
+  const r = spawnSync(process.execPath, [launcher, ...args], { cwd: dir, encoding: 'utf8', timeout: 240_000, env: { ...process.env, ...env } });
+  if (r.error) throw r.error;
+  const last = r.stdout.trim().split('\n').at(-1) ?? '';
+  let json: Record<string, unknown> | null = null;
+  try {
+    json = JSON.parse(last) as Record<string, unknown>;
+  } catch {
+    // not JSON
+  }
+  return { code: r.status ?? -1, err: errLines(r.stderr), json };
+}
+
+beforeAll(() => {
+  buildCliIfStale();
+  const w = tinyWeights();
+  writeFileSync(join(dir, 'w.safetensors'), writeSafetensors(Object.fromEntries([...w.map].map(([k, t]) => [k, { shape: t.shape, data: t.data }]))));
+  writeFileSync(join(dir, 'small.npy'), writeNpy([16, 2, 4, 4], syntheticLatents(16, 2, 4, 4)));
+  writeFileSync(join(dir, 'long.npy'), writeNpy([16, 40, 4, 4], syntheticLatents(16, 40, 4, 4)));
+}, 300_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const files = () => readdirSync(dir).filter((f) => !/\.(safetensors|npy)$/.test(f) || f.startsWith('out'));
+
+describe('wan-vae decode under faults', () => {
+  it('WAN_VAE_INJECT_OOM=N: re-plans, lists it in --json replans, writes the same video', () => {
+    const base = ['decode', '--weights', 'w.safetensors', '--latents', 'small.npy', '--json'];
+    const clean = cli({}, ...base, '--out', 'out-clean.npy');
+    expect(clean.code, clean.err.join(' | ')).toBe(0);
+    expect(clean.json?.replans).toEqual([]);
+    const r = cli({ WAN_VAE_INJECT_OOM: '5' }, ...base, '--out', 'out-oom.npy');
+    expect(r.code, r.err.join(' | ')).toBe(0);
+    const replans = r.json?.replans as { reason: string; plan: string }[];
+    expect(replans.length).toBe(1);
+    expect(replans[0]!.reason).toMatch(/injected out-of-memory at GPU buffer allocation 5/);
+    expect(Buffer.compare(readFileSync(join(dir, 'out-oom.npy')), readFileSync(join(dir, 'out-clean.npy')))).toBe(0);
+  });
+
+  it('WAN_VAE_INJECT_OOM=1+: one oom line with the smallest plan, exit 2, no file', () => {
+    const r = cli({ WAN_VAE_INJECT_OOM: '1+' }, 'decode', '--weights', 'w.safetensors', '--latents', 'small.npy', '--out', 'out-none.npy');
+    expect(r.code).toBe(2);
+    expect(r.err.length, r.err.join(' | ')).toBe(1);
+    expect(r.err[0]).toMatch(/^wan-vae: oom: .*smallest found needs \d+ MiB/);
+    expect(existsSync(join(dir, 'out-none.npy'))).toBe(false);
+  });
+
+  it('Ctrl-C during a decode: exit 130, cancelled, no output file (not even a temporary one)', async () => {
+    const child = spawn(process.execPath, [launcher, 'decode', '--weights', 'w.safetensors', '--latents', 'long.npy', '--out', 'out-cc.npy', '--progress', 'on'], { cwd: dir });
+    let stderr = '';
+    let sent = false;
+    child.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString();
+      if (!sent && /frame 1\//.test(stderr)) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    });
+    const code = await new Promise<number | null>((ok) => child.on('close', (c) => ok(c)));
+    const lines = errLines(stderr);
+    console.log(`Ctrl-C: exit ${code}; ${lines.filter((l) => /cancel/.test(l)).join(' | ')}; last progress: ${lines.filter((l) => /frame \d+\//.test(l)).at(-1)}`);
+    expect(sent).toBe(true);
+    expect(code).toBe(130);
+    expect(lines.at(-1)).toMatch(/^wan-vae: cancelled: .*nothing written/);
+    expect(files().filter((f) => f.includes('out-cc') || f.includes('partial'))).toEqual([]);
+  });
+});

@@ -164,7 +164,9 @@ export class WanVaeDecoder {
 
   /** Dry run: the plan of a decode of a latent [z, T, h, w] (no GPU touched). */
   plan(shape: [number, number, number, number], opts: DecodeOptions = {}): Plan {
-    return plan(this.cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? 'on', precision: opts.precision ?? 'f32', rgba: opts.rgba ?? false, tile: opts.tile, norm: opts.norm, normChunk: opts.normChunk });
+    const precision = opts.precision ?? 'f32';
+    // tensor cores (f16 only): the plan counts their operand copy; runGpu re-plans without it where the device has none
+    return plan(this.cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? 'on', precision, rgba: opts.rgba ?? false, tile: opts.tile, norm: opts.norm, normChunk: opts.normChunk, tensorCores: opts.tensorCores === true && precision === 'f16' });
   }
 
   private async gpuDevice(): Promise<GpuEntry> {
@@ -369,7 +371,7 @@ export class WanVaeDecoder {
     const o = p.opts;
     const norms = [o.norm ?? 'full', ...(['full', 'chunked', 'fused'] as const).filter((n) => n !== (o.norm ?? 'full'))];
     try {
-      return fitPlan(this.cfg, { frames: o.frames, h: o.h, w: o.w, cache: o.cache, rgba: o.rgba }, {
+      return fitPlan(this.cfg, { frames: o.frames, h: o.h, w: o.w, cache: o.cache, rgba: o.rgba, tensorCores: o.tensorCores }, {
         budget: p.memory.total - 1,
         limits: { maxStorageBufferBindingSize: limits.maxStorageBufferBindingSize, maxBufferSize: limits.maxBufferSize },
         precisions: [o.precision],
@@ -388,7 +390,9 @@ export class WanVaeDecoder {
 
   /** One attempt: (re)build the GPU decoder for `p` if needed and decode under error scopes, racing device loss. */
   private async runGpu(d: GpuEntry, p: Plan, input: Float32Array, place: (f: Frame) => void, opts: DecodeOptions, inj: OomInjection | null, result: DecodeResult): Promise<void> {
-    const mma = opts.tensorCores === true && p.opts.precision === 'f16' && d.mma ? d.mma : null;
+    // tensor cores where the plan counted them and the device offers them; else the same plan without their operand copy
+    if (p.opts.tensorCores && !d.mma) p = plan(this.cfg, { ...p.opts, tensorCores: false });
+    const mma = p.opts.tensorCores && d.mma ? d.mma : null;
     const key = JSON.stringify([p.opts, !!mma]);
     if (this.gpu?.key !== key) {
       this.gpu?.dec.dispose();

@@ -202,9 +202,10 @@ async function decodeCmd(argv: string[]): Promise<number> {
     const { cache, req } = fitOptions(a, limits);
     if (!(await dec.hasF16())) req.precisions = req.precisions.filter((p) => p === 'f32');
     if (!req.precisions.length) throw new DecoderError('unsupported', "--precision f16 needs the WebGPU feature 'shader-f16', which this adapter does not offer");
-    const fit = fitPlan(dec.cfg, { frames: latents.shape[1], h: latents.shape[2], w: latents.shape[3], cache }, req);
-    // opt in: conv3d-mma is faster on the H200 (480x832x81 f16: 13.6 -> 7.2-7.6 s) but its operand copy (661 MiB there) is not in the plan yet
+    // opt in: conv3d-mma (f16 plans) is faster on the H200 (480x832x81: 13.6 -> 7.2-7.6 s) and needs an
+    // operand copy (661 MiB there) that the plans below count; the default is the portable path
     const tensorCores = choice(a, 'tensor-cores', ['on', 'off'] as const, 'off') === 'on';
+    const fit = fitPlan(dec.cfg, { frames: latents.shape[1], h: latents.shape[2], w: latents.shape[3], cache, tensorCores }, req);
     opts = { ...opts, cache, precision: fit.plan.opts.precision, tile: fit.plan.opts.tile, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk, tensorCores };
     reason = fit.reason;
   } else {

@@ -54,6 +54,8 @@ export class GpuDecoder {
       throw new DecoderError('unsupported', "f16 storage needs the WebGPU feature 'shader-f16', which this adapter does not offer: use precision f32");
     if (opts.mma && plan.opts.precision !== 'f16')
       throw new DecoderError('unsupported', 'tensor cores (conv3d-mma) multiply f16 operands: they need precision f16');
+    if (!!opts.mma !== !!plan.opts.tensorCores)
+      throw new DecoderError('bad-input', `tensor cores ${opts.mma ? 'need a plan made with tensorCores (it counts their operand copy)' : 'were planned (tensorCores) but are not given (mma)'}`);
     const d = new GpuDecoder(device, plan, opts.tuning ?? conv3dTuning.cpu, opts.mma ?? null);
     device.pushErrorScope('out-of-memory');
     device.pushErrorScope('validation');

@@ -5,7 +5,7 @@
 import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
 import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type NormMode, type Program, type Step, type TilePlan, type View } from './graph';
-import { kindOf, weightBuffers } from './step-kinds';
+import { kindOf, mmaScratchOf, weightBuffers } from './step-kinds';
 import { makeTiles, tileOverhead, type Tile } from './tiling';
 
 export type Precision = 'f32' | 'f16';
@@ -45,6 +45,8 @@ export interface PlanOptions {
   norm?: NormMode['mode'];
   /** pixels per norm dispatch with norm 'chunked' (default DEFAULT_NORM_CHUNK) */
   normChunk?: number;
+  /** f16 only: the convs run on tensor cores (conv3d-mma), whose operand copy the plan counts (activations) */
+  tensorCores?: boolean;
 }
 
 export { DEFAULT_NORM_CHUNK } from './graph';
@@ -291,7 +293,8 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const memory: MemoryBreakdown = {
     weights: weightBuffers(all.flatMap((g) => g.steps)).reduce((a, w) => a + align4(w.elems * elemBytes), 0),
     cache: rings.reduce((a, r) => a + r.bytes, 0),
-    activations: slots.reduce((a, s) => a + s.bytes, 0),
+    // + tensor cores: one operand copy of the largest conv call (exec/resources.ts allocates it)
+    activations: slots.reduce((a, s) => a + s.bytes, 0) + (opts.tensorCores && opts.precision === 'f16' ? align4(mmaScratchOf(all.flatMap((g) => g.steps)) * elemBytes) : 0),
     // 'cpu': one chunk's entries (the upload window); the host keeps all of them
     store: storeWhere === 'cpu' ? storeEntryBytes * storePerChunk : storeBytes,
     // latent frame in; rgb f32 (+ rgba) regions of one program out; a 4-byte dummy for unused bindings

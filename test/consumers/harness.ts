@@ -211,7 +211,7 @@ export async function viteDev(dir: string): Promise<{ url: string; stop: () => P
   const p = spawn(process.execPath, [TOOLS.vite, '--host', '127.0.0.1', '--port', '0', '--clearScreen', 'false'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: cleanEnv() });
   let out = '';
   const url = await new Promise<string>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`vite dev did not start in 60 s:\n${out}`)), 60_000);
+    const timer = setTimeout(() => fail(new Error(`vite dev did not start in 180 s:\n${out}`)), 180_000);
     const onData = (b: Buffer) => {
       // eslint-disable-next-line no-control-regex
       out += String(b).replace(/\x1b\[[0-9;]*m/g, '');

@@ -1,12 +1,12 @@
 // The `wan-vae` command as a user runs it: `node bin/wan-vae.mjs decode|plan ...` in a child process
-// (dist/cli.js is built first when missing or older than src/ or shaders/). Small generated weights
+// (the current sources built first, see buildCliIfStale). Small generated weights
 // (Wan2.1 architecture, dim 4, z 16) and latents written to a temporary folder; every option family of
 // `decode` and `plan`; outputs read back with parseNpy and compared with the library's own decode (so a
 // CLI that ignored an option, wrote the wrong frames or the wrong layout fails); exit codes; and the
 // one-line errors for bad files and bad option values (exit 2, one `wan-vae: <code>: ...` line naming
 // the file / tensor / option, expected vs actual).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -18,7 +18,13 @@ import { compare } from '../helpers/compare';
 import { needGpu } from '../helpers/need';
 
 const root = resolve(import.meta.dirname, '../..');
-const cliJs = join(root, 'dist', 'cli.js');
+// The CLI under test: the repo's launcher (bin/wan-vae.mjs, copied) over a build of the current sources
+// into a private folder inside the repo (so `webgpu` resolves from node_modules), not dist/: other tests
+// (the packed-tarball consumers) rebuild dist/ while this file runs, and a half-written dist/cli.js
+// would make these tests flaky. Rebuilt when older than src/ or shaders/.
+const testRoot = join(root, 'node_modules', '.cache', 'wan-vae-cli-test');
+const cliJs = join(testRoot, 'dist', 'cli.js');
+const launcher = join(testRoot, 'bin', 'wan-vae.mjs');
 
 /** Newest modification time of the files under `dir` with one of `exts`. */
 function newest(dir: string, exts: string[]): number {
@@ -32,16 +38,20 @@ function newest(dir: string, exts: string[]): number {
 }
 
 function buildCliIfStale(): void {
+  mkdirSync(join(testRoot, 'bin'), { recursive: true });
+  copyFileSync(join(root, 'bin', 'wan-vae.mjs'), launcher);
   let built = 0;
   try {
     built = statSync(cliJs).mtimeMs;
   } catch {
     // missing
   }
-  const sources = Math.max(newest(join(root, 'src'), ['.ts']), newest(join(root, 'shaders'), ['.wgsl']));
+  const sources = Math.max(newest(join(root, 'src'), ['.ts']), newest(join(root, 'shaders'), ['.wgsl']), statSync(join(root, 'vite.cli.config.ts')).mtimeMs);
   if (built >= sources) return;
-  const r = spawnSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'vite.cli.config.ts', '--logLevel', 'warn'], { cwd: root, encoding: 'utf8', timeout: 240_000 });
-  if (r.status !== 0) throw new Error(`npm run build:cli failed (${r.status ?? r.signal}): ${r.stderr}`);
+  // `npm run build:cli` with another output folder
+  const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+  const r = spawnSync(process.execPath, [vite, 'build', '--config', 'vite.cli.config.ts', '--logLevel', 'warn', '--outDir', join(testRoot, 'dist')], { cwd: root, encoding: 'utf8', timeout: 240_000 });
+  if (r.status !== 0) throw new Error(`building the CLI failed (${r.status ?? r.signal}): ${r.stderr}`);
 }
 
 interface Run {
@@ -53,7 +63,7 @@ interface Run {
 }
 
 function cli(...args: string[]): Run {
-  const r = spawnSync(process.execPath, [join(root, 'bin', 'wan-vae.mjs'), ...args], { cwd: dir, encoding: 'utf8', timeout: 240_000 });
+  const r = spawnSync(process.execPath, [launcher, ...args], { cwd: dir, encoding: 'utf8', timeout: 240_000 });
   if (r.error) throw r.error;
   const errLines = r.stderr.split('\n').filter((l) => l.trim() && !/^Warning: maxDynamic\w+ artificially reduced/.test(l));
   const last = r.stdout.trim().split('\n').at(-1) ?? '';
@@ -186,6 +196,17 @@ describe('wan-vae decode', () => {
     const r = cli('decode', '--weights', 'w.safetensors', '--latents', 'l.npy', '--out', 'tc.npy', '--json', '--latent-stats', 'none', '--tensor-cores', 'on');
     expect(r.code).toBe(0);
     if (!(r.json!.options as { tensorCores?: boolean }).tensorCores) expect(r.errLines.join('\n')).toMatch(/--tensor-cores on was not used/);
+  });
+});
+
+describe('bin/wan-vae.mjs without a build', () => {
+  it('says how to build dist/cli.js, exit code 1', () => {
+    const bare = join(dir, 'bare', 'bin');
+    mkdirSync(bare, { recursive: true });
+    copyFileSync(join(root, 'bin', 'wan-vae.mjs'), join(bare, 'wan-vae.mjs'));
+    const r = spawnSync(process.execPath, [join(bare, 'wan-vae.mjs'), 'plan'], { encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toMatch(/^wan-vae: dist\/cli\.js is missing; build it with `npm run build:cli`/);
   });
 });
 

@@ -1,7 +1,7 @@
 // Starts the decoder worker. First the module file next to this one: bundlers (vite, webpack 5) see the
 // literal `new Worker(new URL(...), { type: 'module' })` and emit the worker; plain pages load the file
-// from the package's dist/lib. When that file cannot be loaded (esbuild does not copy it; vite's dev
-// optimizer moves the library away from it), the worker's error event arrives before its READY
+// from the package's dist/lib. When that file cannot be loaded (esbuild does not copy it; a dev server
+// that refuses files outside the app's root), the worker's error event arrives before its READY
 // message and the inline copy starts from a blob URL instead. Nothing is sent to a worker before READY,
 // so no transferred buffer is lost to a worker that failed to start.
 import { DecoderError } from '../gpu/errors';

@@ -21,17 +21,26 @@ const BYTES: Record<StDtype, number> = { F32: 4, F16: 2, BF16: 2, F64: 8 };
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
+/** The safetensors format's own limit on the JSON header (the reference implementation refuses more). */
+const MAX_HEADER_BYTES = 100_000_000;
+
+interface Header {
+  /** JSON header length */
+  n: number;
+  entries: { name: string; dtype: StDtype; shape: number[]; begin: number; end: number }[];
+  metadata: Record<string, string>;
+}
+
 /**
- * Parse a safetensors file. `source` names the file in error messages. Every entry of the header is
- * checked (types, shape, byte range inside the file) before anything is read: a lying header gives a
- * 'bad-input' error, and no tensor is larger than the file.
+ * The header of a safetensors file of `total` bytes whose first bytes are `buf` (all of its header at
+ * least). Every entry is checked (types, shape, byte range inside the file's data) before anything is
+ * read: a lying header gives a 'bad-input' error, never a tensor larger than the file.
  */
-export function parseSafetensors(buf: Uint8Array, source = 'safetensors file'): StFile {
-  if (buf.byteLength < 8) throw new DecoderError('bad-input', `${source}: ${buf.byteLength} bytes, too short for a safetensors header`);
-  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  const n = Number(dv.getBigUint64(0, true));
-  if (n <= 0 || 8 + n > buf.byteLength)
-    throw new DecoderError('bad-input', `${source}: header length ${n} does not fit the file (${buf.byteLength} bytes); not a safetensors file?`);
+function parseHeader(buf: Uint8Array, total: number, source: string): Header {
+  if (total < 8 || buf.byteLength < 8) throw new DecoderError('bad-input', `${source}: ${total} bytes, too short for a safetensors header`);
+  const n = Number(new DataView(buf.buffer, buf.byteOffset, 8).getBigUint64(0, true));
+  if (n <= 0 || 8 + n > total || n > MAX_HEADER_BYTES)
+    throw new DecoderError('bad-input', `${source}: header length ${n} does not fit the file (${total} bytes); not a safetensors file?`);
   let header: unknown;
   try {
     header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + n)));
@@ -40,17 +49,16 @@ export function parseSafetensors(buf: Uint8Array, source = 'safetensors file'): 
   }
   if (!header || typeof header !== 'object' || Array.isArray(header))
     throw new DecoderError('bad-input', `${source}: header is JSON but not an object of tensors; not a safetensors file?`);
-  const data = buf.subarray(8 + n);
-  const tensors = new Map<string, StTensor>();
-  let metadata: Record<string, string> = {};
+  const dataBytes = total - 8 - n;
+  const out: Header = { n, entries: [], metadata: {} };
   for (const [name, v] of Object.entries(header as Record<string, unknown>)) {
     if (name === '__metadata__') {
       if (v !== null && (typeof v !== 'object' || Array.isArray(v))) throw new DecoderError('bad-input', `${source}: __metadata__ is not an object of strings`);
-      metadata = (v ?? {}) as Record<string, string>;
+      out.metadata = (v ?? {}) as Record<string, string>;
       continue;
     }
     const entry = v as { dtype?: unknown; shape?: unknown; data_offsets?: unknown } | null;
-    const what = `${source}: tensor ${JSON.stringify(name).slice(0, 80)}`;
+    const what = `${source}: tensor ${/^[\x21-\x7e]{1,120}$/.test(name) ? name : JSON.stringify(name).slice(0, 80)}`;
     if (!entry || typeof entry !== 'object' || typeof entry.dtype !== 'string')
       throw new DecoderError('bad-input', `${what}: header entry needs dtype, shape and data_offsets`);
     const { dtype, shape, data_offsets: offs } = entry;
@@ -60,14 +68,41 @@ export function parseSafetensors(buf: Uint8Array, source = 'safetensors file'): 
       throw new DecoderError('bad-input', `${what}: data_offsets ${JSON.stringify(offs)?.slice(0, 80)} is not a byte range [begin, end]`);
     // Non-float tensors (e.g. int64 step counters in some checkpoints) are ignored unless asked for.
     if (!(dtype in BYTES)) continue;
-    const [a, b] = offs as [number, number];
+    const [begin, end] = offs as [number, number];
     // a float product: a lying shape overflows past the file size, it never wraps
     const numel = (shape as number[]).reduce((x, y) => x * y, 1);
-    if (b - a !== numel * BYTES[dtype as StDtype] || b > data.byteLength)
-      throw new DecoderError('bad-input', `${what} (${dtype} [${shape}]) has byte range ${a}..${b}, expected ${numel * BYTES[dtype as StDtype]} bytes inside ${data.byteLength}; file truncated or corrupt`);
-    tensors.set(name, { name, dtype: dtype as StDtype, shape: shape as number[], bytes: data.subarray(a, b) });
+    if (end - begin !== numel * BYTES[dtype as StDtype] || end > dataBytes)
+      throw new DecoderError('bad-input', `${what} (${dtype} [${shape}]) has byte range ${begin}..${end}, expected ${numel * BYTES[dtype as StDtype]} bytes inside ${dataBytes}; file truncated or corrupt`);
+    out.entries.push({ name, dtype: dtype as StDtype, shape: shape as number[], begin, end });
   }
-  return { tensors, metadata };
+  return out;
+}
+
+/** Parse a safetensors file. `source` names the file in error messages (see parseHeader for the checks). */
+export function parseSafetensors(buf: Uint8Array, source = 'safetensors file'): StFile {
+  const h = parseHeader(buf, buf.byteLength, source);
+  const data = buf.subarray(8 + h.n);
+  const tensors = new Map<string, StTensor>();
+  for (const e of h.entries) tensors.set(e.name, { name: e.name, dtype: e.dtype, shape: e.shape, bytes: data.subarray(e.begin, e.end) });
+  return { tensors, metadata: h.metadata };
+}
+
+/**
+ * For a download (weights from a URL): check a safetensors file from its first bytes and its size (the
+ * response's Content-Length) before the body is read. `prefix`: the bytes received so far. Returns
+ * `{ need }` while the header is incomplete (read at least `need` bytes, then call again), else the
+ * number of float tensors and the bytes they take. Throws 'bad-input' when the header does not parse,
+ * places a tensor beyond `total`, or the file is not a safetensors file; the caller never has to hold
+ * more than the header (at most 100 MB, and never more than `total`) to know.
+ */
+export function checkSafetensorsPrefix(prefix: Uint8Array, total: number, source = 'safetensors file'): { need: number } | { tensors: number; dataBytes: number } {
+  if (!isCount(total)) throw new DecoderError('bad-input', `${source}: size ${total} (Content-Length) is not a byte count`);
+  if (total < 8) throw new DecoderError('bad-input', `${source}: ${total} bytes (Content-Length), too short for a safetensors header`);
+  if (prefix.byteLength < 8) return { need: 8 };
+  const n = Number(new DataView(prefix.buffer, prefix.byteOffset, 8).getBigUint64(0, true));
+  if (n > 0 && 8 + n <= total && n <= MAX_HEADER_BYTES && prefix.byteLength < 8 + n) return { need: 8 + n };
+  const h = parseHeader(prefix, total, source);
+  return { tensors: h.entries.length, dataBytes: h.entries.reduce((m, e) => Math.max(m, e.end), 0) };
 }
 
 function f16ToF32(h: number): number {

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { DecoderError } from '../../src/gpu/errors';
 import { parseLatents, parseStats } from '../../src/model/latents';
 import { parseNpy, writeNpy } from '../../src/model/npy';
-import { parseSafetensors } from '../../src/model/safetensors';
+import { checkSafetensorsPrefix, parseSafetensors } from '../../src/model/safetensors';
 import { loadWeights } from '../../src/model/weights';
 import { inferConfig } from '../../src/model/config';
 import { parseRecipe, recipeFromHash, recipeToHash, inlineLatents, type Recipe } from '../../src/demo/recipe';
@@ -160,6 +160,45 @@ describe('fuzz: safetensors', () => {
       }),
       budget,
     );
+  });
+});
+
+describe('fuzz: a safetensors download checked from its first bytes and Content-Length', () => {
+  it('asks for at most the header, never more than the size; agrees with the whole-file parse', () => {
+    fc.assert(
+      fc.property(fc.array(tensorArb, { maxLength: 4 }), fc.option(fieldLie), fc.array(byteMutation, { maxLength: 3 }), fc.integer({ min: -64, max: 64 }), (ts, lie, muts, sizeLie) => {
+        const { header, data } = stParts(ts);
+        const bytes = mutateBytes(stBytes(lie ? lieAbout(header, lie) : header, data), muts);
+        const total = Math.max(0, bytes.length + (sizeLie % 3 === 0 ? sizeLie : 0));
+        let got: Uint8Array = bytes.subarray(0, Math.min(8, bytes.length));
+        let verdict: ReturnType<typeof checkSafetensorsPrefix> | null = null;
+        typedOrOk(() => {
+          for (let round = 0; round < 3; round++) {
+            verdict = checkSafetensorsPrefix(got, total, 'download.safetensors');
+            if (!('need' in verdict)) return verdict;
+            expect(verdict.need).toBeLessThanOrEqual(total);
+            if (verdict.need > bytes.length) return verdict; // the body ends before the header: a truncated download
+            got = bytes.subarray(0, verdict.need);
+          }
+          throw new Error('more than two rounds to read a header');
+        });
+        // when the whole file arrived with a true Content-Length, the download check and the parse agree
+        if (total === bytes.length && verdict && !('need' in verdict)) {
+          const f = parseSafetensors(bytes, 'download.safetensors');
+          expect(f.tensors.size).toBe((verdict as { tensors: number }).tensors);
+        }
+      }),
+      budget,
+    );
+  });
+
+  it('a Content-Length smaller than the header says is refused before the body', () => {
+    const { header, data } = stParts([{ name: 'decoder.conv1.weight', dtype: 'F32', shape: [4, 4] }]);
+    const bytes = stBytes(header, data);
+    const head = bytes.subarray(0, bytes.length - data.length);
+    expect(checkSafetensorsPrefix(head, bytes.length, 'w.safetensors')).toEqual({ tensors: 1, dataBytes: 64 });
+    expect(() => checkSafetensorsPrefix(head, bytes.length - 1, 'w.safetensors')).toThrow(/decoder\.conv1\.weight.*expected 64 bytes inside 63/);
+    expect(checkSafetensorsPrefix(head.subarray(0, 8), bytes.length, 'w.safetensors')).toEqual({ need: head.length });
   });
 });
 

@@ -2,7 +2,7 @@
 // this adapter class), buffers filled with small random values, `warmup` untimed passes, then `runs`
 // timed passes (PassTimer). GFLOP/s and GB/s from the kernel's own cost(). Buffers live for one case.
 import { DecoderError } from '../../src/gpu/errors';
-import { encodeParams, pipelineKey, resolveOverrides, type AnyKernelDef, type Elem, type PipelineCache } from '../../src/gpu/kernel';
+import { encodeParams, pipelineKey, resolveOverrides, shaderSource, type AnyKernelDef, type Elem, type PipelineCache } from '../../src/gpu/kernel';
 import { conv3dTuning, kernels, packedConvWeightLength } from '../../src/kernels/index';
 import { conv3dTuningForCout } from '../../src/kernels/conv3d';
 import { conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
@@ -230,6 +230,10 @@ async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Pr
       decoderTiles: mmaTilesFor(p as { cin: number; cout: number; h: number; w: number }, o.KS).join('x'),
       packMs: packMs.median, gemmMs: gemmMs.median, gemmTflops: cost.flops / (gemmMs.median * 1e9), packGBps: packCost.bytes / (packMs.median * 1e6),
     };
+    // the compiler's warnings on the GEMM (the pipeline cache keeps errors only): e.g. deprecated builtins
+    const info = await device.createShaderModule({ code: shaderSource(gemm, elem) }).getCompilationInfo();
+    const warnings = info.messages.filter((m) => m.type !== 'error').map((m) => `${m.lineNum}: ${m.message}`);
+    extra.compileWarnings = warnings.length ? warnings.join(' | ').slice(0, 500) : 'none';
     // the last run left y = pack + GEMM of these inputs: against conv3d on the same planar inputs
     Object.assign(extra, await againstPortable(ctx, [x, cache, wPortable, bias, res, y, gamma], params, o, elem));
     // other result-tile shapes of the same GEMM (conv3dMmaTiles): time, and the count of output values

@@ -6,6 +6,15 @@
 #   bash scripts/h200-run.sh bench     kernels (conv3d incl. fused-norm rows, attention) and the tradeoffs table
 #   bash scripts/h200-run.sh mma       cuDNN anchor, conv rows (tensor cores checked against the portable conv), f16 decodes
 #   bash scripts/h200-run.sh tuning    conv3d rows and two 81-frame decodes (after a conv tuning change)
+# Transfer size (2026-12-01): the device tool sends at most 64 MiB (working tree + carried paths); with
+# models/ in the tree (41 MiB) the 28 MiB bundle no longer fits in one call. What worked: build dist and
+# out/bench from a clean `git archive` into an ignored folder (.h200/dist, .h200/bench-node.mjs), replace
+# .gpu-bundle/node.xz by a stripped node (`strip -o /tmp/node /usr/bin/node && xz -9 -c /tmp/node >
+# .gpu-bundle/node.xz`: 24 -> 21 MiB), then two calls back to back on the warm machine (30 s): first
+# carry [".gpu-bundle/node.xz"] with a trivial command, then carry [".gpu-bundle/boot.sh",
+# ".gpu-bundle/dawn.node.xz", ".gpu-bundle/debs", ".gpu-bundle/webgpu", ".h200"] (ignored files already
+# there are kept) with `rm -rf dist && cp -r .h200/dist dist && mkdir -p out/bench && cp
+# .h200/bench-node.mjs out/bench/ && COMMIT=<sha> bash scripts/h200-run.sh mma`.
 set -u
 source .gpu-bundle/boot.sh >/dev/null
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$OUT/gpu.txt" 2>&1

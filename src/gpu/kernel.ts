@@ -83,7 +83,7 @@ export function pipelineKey(def: AnyKernelDef, overrides: Record<string, number>
 }
 
 /** Size in bytes of `struct Params` (4 bytes per scalar, padded to 16). */
-export function paramsSize(def: AnyKernelDef): number {
+function paramsSize(def: AnyKernelDef): number {
   return Math.max(16, Math.ceil((def.params.length * 4) / 16) * 16);
 }
 

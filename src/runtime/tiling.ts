@@ -28,7 +28,7 @@ export interface Tile {
   out: Rect;
 }
 
-export const EXACT_HALO = 7;
+const EXACT_HALO = 7;
 
 export interface TilingOptions {
   /** tile core size in latent pixels */

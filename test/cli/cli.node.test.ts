@@ -1,83 +1,28 @@
 // The `wan-vae` command as a user runs it: `node bin/wan-vae.mjs decode|plan ...` in a child process
-// (the current sources built first, see buildCliIfStale). Small generated weights
+// (the current sources built first, test/helpers/cli.ts). Small generated weights
 // (Wan2.1 architecture, dim 4, z 16) and latents written to a temporary folder; every option family of
 // `decode` and `plan`; outputs read back with parseNpy and compared with the library's own decode (so a
 // CLI that ignored an option, wrote the wrong frames or the wrong layout fails); exit codes; and the
 // one-line errors for bad files and bad option values (exit 2, one `wan-vae: <code>: ...` line naming
 // the file / tensor / option, expected vs actual).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WanVaeDecoder } from '../../src/decoder';
 import { parseNpy, writeNpy } from '../../src/model/npy';
 import { writeSafetensors } from '../../src/model/safetensors';
 import { syntheticLatents, syntheticWeights } from '../../src/model/synthetic';
+import { buildCli, repoRoot as root, runCli, type CliRun } from '../helpers/cli';
 import { compare } from '../helpers/compare';
 import { needGpu } from '../helpers/need';
 
-const root = resolve(import.meta.dirname, '../..');
-// The CLI under test: the repo's launcher (bin/wan-vae.mjs, copied) over a build of the current sources
-// into a private folder inside the repo (so `webgpu` resolves from node_modules), not dist/: other tests
-// (the packed-tarball consumers) rebuild dist/ while this file runs, and a half-written dist/cli.js
-// would make these tests flaky. Rebuilt when older than src/ or shaders/.
-const testRoot = join(root, 'node_modules', '.cache', 'wan-vae-cli-test');
-const cliJs = join(testRoot, 'dist', 'cli.js');
-const launcher = join(testRoot, 'bin', 'wan-vae.mjs');
-
-/** Newest modification time of the files under `dir` with one of `exts`. */
-function newest(dir: string, exts: string[]): number {
-  let t = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) t = Math.max(t, newest(p, exts));
-    else if (exts.some((x) => e.name.endsWith(x))) t = Math.max(t, statSync(p).mtimeMs);
-  }
-  return t;
-}
-
-function buildCliIfStale(): void {
-  mkdirSync(join(testRoot, 'bin'), { recursive: true });
-  copyFileSync(join(root, 'bin', 'wan-vae.mjs'), launcher);
-  let built = 0;
-  try {
-    built = statSync(cliJs).mtimeMs;
-  } catch {
-    // missing
-  }
-  const sources = Math.max(newest(join(root, 'src'), ['.ts']), newest(join(root, 'shaders'), ['.wgsl']), statSync(join(root, 'vite.cli.config.ts')).mtimeMs);
-  if (built >= sources) return;
-  // `npm run build:cli` with another output folder
-  const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
-  const r = spawnSync(process.execPath, [vite, 'build', '--config', 'vite.cli.config.ts', '--logLevel', 'warn', '--outDir', join(testRoot, 'dist')], { cwd: root, encoding: 'utf8', timeout: 240_000 });
-  if (r.status !== 0) throw new Error(`building the CLI failed (${r.status ?? r.signal}): ${r.stderr}`);
-}
-
-interface Run {
-  code: number;
-  stdout: string;
-  /** stderr without the two lines Dawn prints at device creation on lavapipe (README) */
-  errLines: string[];
-  json: Record<string, unknown> | null;
-}
-
-function cli(...args: string[]): Run {
-  const r = spawnSync(process.execPath, [launcher, ...args], { cwd: dir, encoding: 'utf8', timeout: 240_000 });
-  if (r.error) throw r.error;
-  const errLines = r.stderr.split('\n').filter((l) => l.trim() && !/^Warning: maxDynamic\w+ artificially reduced/.test(l));
-  const last = r.stdout.trim().split('\n').at(-1) ?? '';
-  let json: Record<string, unknown> | null = null;
-  try {
-    json = JSON.parse(last) as Record<string, unknown>;
-  } catch {
-    // not --json
-  }
-  return { code: r.status ?? -1, stdout: r.stdout, errLines, json };
-}
+let launcher = '';
+const cli = (...args: string[]): CliRun => runCli(launcher, dir, args);
 
 /** Expects exit code 2 and exactly one stderr line `wan-vae: <code>: ...` matching `re`. */
-function expectError(r: Run, code: string, re: RegExp): void {
+function expectError(r: CliRun, code: string, re: RegExp): void {
   expect(r.errLines, r.errLines.join('\n')).toHaveLength(1);
   expect(r.errLines[0]).toMatch(new RegExp(`^wan-vae: ${code}: `));
   expect(r.errLines[0]).toMatch(re);
@@ -93,7 +38,7 @@ const latents = { data: syntheticLatents(...shape), shape };
 let reference: Float32Array;
 
 beforeAll(async () => {
-  buildCliIfStale();
+  launcher = buildCli('test');
   dir = mkdtempSync(join(tmpdir(), 'wan-vae-cli-'));
   const tensors = Object.fromEntries([...weights.map].map(([k, t]) => [k, { shape: t.shape, data: t.data }]));
   writeFileSync(join(dir, 'w.safetensors'), writeSafetensors(tensors));

@@ -33,9 +33,9 @@ export function noDeviceReason(): string {
 }
 
 /** IEEE half bits of one float (round to nearest even; overflow to ±inf): test/helpers/half.ts, not the runtime's toHalf. */
-export const f32ToF16Bits = halfBits;
+const f32ToF16Bits = halfBits;
 
-export const f16BitsToF32 = halfValue;
+const f16BitsToF32 = halfValue;
 
 /** Values rounded to what `elem` storage keeps (identity for f32), independently of the runtime's conversion. */
 export function roundToElem(data: Float32Array, elem: Elem): Float32Array {
@@ -44,7 +44,7 @@ export function roundToElem(data: Float32Array, elem: Elem): Float32Array {
 }
 
 /** Bytes of `data` as `elem` storage, padded to a multiple of 4 bytes. */
-export function toElemBytes(data: Float32Array, elem: Elem): Uint8Array<ArrayBuffer> {
+function toElemBytes(data: Float32Array, elem: Elem): Uint8Array<ArrayBuffer> {
   if (elem === 'f32') return new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer);
   const h = new Uint16Array(Math.ceil(data.length / 2) * 2);
   for (let i = 0; i < data.length; i++) h[i] = f32ToF16Bits(data[i]!);

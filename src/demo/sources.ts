@@ -1,6 +1,7 @@
 // Where input bytes come from: a file picker, a file dropped on a card, or a URL (streamed, with
 // progress; optionally through the weights cache). Each yields { bytes, name } plus the URL when there
 // was one (kept for recipes).
+import { checkSafetensorsPrefix } from '../model/safetensors';
 import { cachedBytes, storeBytes } from './weights-cache';
 
 export interface Loaded {

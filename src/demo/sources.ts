@@ -52,12 +52,30 @@ async function download(url: string, onProgress: ((received: number, total: numb
   const reader = res.body.getReader();
   const parts: Uint8Array[] = [];
   let received = 0;
+  // a .safetensors is checked from its header and the Content-Length before the rest of the body is read
+  let need = total && /\.safetensors$/i.test(name) ? 8 : 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     parts.push(value);
     received += value.length;
     onProgress?.(received, total);
+    while (need && received >= need) {
+      const prefix = new Uint8Array(need);
+      let at = 0;
+      for (const p of parts) {
+        const k = Math.min(p.length, need - at);
+        prefix.set(p.subarray(0, k), at);
+        at += k;
+      }
+      try {
+        const r = checkSafetensorsPrefix(prefix, total!, parsed.href);
+        need = 'need' in r ? r.need : 0;
+      } catch (e) {
+        void reader.cancel();
+        throw e;
+      }
+    }
   }
   const bytes = new Uint8Array(received);
   let at = 0;

@@ -10,7 +10,7 @@ import { playwright } from '@vitest/browser-playwright';
 import { chromiumFlags } from './scripts/chromium-flags.ts';
 
 const repoRoot = dirname(fileURLToPath(import.meta.url));
-/** ../shared (goldens, reference); WAN_SHARED_DIR overrides. Keep in sync with test/helpers/files.ts. */
+/** ../shared (goldens, reference); WAN_SHARED_DIR overrides (e.g. /nonexistent: the tests that need it skip, and fail under CI=1). Tests read it through test/helpers/files.ts and need.ts. */
 const sharedDir = resolve(process.env.WAN_SHARED_DIR ?? resolve(repoRoot, '..', 'shared'));
 
 /**

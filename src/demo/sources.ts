@@ -53,7 +53,9 @@ async function download(url: string, onProgress: ((received: number, total: numb
   const parts: Uint8Array[] = [];
   let received = 0;
   // a .safetensors is checked from its header and the Content-Length before the rest of the body is read
-  let need = total && /\.safetensors$/i.test(name) ? 8 : 0;
+  // (not when the body is content-encoded: Content-Length then counts the compressed bytes)
+  const encoded = (res.headers.get('content-encoding') ?? 'identity') !== 'identity';
+  let need = total && !encoded && /\.safetensors$/i.test(name) ? 8 : 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;

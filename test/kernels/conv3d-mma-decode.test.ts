@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { inferConfig } from '../../src/model/config';
 import { syntheticLatents, syntheticWeights } from '../../src/model/synthetic';
 import { GpuDecoder } from '../../src/runtime/gpu-decoder';
-import { plan } from '../../src/runtime/planner';
+import { plan, type TileOption } from '../../src/runtime/planner';
 import { conv3dTuningFor } from '../../src/kernels/conv3d';
 import { compare } from '../helpers/compare';
 import { isBrowser, isCI } from '../helpers/env';
@@ -20,13 +20,21 @@ import { getTestDevice } from '../helpers/gpu';
 
 const gpu = await getTestDevice();
 
-async function decodeWith(mma: boolean, norm: 'full' | 'fused'): Promise<{ video: Float32Array; operands: number }> {
+interface Case {
+  norm: 'full' | 'fused';
+  /** latent width (height 2, 2 latent frames) */
+  w: number;
+  tile?: TileOption;
+}
+
+async function decodeWith(mma: boolean, c: Case): Promise<{ video: Float32Array; operands: number }> {
   const weights = syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 3 });
   const cfg = inferConfig(weights);
-  const T = 2, h = 2, w = 3;
-  const p = plan(cfg, { frames: T, h, w, cache: 'on', precision: 'f16', norm, tensorCores: mma });
+  const T = 2, h = 2, w = c.w;
+  const base = { frames: T, h, w, cache: 'on', precision: 'f16', norm: c.norm, tile: c.tile } as const;
+  const p = plan(cfg, { ...base, tensorCores: mma });
   // the plan counts the operand copy: what it adds over the same plan without tensor cores
-  const operands = p.memory.activations - plan(cfg, { frames: T, h, w, cache: 'on', precision: 'f16', norm }).memory.activations;
+  const operands = p.memory.activations - plan(cfg, base).memory.activations;
   const dec = await GpuDecoder.create(gpu!.device, p, weights, { tuning: conv3dTuningFor(gpu!.info), mma: mma ? { subgroupSize: 32, emulate: true } : null });
   const frames: Float32Array[] = [];
   // planned = allocated, operand copy included
@@ -46,21 +54,28 @@ async function decodeWith(mma: boolean, norm: 'full' | 'fused'): Promise<{ video
   return { video: out, operands };
 }
 
+const cases: [string, Case][] = [
+  ['norm full', { norm: 'full', w: 3 }],
+  ['norm fused', { norm: 'fused', w: 3 }],
+  // two exact tiles, tile-major, the latent-rate store in CPU memory: the pack reads tile tensors
+  ['norm full, 2 exact tiles, CPU store', { norm: 'full', w: 4, tile: { th: 2, tw: 2, mode: 'exact', order: 'tile-major', store: 'cpu' } }],
+];
+
 describe('decode with the tensor-core conv path (emulated GEMM)', () => {
-  it.skipIf(isBrowser).for(['full', 'fused'] as const)('norm %s: equals the portable f16 decode (PSNR >= 60 dB)', async (norm, ctx) => {
+  it.skipIf(isBrowser).for(cases)('%s: equals the portable f16 decode (PSNR >= 60 dB)', async ([label, c], ctx) => {
     if (!gpu?.f16) {
       if (isCI()) throw new Error('this test must run under CI, but there is no WebGPU device with shader-f16');
       ctx.skip('no WebGPU device with shader-f16');
     }
-    const ref = await decodeWith(false, norm);
-    const mma = await decodeWith(true, norm);
+    const ref = await decodeWith(false, c);
+    const mma = await decodeWith(true, c);
     const got = mma.video;
     // the path really ran: an operand copy was planned and allocated (none without tensor cores)
     expect(ref.operands).toBe(0);
     expect(mma.operands).toBeGreaterThan(0);
-    const c = compare(got, ref.video);
-    console.info(`mma-emu decode norm ${norm}: max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB vs portable f16 (operand copy ${mma.operands} B)`);
+    const cmp = compare(got, ref.video);
+    console.info(`mma-emu decode ${label}: max|err| ${cmp.maxAbs.toExponential(2)}, PSNR ${cmp.psnr.toFixed(1)} dB vs portable f16 (operand copy ${mma.operands} B)`);
     expect(got.length).toBe(ref.video.length);
-    expect(c.psnr).toBeGreaterThanOrEqual(60);
+    expect(cmp.psnr).toBeGreaterThanOrEqual(60);
   });
 });

@@ -57,6 +57,10 @@ const tunings = Object.entries(conv3dTuning).filter(([, t]) => conv3dTuningForCo
 const f32 = new Map<string, Variant>();
 for (const [, t] of tunings) for (const [k, v] of variants('f32', t, null, maxInv)) f32.set(k, v);
 const f16 = variants('f16', conv3dTuning.cpu, null, maxInv);
+// registry kernels no small plan uses (a kernel not wired into the decoder yet, or an option the plans
+// above do not set): compiled with their default overrides, so every kernel is compiled at least once
+for (const def of Object.values(kernels) as AnyKernelDef[])
+  if (![...f32.values()].some((v) => v.def.id === def.id)) f32.set(pipelineKey(def, {}, 'f32'), { def, overrides: {}, elem: 'f32' });
 const list = (m: Map<string, Variant>) => [...m].map(([k, v]) => [k, v] as const);
 
 async function compiles(v: Variant) {
@@ -68,9 +72,7 @@ async function compiles(v: Variant) {
 }
 
 describe('every kernel variant the decoder builds compiles', () => {
-  it('the variant lists cover every kernel of the registry and the override families', () => {
-    const ids = new Set([...f32.values()].map((v) => v.def.id));
-    for (const def of Object.values(kernels)) expect(ids, def.id).toContain(def.id);
+  it('the variant lists cover the override families of conv3d, rms-norm and output', () => {
     const convs = [...f32.values()].filter((v) => v.def.id === 'conv3d').map((v) => v.overrides);
     for (const [k, values] of [['KT', [1, 3]], ['KS', [1, 3]], ['UP', [0, 1]], ['HAS_RES', [0, 1, 2]], ['NORM', [0, 1]], ['SILU', [0, 1]]] as const)
       for (const x of values) expect(convs.some((o) => o[k] === x), `conv3d ${k}=${x}`).toBe(true);

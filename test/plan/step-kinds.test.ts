@@ -1,0 +1,72 @@
+// The step-kind table (src/runtime/step-kinds.ts) agrees with itself and with the kernels, for every step
+// of small plans (both versions, every norm mode, whole frames, tile-major and frame-major tiles, cache
+// on and off, tensor cores on and off), without a GPU: each kernel gets one binding per binding of its
+// KernelDef and every param its struct names (a record that bound one buffer too few, or forgot a param,
+// fails here instead of as a WebGPU validation error mid-decode); the dispatch count equals the params
+// list; the ring push and store write read a view the step lists (so the planner keeps it alive); every
+// weight key exists in the weights, with the element count the planner charges.
+import { describe, expect, it } from 'vitest';
+import type { AnyKernelDef } from '../../src/gpu/kernel';
+import { conv3dTuning } from '../../src/kernels/conv3d';
+import { inferConfig } from '../../src/model/config';
+import { syntheticWeights } from '../../src/model/synthetic';
+import type { Step } from '../../src/runtime/graph';
+import { plan, type PlanOptions } from '../../src/runtime/planner';
+import { kindOf, type BindCtx } from '../../src/runtime/step-kinds';
+
+const CASES = [
+  { version: '2.1', dim: 4, zDim: 4 },
+  { version: '2.2', dim: 4, zDim: 8 },
+] as const;
+
+describe.each(CASES)('step-kind table, Wan$version', (spec) => {
+  const weights = syntheticWeights({ ...spec, seed: 3 });
+  const cfg = inferConfig(weights);
+  const tiles = [undefined, { th: 2, tw: 2, mode: 'exact', order: 'tile-major' } as const, { th: 2, tw: 3, mode: 'blend', order: 'frame-major' } as const];
+  const plans = (['full', 'chunked', 'fused'] as const).flatMap((norm) =>
+    tiles.flatMap((tile) => (spec.version === '2.1' ? (['on', 'off'] as const) : (['on'] as const)).map((cache) => {
+      const o: PlanOptions = { frames: 3, h: 4, w: 5, cache, precision: 'f16', norm, normChunk: 7, tile, rgba: true };
+      return plan(cfg, o);
+    })),
+  );
+
+  it.each([
+    ['portable convs', null],
+    ['tensor cores', { subgroupSize: 32 }],
+  ] as const)('every step, %s: bindings, params, dispatches, ring/store sources and weights agree', (_n, mma) => {
+    const buf = {} as GPUBuffer;
+    let steps = 0;
+    for (const p of plans)
+      for (const pp of Object.values(p.programs).flat()) {
+        const ctx: BindCtx = {
+          elem: 'f16', cfg, tuning: conv3dTuning.cpu, maxInvocations: 256, mma,
+          view: () => buf, weight: () => buf, ring: () => buf, dummy: buf, out: buf, rgba: buf, mmaScratch: buf,
+          storeEntry: () => ({ buffer: buf }),
+          inPlace: (v, y) => !!v && v.t !== y.t && !v.t.io && pp.slotOf[v.t.id] === pp.slotOf[y.t.id],
+        };
+        for (const s of pp.prog.steps as Step[]) {
+          steps++;
+          const kind = kindOf(s);
+          const label = `${pp.prog.name} ${pp.prog.kind} ${s.label}`;
+          const params = kind.params(s, () => 1);
+          expect(params.length, label).toBe(kind.dispatches(s));
+          for (const k of kind.kernels(s, ctx) as { def: AnyKernelDef; bindings: unknown[]; overrides: Record<string, number> }[]) {
+            expect(k.bindings.length, `${label} ${k.def.id} bindings`).toBe(k.def.bindings.length);
+            for (const prm of params) for (const f of k.def.params) expect(typeof prm[f.name], `${label} ${k.def.id} param ${f.name}`).toBe('number');
+            for (const o of Object.keys(k.overrides)) expect(k.def.overrides, `${label} ${k.def.id} override ${o}`).toHaveProperty(o);
+          }
+          const views = kind.views(s);
+          const push = kind.ringPush(s), sw = kind.storeWrite(s);
+          if (push) expect(views, `${label} ring source`).toContain(push.x);
+          if (sw) expect(views, `${label} store source`).toContain(sw.x);
+          const pair = kind.inPlace(s);
+          if (pair) for (const v of pair) expect(views, `${label} in-place pair`).toContain(v);
+          for (const w of kind.weights(s)) {
+            const data = w.data(weights, false);
+            expect(data.length, `${label} ${w.key}`).toBe(w.elems);
+          }
+        }
+      }
+    expect(steps).toBeGreaterThan(100);
+  });
+});

@@ -15,8 +15,9 @@ import { GpuDecoder } from '../../src/runtime/gpu-decoder';
 import { plan, type TileOption } from '../../src/runtime/planner';
 import { conv3dTuningFor } from '../../src/kernels/conv3d';
 import { compare } from '../helpers/compare';
-import { isBrowser, isCI } from '../helpers/env';
+import { isBrowser } from '../helpers/env';
 import { getTestDevice } from '../helpers/gpu';
+import { needF16 } from '../helpers/need';
 
 const gpu = await getTestDevice();
 
@@ -63,10 +64,7 @@ const cases: [string, Case][] = [
 
 describe('decode with the tensor-core conv path (emulated GEMM)', () => {
   it.skipIf(isBrowser).for(cases)('%s: equals the portable f16 decode (PSNR >= 60 dB)', async ([label, c], ctx) => {
-    if (!gpu?.f16) {
-      if (isCI()) throw new Error('this test must run under CI, but there is no WebGPU device with shader-f16');
-      ctx.skip('no WebGPU device with shader-f16');
-    }
+    needF16(ctx, gpu);
     const ref = await decodeWith(false, c);
     const mma = await decodeWith(true, c);
     const got = mma.video;

@@ -12,8 +12,8 @@ import type { KernelDef } from '../../src/gpu/kernel';
 import type { Conv3dParams } from '../../src/kernels/conv3d';
 import { blockedConvWeightLength, conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
 import { expectClose } from '../helpers/compare';
-import { isCI } from '../helpers/env';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
+import { needF16 as needF16Shared, notOnThisAdapter } from '../helpers/need';
 import { randn } from '../helpers/random';
 
 const gpu = await getTestDevice();
@@ -144,16 +144,9 @@ async function runCase(c: Case, gemm: KernelDef<Conv3dParams>, sg: number) {
   console.info(`${gemm.id} ${name(c)}: max|err| ${r.maxAbs.toExponential(2)} at ${r.maxAbsAt}, nmse ${r.nmse.toExponential(2)}`);
 }
 
+/** Skips without a device or shader-f16 (fails under CI in Node): test/helpers/need.ts decides. */
 function needF16(ctx: TestContext): void {
-  if (!gpu) {
-    if (isCI()) throw new Error('this test must run under CI, but there is no WebGPU device');
-    ctx.skip('there is no WebGPU device');
-  }
-  if (!gpu.f16) {
-    // Node (Dawn + lavapipe) has shader-f16; SwiftShader (the browser project) has none
-    if (isCI() && typeof window === 'undefined') throw new Error('this test must run under CI, but the adapter has no shader-f16');
-    ctx.skip('the adapter has no shader-f16');
-  }
+  needF16Shared(ctx, gpu);
 }
 
 const mma = gpu?.mma ?? null; // requestDecoderDevice enables the feature where subgroupMatrixSupport says ok
@@ -176,7 +169,7 @@ describe('conv3d-mma', () => {
   });
   it.for(cases.map((c) => [name(c), c] as const))('tensor cores %s', async ([, c], ctx) => {
     needF16(ctx);
-    if (!mma) ctx.skip("the adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (no CI platform does)");
+    if (!mma) notOnThisAdapter(ctx, "the adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (no CI platform does)");
     await runCase(c, conv3dMma, mma!.subgroupSize);
   });
   it('packConvWeightBlocked: 16x16 tiles [tap][ob][cb][cout][cin], zero padding', () => {

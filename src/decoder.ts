@@ -12,6 +12,7 @@ import { framesFor, inferConfig, type DecoderConfig } from './model/config';
 import type { Latents } from './model/latents';
 import { denormalize, noStats, officialStats, type LatentStats } from './model/stats';
 import { loadWeights, type Weights } from './model/weights';
+import { weightsAs, type WeightsPrecision } from './model/quantize';
 import { conv3dTuningFor } from './kernels/conv3d';
 import { GpuDecoder } from './runtime/gpu-decoder';
 import type { Frame } from './runtime/assembler';
@@ -28,6 +29,11 @@ export interface DecodeOptions {
   cache?: 'on' | 'off';
   /** storage precision on the GPU (accumulation is always f32) */
   precision?: Precision;
+  /**
+   * storage of the conv weights (default: = precision): 'int8' (per-output-channel scales) or 'f16' (with
+   * f32 storage) are dequantised in the portable conv's operand load: tensor cores are not used with int8
+   */
+  weightsPrecision?: WeightsPrecision;
   /** 'official' (by z: Wan2.1 16 / Wan2.2 48 channels), 'none' (already de-normalised) or explicit statistics */
   latentStats?: 'official' | 'none' | LatentStats;
   /** also produce RGBA8 frames (for display) */
@@ -76,7 +82,7 @@ export interface DecodeResult {
   seconds: number;
   backend: 'webgpu' | 'cpu';
   adapter: string;
-  options: { cache: 'on' | 'off'; precision: Precision; norm: NormMode['mode']; normChunk: number | null; latentStats: string; tile: TileOption | null; tensorCores: boolean };
+  options: { cache: 'on' | 'off'; precision: Precision; norm: NormMode['mode']; normChunk: number | null; latentStats: string; tile: TileOption | null; tensorCores: boolean; weightsPrecision: WeightsPrecision };
   /** measured by the arena (GPU only) */
   peakGpuBytes?: number;
   plannedPeakGpuBytes?: number;
@@ -166,7 +172,9 @@ export class WanVaeDecoder {
   plan(shape: [number, number, number, number], opts: DecodeOptions = {}): Plan {
     const precision = opts.precision ?? 'f32';
     // tensor cores (f16 only): the plan counts their operand copy; runGpu re-plans without it where the device has none
-    return plan(this.cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? 'on', precision, rgba: opts.rgba ?? false, tile: opts.tile, norm: opts.norm, normChunk: opts.normChunk, tensorCores: opts.tensorCores === true && precision === 'f16' });
+    const weightsPrecision = opts.weightsPrecision ?? precision;
+    // tensor cores read f16 weights only: packed (int8) weights run the portable conv3d-wq
+    return plan(this.cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? 'on', precision, weightsPrecision, rgba: opts.rgba ?? false, tile: opts.tile, norm: opts.norm, normChunk: opts.normChunk, tensorCores: opts.tensorCores === true && precision === 'f16' && weightsPrecision === 'f16' });
   }
 
   private async gpuDevice(): Promise<GpuEntry> {
@@ -273,10 +281,11 @@ export class WanVaeDecoder {
       opts.onFrame?.(f);
     };
     const t0 = performance.now();
-    const result: DecodeResult = { video, frames, height: H, width: W, seconds: 0, backend, adapter: 'cpu (reference)', options: { cache, precision, norm, normChunk, latentStats: statsName, tile: opts.tile ?? null, tensorCores: false }, replans: [] };
+    const result: DecodeResult = { video, frames, height: H, width: W, seconds: 0, backend, adapter: 'cpu (reference)', options: { cache, precision, norm, normChunk, latentStats: statsName, tile: opts.tile ?? null, tensorCores: false, weightsPrecision: opts.weightsPrecision ?? precision }, replans: [] };
     const { signal, unlink } = this.linkSignal(opts.signal);
     try {
-      if (backend === 'cpu') await this.decodeCpu(input, latents.shape, cache, place, signal);
+      // the CPU reference of packed weights: the same decode with the conv weights the GPU would hold
+      if (backend === 'cpu') await this.decodeCpu(input, latents.shape, cache, place, signal, opts.weightsPrecision);
       else await this.decodeGpu(this.plan(latents.shape, opts), input, place, { ...opts, signal }, result);
     } finally {
       unlink();
@@ -285,10 +294,10 @@ export class WanVaeDecoder {
     return result;
   }
 
-  private async decodeCpu(input: Float32Array, shape: Latents['shape'], cache: 'on' | 'off', place: (f: Frame) => void, signal: AbortSignal): Promise<void> {
+  private async decodeCpu(input: Float32Array, shape: Latents['shape'], cache: 'on' | 'off', place: (f: Frame) => void, signal: AbortSignal, wp: WeightsPrecision = 'f32'): Promise<void> {
     const H = shape[2] * this.cfg.scale, W = shape[3] * this.cfg.scale;
     let index = 0;
-    await new CpuDecoder(this.cfg, this.weights).decode({ data: input, shape }, {
+    await new CpuDecoder(this.cfg, weightsAs(this.weights, wp)).decode({ data: input, shape }, {
       useCache: cache === 'on',
       signal,
       onChunk: (chunk) => {
@@ -371,7 +380,7 @@ export class WanVaeDecoder {
     const o = p.opts;
     const norms = [o.norm ?? 'full', ...(['full', 'chunked', 'fused'] as const).filter((n) => n !== (o.norm ?? 'full'))];
     try {
-      return fitPlan(this.cfg, { frames: o.frames, h: o.h, w: o.w, cache: o.cache, rgba: o.rgba, tensorCores: o.tensorCores }, {
+      return fitPlan(this.cfg, { frames: o.frames, h: o.h, w: o.w, cache: o.cache, rgba: o.rgba, tensorCores: o.tensorCores, weightsPrecision: o.weightsPrecision }, {
         budget: p.memory.total - 1,
         limits: { maxStorageBufferBindingSize: limits.maxStorageBufferBindingSize, maxBufferSize: limits.maxBufferSize },
         precisions: [o.precision],
@@ -426,7 +435,7 @@ export class WanVaeDecoder {
     if (failure) throw failure;
     if (v) throw new DecoderError('validation', `a decode submission failed validation: ${v.message}`);
     const o = p.opts;
-    result.options = { ...result.options, precision: o.precision, tile: o.tile ?? null, norm: o.norm ?? 'full', normChunk: o.norm === 'chunked' ? (o.normChunk ?? DEFAULT_NORM_CHUNK) : null, tensorCores: !!mma };
+    result.options = { ...result.options, precision: o.precision, tile: o.tile ?? null, norm: o.norm ?? 'full', normChunk: o.norm === 'chunked' ? (o.normChunk ?? DEFAULT_NORM_CHUNK) : null, tensorCores: !!mma, weightsPrecision: o.weightsPrecision ?? o.precision };
     result.adapter = d.description;
     result.peakGpuBytes = dec.arena.peak;
     result.plannedPeakGpuBytes = p.memory.total;

@@ -9,7 +9,8 @@
 // accumulated sum by max|W[o]| in the epilogue: per-output-channel scales factor out of the sum).
 // f16 (WQ=2, with f32 activations): the same order, two u32 per vec4 (unpack2x16float), no scales.
 import { DecoderError } from '../gpu/errors';
-import { toHalf } from '../runtime/f16';
+import { fromHalf, toHalf } from '../runtime/f16';
+import { Weights, type Weight } from './weights';
 
 /** Storage of conv weights: 'f32', 'f16' or 'int8' (per-output-channel scales). */
 export type WeightsPrecision = 'f32' | 'f16' | 'int8';
@@ -80,7 +81,7 @@ export function dequantizeInt8(x: Int8Weights): Float32Array {
  * conv3d's packed weights [rows][cout4 * 4] (packConvWeight) -> the int8 GPU buffer: rows · cout4 u32 of
  * four int8 each, then cout f32 words max|W[o]| (= 127 · s_o). Quantised exactly as quantizeInt8.
  */
-export function packInt8(packed: Float32Array, cout: number, rows: number): Uint32Array {
+export function packInt8(packed: Float32Array, cout: number, rows: number): Uint32Array<ArrayBuffer> {
   const cout4 = Math.ceil(cout / 4);
   if (packed.length !== rows * cout4 * 4) throw new DecoderError('bad-input', `packInt8: ${packed.length} values for ${rows} rows of ${cout4 * 4}`);
   const out = new Uint32Array(Math.max(4, rows * cout4 + cout));
@@ -102,8 +103,24 @@ export function packInt8(packed: Float32Array, cout: number, rows: number): Uint
 }
 
 /** conv3d's packed weights [rows][cout4 * 4] -> f16 pairs: two u32 per vec4 (low half = lower channel), as unpack2x16float reads them. */
-export function packF16Pairs(packed: Float32Array): Uint32Array {
+export function packF16Pairs(packed: Float32Array): Uint32Array<ArrayBuffer> {
   const out = new Uint32Array(Math.max(4, packed.length / 2));
   for (let i = 0; i < packed.length; i += 2) out[i / 2] = (toHalf(packed[i]!) | (toHalf(packed[i + 1]!) << 16)) >>> 0;
   return out;
+}
+
+/**
+ * CPU reference of a weights precision for a whole model: a copy of `w` whose conv weights (keys ending in
+ * `.weight` with >= 4 dimensions: every conv, attention's 1x1 qkv / proj) hold what the GPU holds
+ * (int8: q · s_o; f16: rounded to f16). Decoding it in f32 gives the reference of a packed-weight decode.
+ */
+export function weightsAs(w: Weights, wp: WeightsPrecision): Weights {
+  if (wp === 'f32') return w;
+  const map = new Map<string, Weight>();
+  for (const [k, t] of w.map) {
+    const conv = k.endsWith('.weight') && t.shape.length >= 4;
+    const data = !conv ? t.data : wp === 'int8' ? dequantizeInt8(quantizeInt8(t.data, t.shape[0]!)) : t.data.map((v) => fromHalf(toHalf(v)));
+    map.set(k, { ...t, data });
+  }
+  return new Weights(map, `${w.source} (${wp} conv weights)`);
 }

@@ -21,7 +21,7 @@ const USAGE = `usage:
   wan-vae decode [--weights W.safetensors --latents L.npy|L.safetensors [--latents-key NAME]]
                  [--synthetic 2.1|2.2 --latent-size TxHxW]  (official-shape generated weights, for sizing)
                  [--latent-stats official|none|file|FILE.safetensors] [--out OUT] [--fps N] [--progress auto|on|off]
-                 [--backend webgpu|cpu] [--cache on|off] [--precision f32|f16|auto]
+                 [--backend webgpu|cpu] [--cache on|off] [--precision f32|f16|auto] [--weights-precision f32|f16|int8|auto]
                  [--norm full|chunked|fused|auto] [--norm-chunk PIXELS]
                  [--tile none|auto|HxW] [--tile-mode exact|blend] [--tile-order tile-major|frame-major]
                  [--tile-store gpu|cpu|auto] [--budget MiB] [--tensor-cores on|off] [--dawn-flags a,b] [--json]
@@ -35,7 +35,7 @@ const USAGE = `usage:
       --out (default out/video.gif) by its name: ${OUTPUT_KINDS}.
       --fps: frames per second of the video files (default 16, as Wan generates). --progress auto
       (the default): phase, frames and ETA on stderr when stderr is a terminal.
-  wan-vae plan --vae 2.1|2.2 --size HxW --frames N [--cache on|off] [--precision f32|f16|auto]
+  wan-vae plan --vae 2.1|2.2 --size HxW --frames N [--cache on|off] [--precision f32|f16|auto] [--weights-precision f32|f16|int8|auto]
                [--norm full|chunked|fused|auto] [--norm-chunk PIXELS]
                [--tile none|auto|HxW] [--tile-mode exact|blend] [--tile-order tile-major|frame-major]
                [--tile-store gpu|cpu|auto] [--budget MiB] [--limit-binding MiB] [--json]
@@ -43,7 +43,11 @@ const USAGE = `usage:
       pixels; auto (the default) keeps whole frames when they fit, else picks the fewest exact tiles that
       fit the budget and the binding limit (default 128 MiB, WebGPU's default maxStorageBufferBindingSize).
       --norm auto (the default) keeps 'full' norms when they fit and tries the others at each tiling;
-      --tile-store auto (the default) keeps the tile-major store on the GPU when it fits, else in CPU memory.`;
+      --tile-store auto (the default) keeps the tile-major store on the GPU when it fits, else in CPU memory.
+      --weights-precision (default: as --precision) stores the conv weights as f32, f16 or int8 (per-output-
+      channel scales, dequantised in the portable conv's operand load; not exact: PSNR in the README); auto
+      lets --budget pick f16 then int8 weights when nothing else fits. With --backend cpu: the reference
+      decode with the weights int8 / f16 would hold.`;
 
 type Args = Record<string, string | true>;
 
@@ -88,7 +92,7 @@ function planSummary(p: Plan) {
     breakdown: { ...p.memory },
     video: { frames: p.framesOut, height: p.height, width: p.width },
     latent: { frames: p.opts.frames, h: p.opts.h, w: p.opts.w },
-    options: { cache: p.opts.cache, precision: p.opts.precision, norm: p.opts.norm, normChunk: p.opts.norm === 'chunked' ? p.opts.normChunk : null, tile: p.opts.tile ?? null },
+    options: { cache: p.opts.cache, precision: p.opts.precision, weightsPrecision: p.opts.weightsPrecision ?? p.opts.precision, norm: p.opts.norm, normChunk: p.opts.norm === 'chunked' ? p.opts.normChunk : null, tile: p.opts.tile ?? null },
     tiles: p.tiles?.length ?? 0,
     tileComputeOverhead: p.tileOverhead,
     largestBindingBytes: p.largestBinding,
@@ -102,7 +106,7 @@ function planSummary(p: Plan) {
 /** --norm auto: the order in which fitPlan tries the norm modes at each tiling (all exact) */
 const AUTO_NORMS = ['full', 'chunked', 'fused'] as const;
 
-const PLAN_FLAGS = ['cache', 'precision', 'norm', 'norm-chunk', 'tile', 'tile-mode', 'tile-order', 'tile-store', 'budget'];
+const PLAN_FLAGS = ['cache', 'precision', 'weights-precision', 'norm', 'norm-chunk', 'tile', 'tile-mode', 'tile-order', 'tile-store', 'budget'];
 
 /** --tile-store; 'cpu' only makes sense in tile-major order (frame-major keeps no store). */
 function tileStore(a: Args): 'auto' | 'gpu' | 'cpu' {
@@ -117,6 +121,7 @@ function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on' | 'off
   const cache = choice(a, 'cache', ['on', 'off'] as const, 'on');
   const precision = choice(a, 'precision', ['f32', 'f16', 'auto'] as const, 'f32');
   const norm = choice(a, 'norm', ['full', 'chunked', 'fused', 'auto'] as const, 'auto');
+  const wp = a['weights-precision'] === undefined ? undefined : choice(a, 'weights-precision', ['f32', 'f16', 'int8', 'auto'] as const, 'auto');
   let normChunk: number | undefined;
   if (a['norm-chunk'] !== undefined) {
     normChunk = Number(a['norm-chunk']);
@@ -141,6 +146,8 @@ function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on' | 'off
     req: {
       budget, limits, tile,
       precisions: precision === 'auto' ? ['f32', 'f16'] : [precision],
+      // auto: f16 then int8 weights only where nothing at full weights fits (fitPlan's order)
+      weightsPrecisions: wp === 'auto' ? ['f32', 'f16', 'int8'] : wp ? [wp] : undefined,
       norms: norm === 'auto' ? [...AUTO_NORMS] : [norm],
       normChunk,
       tileMode: choice(a, 'tile-mode', ['exact', 'blend'] as const, 'exact'),
@@ -206,13 +213,14 @@ async function decodeCmd(argv: string[]): Promise<number> {
     // operand copy (661 MiB there) that the plans below count; the default is the portable path
     const tensorCores = choice(a, 'tensor-cores', ['on', 'off'] as const, 'off') === 'on';
     const fit = fitPlan(dec.cfg, { frames: latents.shape[1], h: latents.shape[2], w: latents.shape[3], cache, tensorCores }, req);
-    opts = { ...opts, cache, precision: fit.plan.opts.precision, tile: fit.plan.opts.tile, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk, tensorCores };
+    opts = { ...opts, cache, precision: fit.plan.opts.precision, weightsPrecision: fit.plan.opts.weightsPrecision, tile: fit.plan.opts.tile, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk, tensorCores };
     reason = fit.reason;
   } else {
     const cache = choice(a, 'cache', ['on', 'off'] as const, 'on');
     if (a.precision === 'f16' || a.tile !== undefined || a.budget !== undefined || a.norm !== undefined)
       throw new DecoderError('bad-input', '--precision f16, --norm, --tile and --budget apply to the webgpu backend only (the CPU reference has no GPU memory to plan)');
-    opts = { ...opts, cache };
+    const wp = a['weights-precision'] === undefined ? 'f32' : choice(a, 'weights-precision', ['f32', 'f16', 'int8'] as const, 'f32');
+    opts = { ...opts, cache, weightsPrecision: wp };
   }
   const out = target.path;
   const show = progressArg === 'on' || (progressArg === 'auto' && !!process.stderr.isTTY);
@@ -237,7 +245,7 @@ async function decodeCmd(argv: string[]): Promise<number> {
   // a decode whose last chunks were already on the GPU when Ctrl-C came completes: honour the Ctrl-C anyway
   if (cancel.signal.aborted) throw new DecoderError('cancelled', 'decode cancelled (Ctrl-C)');
   if (opts.tensorCores && !r.options.tensorCores)
-    console.error(`wan-vae: note: --tensor-cores on was not used: ${r.options.precision !== 'f16' ? 'it needs --precision f16' : "this adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (Dawn: --dawn-flags enable-dawn-features=allow_unsafe_apis)"}; the portable kernels ran`);
+    console.error(`wan-vae: note: --tensor-cores on was not used: ${r.options.precision !== 'f16' ? 'it needs --precision f16' : r.options.weightsPrecision === 'int8' ? 'int8 weights run the portable conv (conv3d-wq)' : "this adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (Dawn: --dawn-flags enable-dawn-features=allow_unsafe_apis)"}; the portable kernels ran`);
   const written = await writeOutput(target, r, { fps, onFrame: progress ? (d, n) => progress.writing(d, n) : undefined });
   // PSNR vs the sample's source clip (frames the cache-off remedy drops make it incomparable)
   const psnr = sample && r.frames === sample.source.shape[1] ? psnrVsSource(r.video, sample.source.data) : undefined;

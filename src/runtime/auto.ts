@@ -4,6 +4,7 @@
 // way; at each tiling the norm modes are tried in the order given (all three are exact). Pure TS.
 import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
+import type { WeightsPrecision } from '../model/quantize';
 import { plan, type Plan, type PlanOptions, type Precision } from './planner';
 
 export interface FitRequest {
@@ -12,6 +13,11 @@ export interface FitRequest {
   limits: { maxStorageBufferBindingSize: number; maxBufferSize: number };
   /** precisions allowed, in order of preference */
   precisions: Precision[];
+  /**
+   * conv weight storages allowed (default: base.weightsPrecision, else = each precision). Tried after
+   * every plan at full weights: (f32, f32), (f32, f16 weights), (f16, f16), then int8 weights last
+   */
+  weightsPrecisions?: WeightsPrecision[];
   /** 'auto' searches grids; 'none' forbids tiling; a fixed tile is taken as given */
   tile: 'auto' | 'none' | { th: number; tw: number };
   tileMode?: 'exact' | 'blend';
@@ -44,6 +50,11 @@ function grids(h: number, w: number): { th: number; tw: number; n: number }[] {
 }
 
 export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precision' | 'norm'>, r: FitRequest): Fit {
+  // (storage, weights) pairs in order of preference: weights as stored, f16 weights beside f32, then int8
+  const wps = (p: Precision): WeightsPrecision[] => r.weightsPrecisions?.filter((w) => w !== 'f32' || p === 'f32') ?? [base.weightsPrecision ?? p];
+  const rank = (p: Precision, w: WeightsPrecision) => (w === 'int8' ? 2 : 0) + (p === 'f16' ? 1 : 0);
+  const combos = r.precisions.flatMap((p) => wps(p).map((w) => [p, w] as const)).sort((a, b) => rank(...a) - rank(...b));
+  const wText = (p: Plan) => (p.opts.weightsPrecision && p.opts.weightsPrecision !== p.opts.precision ? `, ${p.opts.weightsPrecision} weights` : '');
   const mib = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
   const norms: NonNullable<PlanOptions['norm']>[] = r.norms?.length ? r.norms : ['full'];
   const normText = (p: Plan) => `norm ${p.opts.norm}${p.opts.norm === 'chunked' ? ` (${p.opts.normChunk} px)` : ''}${p.storeWhere === 'cpu' ? `, store in CPU memory (${mib(p.hostStoreBytes)})` : ''}`;
@@ -52,40 +63,40 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
   // a store exists in tile-major order only
   const stores = (r.tileOrder ?? 'tile-major') === 'tile-major' && r.stores?.length ? r.stores : (['gpu'] as const);
   /** the first store / norm mode that makes `tile` fit, or null (remembering the smallest plan seen) */
-  const tryNorms = (precision: Precision, tile: PlanOptions['tile']): Plan | null => {
+  const tryNorms = (precision: Precision, weightsPrecision: WeightsPrecision, tile: PlanOptions['tile']): Plan | null => {
     for (const store of tile ? stores : ['gpu' as const])
       for (const norm of norms) {
-        const p = plan(cfg, { ...base, precision, tile: tile && { ...tile, store }, norm, normChunk: r.normChunk });
+        const p = plan(cfg, { ...base, precision, weightsPrecision, tile: tile && { ...tile, store }, norm, normChunk: r.normChunk });
         if (fits(p, r)) return p;
         if (!smallest || p.memory.total < smallest.memory.total) smallest = p;
       }
     return null;
   };
   const tileOf = (th: number, tw: number) => ({ th, tw, mode: r.tileMode ?? 'exact', order: r.tileOrder ?? 'tile-major' });
-  for (const precision of r.precisions) {
+  for (const [precision, wp] of combos) {
     if (r.tile !== 'auto' && r.tile !== 'none') {
-      const p = tryNorms(precision, tileOf(r.tile.th, r.tile.tw));
-      if (p) return { plan: p, reason: `${r.tile.th}x${r.tile.tw} tiles, ${precision}, ${normText(p)}: ${mib(p.memory.total)}` };
+      const p = tryNorms(precision, wp, tileOf(r.tile.th, r.tile.tw));
+      if (p) return { plan: p, reason: `${r.tile.th}x${r.tile.tw} tiles, ${precision}${wText(p)}, ${normText(p)}: ${mib(p.memory.total)}` };
       continue;
     }
-    const whole = tryNorms(precision, undefined);
-    if (whole) return { plan: whole, reason: `whole frames, ${precision}, ${normText(whole)}: ${mib(whole.memory.total)}` };
+    const whole = tryNorms(precision, wp, undefined);
+    if (whole) return { plan: whole, reason: `whole frames, ${precision}${wText(whole)}, ${normText(whole)}: ${mib(whole.memory.total)}` };
     if (r.tile === 'none') continue;
     const gs = grids(base.h, base.w);
     // the finest grid is (nearly) the smallest plan: when it does not fit, no grid does (fail fast)
     const finest = gs.reduce((a, g) => (g.n > a.n ? g : a), gs[0]!);
-    if (!finest || !tryNorms(precision, tileOf(finest.th, finest.tw))) continue;
+    if (!finest || !tryNorms(precision, wp, tileOf(finest.th, finest.tw))) continue;
     for (const g of gs) {
-      const p = tryNorms(precision, tileOf(g.th, g.tw));
+      const p = tryNorms(precision, wp, tileOf(g.th, g.tw));
       if (p)
-        return { plan: p, reason: `${g.n} tiles of ${g.th}x${g.tw} latent px (${r.tileMode ?? 'exact'}, ${r.tileOrder ?? 'tile-major'}), ${precision}, ${normText(p)}: ${mib(p.memory.total)}, ${((p.tileOverhead - 1) * 100).toFixed(0)}% more compute in the tiled part` };
+        return { plan: p, reason: `${g.n} tiles of ${g.th}x${g.tw} latent px (${r.tileMode ?? 'exact'}, ${r.tileOrder ?? 'tile-major'}), ${precision}${wText(p)}, ${normText(p)}: ${mib(p.memory.total)}, ${((p.tileOverhead - 1) * 100).toFixed(0)}% more compute in the tiled part` };
     }
   }
   const lim = Math.min(r.limits.maxStorageBufferBindingSize, r.limits.maxBufferSize);
   throw new DecoderError(
     'limits',
     `no plan fits${r.budget !== undefined ? ` a budget of ${mib(r.budget)}` : ''} with bindings of at most ${mib(lim)}: the smallest found needs ${mib(smallest!.memory.total)} ` +
-      `(largest binding ${mib(smallest!.largestBinding)}; ${smallest!.opts.tile ? `${smallest!.tiles!.length} tiles` : 'whole frames'}, ${smallest!.opts.precision}, ${normText(smallest!)})` +
+      `(largest binding ${mib(smallest!.largestBinding)}; ${smallest!.opts.tile ? `${smallest!.tiles!.length} tiles` : 'whole frames'}, ${smallest!.opts.precision}${wText(smallest!)}, ${normText(smallest!)})` +
       `${r.precisions.includes('f16') ? '' : '; f16 storage (where the adapter offers shader-f16) would halve it'}${norms.includes('fused') ? '' : "; norm 'fused' would drop the normalised tensors"}`,
   );
 }

@@ -5,6 +5,7 @@
 import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
 import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type NormMode, type Program, type Step, type TilePlan, type View } from './graph';
+import { convWeightFormat, packedWeightBytes, type WeightsPrecision } from '../model/quantize';
 import { kindOf, mmaScratchOf, weightBuffers } from './step-kinds';
 import { makeTiles, tileOverhead, type Tile } from './tiling';
 
@@ -37,6 +38,12 @@ export interface PlanOptions {
   cache: 'on' | 'off';
   /** storage precision of weights, activations and cache (accumulation is f32) */
   precision: Precision;
+  /**
+   * storage of the conv weights (default: = precision): 'int8' (per-output-channel scales) or 'f16' beside
+   * f32 storage are packed and dequantised in the portable conv's operand load (conv3d-wq; biases and
+   * gammas stay in `precision`); 'f32' needs f32 storage
+   */
+  weightsPrecision?: WeightsPrecision;
   /** read back RGBA8 frames too (for display) */
   rgba?: boolean;
   /** spatial tiling; undefined = whole frames */
@@ -242,6 +249,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   if (opts.cache === 'off' && cfg.version === '2.2')
     throw new DecoderError('unsupported', 'cache off is not possible for Wan2.2: with feat_cache=None its DupUp3D shortcut doubles time while the main path does not, and the official code raises a shape error');
   const elemBytes = opts.precision === 'f16' ? 2 : 4;
+  const wFormat = convWeightFormat(opts.precision, opts.weightsPrecision); // throws for f32 weights with f16 storage
   const tiles = opts.tile ? makeTiles(h, w, { th: opts.tile.th, tw: opts.tile.tw, mode: opts.tile.mode, halo: opts.tile.halo }) : null;
   const tiling: TilePlan | undefined = tiles && opts.tile
     ? { order: opts.tile.order, tiles, overlap: opts.tile.mode === 'blend' ? (opts.tile.halo ?? 2) : 0 }
@@ -291,10 +299,11 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
     throw new DecoderError('bad-input', "a CPU store needs tile-major order (frame-major keeps no store)");
   const storeBytes = storeEntryBytes * storePerChunk * frames;
   const memory: MemoryBreakdown = {
-    weights: weightBuffers(all.flatMap((g) => g.steps)).reduce((a, w) => a + align4(w.elems * elemBytes), 0),
+    // conv weights by the weights precision (int8: 1 byte per weight + a 4-byte scale per output channel)
+    weights: weightBuffers(all.flatMap((g) => g.steps)).reduce((a, w) => a + (w.conv ? packedWeightBytes(wFormat, w.conv.cout, w.conv.rows, elemBytes) : align4(w.elems * elemBytes)), 0),
     cache: rings.reduce((a, r) => a + r.bytes, 0),
     // + tensor cores: one operand copy of the largest conv call (exec/resources.ts allocates it)
-    activations: slots.reduce((a, s) => a + s.bytes, 0) + (opts.tensorCores && opts.precision === 'f16' ? align4(mmaScratchOf(all.flatMap((g) => g.steps)) * elemBytes) : 0),
+    activations: slots.reduce((a, s) => a + s.bytes, 0) + (opts.tensorCores && opts.precision === 'f16' && wFormat === 'elem' ? align4(mmaScratchOf(all.flatMap((g) => g.steps)) * elemBytes) : 0),
     // 'cpu': one chunk's entries (the upload window); the host keeps all of them
     store: storeWhere === 'cpu' ? storeEntryBytes * storePerChunk : storeBytes,
     // latent frame in; rgb f32 (+ rgba) regions of one program out; a 4-byte dummy for unused bindings

@@ -9,6 +9,7 @@ import { conv3dTuningForCout, packConvWeight, packedConvWeightLength } from '../
 import { conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../kernels/conv3d-mma';
 import { kernels } from '../kernels/index';
 import { invMaxFor } from '../kernels/rms-norm';
+import { convWeightFormat, wqOverride, type WeightsPrecision } from '../model/quantize';
 import type { DecoderConfig } from '../model/config';
 import type { Weights } from '../model/weights';
 import type { AttnStep, ConvStep, CropStep, DupAddStep, NormStep, OutputStep, Step, StoreStep, View } from './graph';
@@ -19,11 +20,15 @@ export interface WeightUse {
   elems: number;
   /** the values to upload, checked against the step's shape (`mma`: the tensor-core layout where it differs) */
   data(w: Weights, mma: boolean): Float32Array;
+  /** a conv weight in conv3d's order ([rows = taps * cin][cout4 * 4]): stored by the weights precision (model/quantize.ts) */
+  conv?: { cout: number; rows: number };
 }
 
 /** What the executor resolves for a step of one program (slots are per program). */
 export interface BindCtx {
   elem: Elem;
+  /** storage of conv weights (default: = elem); packed formats run conv3d-wq, never tensor cores */
+  weightsPrecision?: WeightsPrecision;
   cfg: DecoderConfig;
   /** conv3d tiling for this adapter and its invocation limit */
   tuning: Record<string, number>;
@@ -82,6 +87,7 @@ const conv: StepKind<ConvStep> = {
     {
       key: `${s.wkey}.weight`,
       elems: packedConvWeightLength(s.cout, s.cin, s.kt, s.ks),
+      conv: { cout: s.cout, rows: s.kt * s.ks * s.ks * s.cin },
       data(w, mma) {
         const t = w.get(`${s.wkey}.weight`);
         const want = s.up ? [s.cout, s.cin, 3, 3] : t.shape.length === 4 ? [s.cout, s.cin, 1, 1] : [s.cout, s.cin, s.kt, s.ks, s.ks];
@@ -103,6 +109,9 @@ const conv: StepKind<ConvStep> = {
     const ring = s.ring ? c.ring(s.ring) : c.dummy;
     const w = c.weight(`${s.wkey}.weight`), b = c.weight(`${s.wkey}.bias`);
     const load = { KT: s.kt, KS: s.ks, UP: s.up, NORM: s.norm ? 1 : 0, SILU: s.norm?.silu ? 1 : 0 };
+    // packed weights (int8, or f16 beside f32 activations): conv3d-wq dequantises them in its operand load
+    const wq = wqOverride(convWeightFormat(c.elem, c.weightsPrecision));
+    if (wq) return [{ def: kernels.conv3dWq, overrides: { ...load, HAS_RES: res, WQ: wq, ...conv3dTuningForCout(c.tuning, s.cout, c.maxInvocations) }, bindings: [c.view(s.x), ring, w, b, resBuf, c.view(s.y), gamma, w] }];
     if (c.mma && onTensorCores(s))
       return [
         // the operand copy: conv3d-mma-pack reads what conv3d would (x, the ring, gamma) into the scratch

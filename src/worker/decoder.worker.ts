@@ -80,9 +80,9 @@ const api = {
    */
   fit(shape: [number, number, number, number], opts: WorkerDecodeOptions, req: FitRequest): Promise<Wrapped<FitInfo>> {
     return wrap(() => {
-      const { plan: p, reason } = fitPlan(need().cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? 'on', rgba: opts.rgba ?? false }, req);
+      const { plan: p, reason } = fitPlan(need().cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? 'on', rgba: opts.rgba ?? false, weightsPrecision: opts.weightsPrecision }, req);
       const o = p.opts;
-      return { reason, options: { precision: o.precision, tile: o.tile, norm: o.norm, ...(o.norm === 'chunked' ? { normChunk: o.normChunk } : {}) }, plan: planInfo(p) };
+      return { reason, options: { precision: o.precision, weightsPrecision: o.weightsPrecision ?? o.precision, tile: o.tile, norm: o.norm, ...(o.norm === 'chunked' ? { normChunk: o.normChunk } : {}) }, plan: planInfo(p) };
     });
   },
 

@@ -31,6 +31,8 @@ export interface PlanInfo {
 export interface WorkerDecodeOptions {
   cache?: 'on' | 'off';
   precision?: 'f32' | 'f16';
+  /** storage of the conv weights (default: = precision); 'int8': per-output-channel scales, dequantised in the portable conv */
+  weightsPrecision?: 'f32' | 'f16' | 'int8';
   latentStats?: 'official' | 'none' | { mean: Float32Array; std: Float32Array };
   rgba?: boolean;
   /** spatial tiling (tile core in latent pixels) */
@@ -48,7 +50,7 @@ export interface WorkerDecodeOptions {
 /** fitPlan's choice (src/runtime/auto.ts): the options it picked, why, and the plan they give. */
 export interface FitInfo {
   reason: string;
-  options: Required<Pick<WorkerDecodeOptions, 'precision' | 'norm'>> & Pick<WorkerDecodeOptions, 'tile' | 'normChunk'>;
+  options: Required<Pick<WorkerDecodeOptions, 'precision' | 'norm'>> & Pick<WorkerDecodeOptions, 'tile' | 'normChunk' | 'weightsPrecision'>;
   plan: PlanInfo;
 }
 

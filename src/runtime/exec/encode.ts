@@ -54,6 +54,7 @@ export class StepEncoder {
     const r = this.res;
     return {
       elem: this.elem,
+      weightsPrecision: this.plan.opts.weightsPrecision,
       cfg: this.plan.cfg,
       tuning: this.opts.tuning,
       maxInvocations: this.device.limits.maxComputeInvocationsPerWorkgroup,

@@ -33,7 +33,7 @@ export class Resources {
     const p = plan;
     const elem: Elem = p.opts.precision;
     const steps = Object.values(p.programs).flat().flatMap((pp) => pp.prog.steps);
-    this.weights = uploadWeights(device, arena, steps, weights, elem, mma);
+    this.weights = uploadWeights(device, arena, steps, weights, elem, mma, p.opts.weightsPrecision);
     for (const r of p.rings) this.rings.set(r.key, arena.create('cache', `cache ${r.key} ${r.label}`, r.bytes, storageUsage()));
     this.slots = p.slots.map((s) => arena.create('activations', `slot ${s.index}`, s.bytes, storageUsage()));
     if (p.memory.store) this.store = arena.create('store', p.storeWhere === 'cpu' ? 'latent-rate store window (one chunk)' : 'latent-rate store', p.memory.store, storageUsage());

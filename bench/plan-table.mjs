@@ -9,17 +9,20 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-/** [vae, size, frames, tile core for the tile rows, budgets in MiB (f32 row, f16-allowed row)] */
+/** [vae, size, frames, tile core for the tile rows, budgets in MiB (f32 row, f16-allowed row, f16 + int8-weights-allowed row)] */
 const SIZES = [
-  ['2.1', '480x832', 81, '30x26', [1536, 768]],
-  ['2.1', '720x1280', 81, '45x40', [1536, 768]],
-  ['2.2', '704x1280', 121, '22x40', [4096, 2048]],
+  ['2.1', '480x832', 81, '30x26', [1536, 768, 512]],
+  ['2.1', '720x1280', 81, '45x40', [1536, 768, 640]],
+  ['2.2', '704x1280', 121, '22x40', [4096, 2048, 1024]],
 ];
 /** [label, flags]: the reference first, then one lever at a time */
-const levers = (tile, [b32, b16]) => [
+const levers = (tile, [b32, b16, b8]) => [
   ['exact f32 (reference)', []],
   ['cache off', ['--cache', 'off']],
   ['f16 storage', ['--precision', 'f16']],
+  ['f16 weights (f32 storage)', ['--weights-precision', 'f16']],
+  ['int8 weights (f32 storage)', ['--weights-precision', 'int8']],
+  ['int8 weights, f16 storage', ['--precision', 'f16', '--weights-precision', 'int8']],
   ['norm chunked (64 Ki px)', ['--norm', 'chunked']],
   ['norm fused', ['--norm', 'fused']],
   [`exact tiles ${tile}, tile-major`, ['--tile', tile, '--tile-store', 'gpu']],
@@ -28,6 +31,7 @@ const levers = (tile, [b32, b16]) => [
   [`blend tiles ${tile} (halo 2)`, ['--tile', tile, '--tile-mode', 'blend', '--tile-store', 'gpu']],
   [`budget ${b32} MiB, f32`, ['--budget', String(b32), '--tile', 'auto']],
   [`budget ${b16} MiB, f16 allowed`, ['--budget', String(b16), '--tile', 'auto', '--precision', 'auto']],
+  [`budget ${b8} MiB, f16 and int8 weights allowed`, ['--budget', String(b8), '--tile', 'auto', '--precision', 'auto', '--weights-precision', 'auto']],
 ];
 const mib = (b) => (b / 2 ** 20).toFixed(0);
 const lines = [`# Planned peak GPU memory by lever (${new Date().toISOString().slice(0, 10)}, \`node bench/plan-table.mjs\`)`, ''];

@@ -5,8 +5,8 @@
 //   s_o = max|W[o, :, :]| / 127,  q = round(W / s_o) clamped to [-127, 127],  W' = q · s_o   (s_o = 0: q = 0)
 // GPU layout (shaders/conv3d-wq.wgsl, WQ=1): conv3d's packed weight order [taps][cin][cout4] with the 4
 // output channels of one vec4 in one u32 (byte k = channel 4m+k, two's complement), then `cout` f32
-// words: 127 · s_o = max|W[o]| (the shader reads unpack4x8snorm(word) = q/127 and multiplies the
-// accumulated sum by max|W[o]| in the epilogue: per-output-channel scales factor out of the sum).
+// words s_o (the shader sign-extends each byte to q and multiplies the accumulated sum by s_o in the
+// epilogue: per-output-channel scales factor out of the sum).
 // f16 (WQ=2, with f32 activations): the same order, two u32 per vec4 (unpack2x16float), no scales.
 import { DecoderError } from '../gpu/errors';
 import { fromHalf, toHalf } from '../runtime/f16';
@@ -79,7 +79,7 @@ export function dequantizeInt8(x: Int8Weights): Float32Array {
 
 /**
  * conv3d's packed weights [rows][cout4 * 4] (packConvWeight) -> the int8 GPU buffer: rows · cout4 u32 of
- * four int8 each, then cout f32 words max|W[o]| (= 127 · s_o). Quantised exactly as quantizeInt8.
+ * four int8 each, then cout f32 words s_o. Quantised exactly as quantizeInt8.
  */
 export function packInt8(packed: Float32Array, cout: number, rows: number): Uint32Array<ArrayBuffer> {
   const cout4 = Math.ceil(cout / 4);
@@ -98,7 +98,7 @@ export function packInt8(packed: Float32Array, cout: number, rows: number): Uint
       }
       out[r * cout4 + m] = word >>> 0;
     }
-  new Float32Array(out.buffer, 4 * rows * cout4, cout).set(max);
+  new Float32Array(out.buffer, 4 * rows * cout4, cout).set(s);
   return out;
 }
 

@@ -10,13 +10,12 @@ import { fromHalf, toHalf } from '../../src/runtime/f16';
 import { plan } from '../../src/runtime/planner';
 import { randn } from '../helpers/random';
 
-/** What conv3d-wq's wload + wscale give for vec4 `m` of row `r` (unpack4x8snorm(word) · max|W[o]|). */
+/** What conv3d-wq's wload + wscale give for channel `o` of row `r` (the sign-extended byte q · s_o). */
 function shaderView(words: Uint32Array, cout: number, rows: number, r: number, o: number): number {
   const cout4 = Math.ceil(cout / 4);
   const byte = (words[r * cout4 + (o >> 2)]! >>> (8 * (o & 3))) & 0xff;
   const q = byte >= 128 ? byte - 256 : byte;
-  const max = new Float32Array(words.buffer, 4 * rows * cout4, cout)[o]!;
-  return Math.max(-1, q / 127) * max;
+  return q * new Float32Array(words.buffer, 4 * rows * cout4, cout)[o]!;
 }
 
 describe('int8 quantiser', () => {

@@ -290,7 +290,7 @@ function planCmd(argv: string[]): number {
   if (a.json) console.log(JSON.stringify({ vae, ...s, plan: reason }));
   else {
     console.log(`Wan${vae} ${H}x${W}, ${p.framesOut} frames (${T} latents), cache ${cache}: ${reason}`);
-    for (const [k, v] of Object.entries(p.memory)) if (k !== 'total') console.log(`  ${k.padEnd(12)} ${mib(v)}`);
+    for (const [k, v] of Object.entries(p.memory)) if (k !== 'total') console.log(`  ${k.padEnd(12)} ${mib(v)}${k === 'weights' ? ` (conv weights ${p.opts.weightsPrecision ?? p.opts.precision})` : ''}`);
     if (p.hostStoreBytes) console.log(`  (CPU memory: the latent-rate store, ${mib(p.hostStoreBytes)})`);
     console.log(`  ${'total'.padEnd(12)} ${mib(p.memory.total)}\n  largest binding ${mib(p.largestBinding)}, tiled-part compute x${p.tileOverhead.toFixed(2)}`);
   }

@@ -97,6 +97,7 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
     'limits',
     `no plan fits${r.budget !== undefined ? ` a budget of ${mib(r.budget)}` : ''} with bindings of at most ${mib(lim)}: the smallest found needs ${mib(smallest!.memory.total)} ` +
       `(largest binding ${mib(smallest!.largestBinding)}; ${smallest!.opts.tile ? `${smallest!.tiles!.length} tiles` : 'whole frames'}, ${smallest!.opts.precision}${wText(smallest!)}, ${normText(smallest!)})` +
-      `${r.precisions.includes('f16') ? '' : '; f16 storage (where the adapter offers shader-f16) would halve it'}${norms.includes('fused') ? '' : "; norm 'fused' would drop the normalised tensors"}`,
+      `${r.precisions.includes('f16') ? '' : '; f16 storage (where the adapter offers shader-f16) would halve it'}${norms.includes('fused') ? '' : "; norm 'fused' would drop the normalised tensors"}` +
+      `${r.weightsPrecisions?.includes('int8') || base.weightsPrecision === 'int8' ? '' : `; int8 weights (--weights-precision auto) would take the weights (${mib(smallest!.memory.weights)}) to about a quarter`}`,
   );
 }

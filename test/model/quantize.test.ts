@@ -5,8 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { packConvWeight } from '../../src/kernels/conv3d';
 import { inferConfig } from '../../src/model/config';
 import { convWeightFormat, dequantizeInt8, packedWeightBytes, packF16Pairs, packInt8, quantizeInt8, weightsAs } from '../../src/model/quantize';
-import { syntheticWeights } from '../../src/model/synthetic';
+import { OFFICIAL, syntheticWeights } from '../../src/model/synthetic';
 import { fromHalf, toHalf } from '../../src/runtime/f16';
+import { fitPlan } from '../../src/runtime/auto';
 import { plan } from '../../src/runtime/planner';
 import { randn } from '../helpers/random';
 
@@ -89,5 +90,22 @@ describe('int8 quantiser', () => {
     expect(int8 / f32).toBeGreaterThan(0.25);
     expect(int8 / f32).toBeLessThan(0.26);
     expect(() => plan(cfg, { frames: 2, h: 4, w: 4, cache: 'on', precision: 'f16', weightsPrecision: 'f32' })).toThrow(/f32 weights need f32 storage/);
+  });
+
+  it('fitPlan takes int8 weights only when allowed and only after every plan at full weights', () => {
+    const limits = { maxStorageBufferBindingSize: 4096 * 2 ** 20, maxBufferSize: 4096 * 2 ** 30 };
+    const wan22 = inferConfig(syntheticWeights(OFFICIAL['2.2'], { values: false }));
+    const base = { frames: 31, h: 44, w: 80, cache: 'on' as const };
+    const req = { budget: 1100 * 2 ** 20, limits, precisions: ['f32', 'f16'] as ('f32' | 'f16')[], tile: 'auto' as const, stores: ['cpu'] as ('gpu' | 'cpu')[], norms: ['chunked'] as ('full' | 'chunked' | 'fused')[] };
+    // Wan2.2 704x1280x121: f16 weights (1059 MiB) cannot fit 1100 MiB; int8 weights can
+    expect(() => fitPlan(wan22, base, req)).toThrow(/int8 weights \(--weights-precision auto\) would take the weights \(1059 MiB\)/);
+    const fit = fitPlan(wan22, base, { ...req, weightsPrecisions: ['f32', 'f16', 'int8'] });
+    expect(fit.plan.opts.weightsPrecision).toBe('int8');
+    expect(fit.plan.memory.total).toBeLessThanOrEqual(1100 * 2 ** 20);
+    expect(fit.reason).toMatch(/int8 weights/);
+    // Wan2.1 480x832x81 at 768 MiB: plans at full weights fit (f32 storage with f16 weights, finer tiles), so int8 is not taken
+    const wan21 = inferConfig(syntheticWeights(OFFICIAL['2.1'], { values: false }));
+    const full = fitPlan(wan21, { frames: 21, h: 60, w: 104, cache: 'on' }, { ...req, budget: 768 * 2 ** 20, weightsPrecisions: ['f32', 'f16', 'int8'] });
+    expect(full.plan.opts.weightsPrecision).not.toBe('int8');
   });
 });

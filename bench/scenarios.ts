@@ -104,6 +104,8 @@ export function tradeoffSwitches(tile: string): MatrixScenario['switches'] {
   return {
     cache: ['on', 'off'],
     precision: ['f32', 'f16'],
+    // conv weights stored as int8 / f16 beside the reference's f32 storage (default: as precision)
+    weightsPrecision: [undefined, 'f16', 'int8'],
     norm: ['full', 'chunked', 'fused'],
     tile: ['none', `exact:${th}x${tw}`, `exact:${th}x${tw}:tile-major:cpu`, `exact:${th}x${tw}:frame-major`, `blend:${th}x${tw}`],
   };

@@ -250,6 +250,8 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
     throw new DecoderError('unsupported', 'cache off is not possible for Wan2.2: with feat_cache=None its DupUp3D shortcut doubles time while the main path does not, and the official code raises a shape error');
   const elemBytes = opts.precision === 'f16' ? 2 : 4;
   const wFormat = convWeightFormat(opts.precision, opts.weightsPrecision); // throws for f32 weights with f16 storage
+  // packed weights (int8) run the portable conv3d-wq: such a plan has no tensor cores (and no operand copy)
+  if (wFormat !== 'elem') opts.tensorCores = false;
   const tiles = opts.tile ? makeTiles(h, w, { th: opts.tile.th, tw: opts.tile.tw, mode: opts.tile.mode, halo: opts.tile.halo }) : null;
   const tiling: TilePlan | undefined = tiles && opts.tile
     ? { order: opts.tile.order, tiles, overlap: opts.tile.mode === 'blend' ? (opts.tile.halo ?? 2) : 0 }

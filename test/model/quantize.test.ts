@@ -90,6 +90,10 @@ describe('int8 quantiser', () => {
     expect(int8 / f32).toBeGreaterThan(0.25);
     expect(int8 / f32).toBeLessThan(0.26);
     expect(() => plan(cfg, { frames: 2, h: 4, w: 4, cache: 'on', precision: 'f16', weightsPrecision: 'f32' })).toThrow(/f32 weights need f32 storage/);
+    // int8 weights never run on tensor cores: the plan drops them (and their operand copy)
+    const p8 = plan(cfg, { frames: 2, h: 4, w: 4, cache: 'on', precision: 'f16', weightsPrecision: 'int8', tensorCores: true });
+    expect(p8.opts.tensorCores).toBe(false);
+    expect(p8.memory.activations).toBe(plan(cfg, { frames: 2, h: 4, w: 4, cache: 'on', precision: 'f16', weightsPrecision: 'int8' }).memory.activations);
   });
 
   it('fitPlan takes int8 weights only when allowed and only after every plan at full weights', () => {

@@ -7,11 +7,12 @@
 // (no CI platform has them: skipped there with the reason; the H200 benchmark checks it against conv3d).
 // Frames sit at odd element offsets; skipped cache frames hold NaN to prove they are not read.
 import { describe, expect, it, type TestContext } from 'vitest';
-import { add, causalConv3d, conv2dPerFrame, rmsNorm, tensor, type Tensor, upsampleNearest2x } from '../../src/cpu/ops';
+import { rmsNorm, tensor } from '../../src/cpu/ops';
 import type { KernelDef } from '../../src/gpu/kernel';
 import type { Conv3dParams } from '../../src/kernels/conv3d';
 import { blockedConvWeightLength, conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
 import { expectClose } from '../helpers/compare';
+import { convReference, invRow } from '../helpers/conv-reference';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
 import { needF16 as needF16Shared, notOnThisAdapter } from '../helpers/need';
 import { randn } from '../helpers/random';
@@ -49,36 +50,6 @@ const cases: Case[] = [
 const name = (c: Case) =>
   `cin${c.cin} cout${c.cout} ${c.h}x${c.w} k${c.kt}x${c.ks} up${c.up} res${c.res} tap0=${c.tap0}${c.norm !== undefined ? ` norm silu${c.norm}` : ''}`;
 
-function invRow(f: Float32Array, c: number, hw: number): Float32Array {
-  return Float32Array.from({ length: hw }, (_, p) => {
-    let ss = 0;
-    for (let k = 0; k < c; k++) ss += f[k * hw + p]! ** 2;
-    return Math.sqrt(c) / Math.max(Math.sqrt(ss), 1e-12);
-  });
-}
-
-/** Reference output frame [cout, h, w] from the frames the GPU sees (skipped taps read zeros). */
-function reference(c: Case, frames: Float32Array[], wt: Float32Array, bias: Float32Array, res: Float32Array): Float32Array {
-  const hi = c.up ? c.h / 2 : c.h;
-  const wi = c.up ? c.w / 2 : c.w;
-  const b = tensor([c.cout], bias);
-  let out: Tensor;
-  if (c.up) {
-    out = conv2dPerFrame(upsampleNearest2x(tensor([c.cin, 1, hi, wi], frames[0])), tensor([c.cout, c.cin, c.ks, c.ks], wt), b);
-  } else {
-    const cur = tensor([c.cin, 1, hi, wi], frames[c.kt - 1]);
-    const nc = c.kt - 1 - c.tap0;
-    let cache: Tensor | null = null;
-    if (nc > 0) {
-      cache = tensor([c.cin, nc, hi, wi]);
-      const plane = hi * wi;
-      for (let ch = 0; ch < c.cin; ch++)
-        for (let f = 0; f < nc; f++) cache.data.set(frames[c.tap0 + f]!.subarray(ch * plane, (ch + 1) * plane), (ch * nc + f) * plane);
-    }
-    out = causalConv3d(cur, cache, tensor([c.cout, c.cin, c.kt, c.ks, c.ks], wt), b);
-  }
-  return c.res ? add(out, tensor(out.shape, res)).data : out.data;
-}
 
 async function runCase(c: Case, gemm: KernelDef<Conv3dParams>, sg: number) {
   const elem = 'f16' as const;
@@ -94,7 +65,7 @@ async function runCase(c: Case, gemm: KernelDef<Conv3dParams>, sg: number) {
   const res = roundToElem(randn(outLen, 19), elem);
   const gamma = roundToElem(randn(c.cin, 20, 0.5), elem);
   const normed = c.norm === undefined ? raw : raw.map((f) => rmsNorm(tensor([c.cin, hwIn], f), tensor([c.cin], gamma), c.norm === 1).data);
-  const want = reference(c, normed, wt, bias, res);
+  const want = convReference(c, normed, wt, bias, res);
   const frames = c.norm === undefined ? raw : raw.map((f) => {
     const g = new Float32Array(frameLen + hwIn);
     g.set(f);

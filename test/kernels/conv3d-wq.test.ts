@@ -5,11 +5,11 @@
 // is the order of f32 rounding (the GPU scales the sum, the CPU each weight). Also checks the int8
 // quantisation error itself stays where per-channel int8 puts it (vs the unquantised weights).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { add, causalConv3d, conv2dPerFrame, tensor, upsampleNearest2x } from '../../src/cpu/ops';
 import type { Elem } from '../../src/gpu/kernel';
 import { conv3dTuning, conv3dTuningForCout, conv3dWq, packConvWeight, type Conv3dParams } from '../../src/kernels/conv3d';
 import { dequantizeInt8, packF16Pairs, packInt8, quantizeInt8 } from '../../src/model/quantize';
 import { expectClose } from '../helpers/compare';
+import { convReference } from '../helpers/conv-reference';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
 import { needDevice, needF16 } from '../helpers/need';
 import { randn } from '../helpers/random';
@@ -57,23 +57,6 @@ const cases: Case[] = [
 
 const name = (c: Case) => `${c.wq === 1 ? 'int8' : 'f16 pairs'} cin${c.cin} cout${c.cout} ${c.h}x${c.w} k${c.kt}x${c.ks} up${c.up} res${c.res} ${c.tune}`;
 
-/** Output frame [cout, h, w] of the CPU conv with weights `wt` (all three frames present: tap0 = 0). */
-function reference(c: Case, frames: Float32Array[], wt: Float32Array, bias: Float32Array, res: Float32Array): Float32Array {
-  const hi = c.up ? c.h / 2 : c.h, wi = c.up ? c.w / 2 : c.w;
-  const b = tensor([c.cout], bias);
-  let out;
-  if (c.up) out = conv2dPerFrame(upsampleNearest2x(tensor([c.cin, 1, hi, wi], frames[0])), tensor([c.cout, c.cin, c.ks, c.ks], wt), b);
-  else {
-    let cache = null;
-    if (c.kt === 3) {
-      const plane = hi * wi;
-      cache = tensor([c.cin, 2, hi, wi]);
-      for (let ch = 0; ch < c.cin; ch++) for (let f = 0; f < 2; f++) cache.data.set(frames[f]!.subarray(ch * plane, (ch + 1) * plane), (ch * 2 + f) * plane);
-    }
-    out = causalConv3d(tensor([c.cin, 1, hi, wi], frames[c.kt - 1]), cache, tensor([c.cout, c.cin, c.kt, c.ks, c.ks], wt), b);
-  }
-  return c.res ? add(out, tensor(out.shape, res)).data : out.data;
-}
 
 async function runCase(c: Case, elem: Elem): Promise<void> {
   const hi = c.up ? c.h / 2 : c.h, wi = c.up ? c.w / 2 : c.w;
@@ -87,7 +70,7 @@ async function runCase(c: Case, elem: Elem): Promise<void> {
   const bias = roundToElem(randn(c.cout, 28, 0.1), elem);
   const res = roundToElem(randn(outLen, 29), elem);
   const held = c.wq === 1 ? dequantizeInt8(quantizeInt8(wt, c.cout)) : roundToElem(wt, 'f16');
-  const want = reference(c, frames, held, bias, res);
+  const want = convReference(c, frames, held, bias, res);
   const rows = c.kt * c.ks * c.ks * c.cin;
   const packed = packConvWeight(wt, c.cout, c.cin, c.kt, c.ks);
   const words = c.wq === 1 ? packInt8(packed, c.cout, rows) : packF16Pairs(packed);
@@ -122,7 +105,7 @@ async function runCase(c: Case, elem: Elem): Promise<void> {
   const tol = elem === 'f32' ? { atol: 1e-4, rtol: 1e-4, nmse: 1e-7 } : { nmse: 1e-4 };
   const r = expectClose(got, want, { ...tol, label: `${name(c)} ${elem}` });
   // how far the held weights are from the f32 ones, seen through the conv (not a tolerance of the kernel)
-  const exact = reference(c, frames, wt, bias, res);
+  const exact = convReference(c, frames, wt, bias, res);
   const q = expectClose(want, exact, { nmse: c.wq === 1 ? 1e-3 : 1e-5, label: `${name(c)}: quantisation error` });
   console.info(`conv3d-wq ${name(c)} ${elem}: max|err| vs CPU on held weights ${r.maxAbs.toExponential(2)}, nmse ${r.nmse.toExponential(2)}; quantisation nmse ${q.nmse.toExponential(2)}`);
 }

@@ -5,10 +5,11 @@
 // plus their inverse-RMS row and compare with RMS_norm (+ SiLU) applied by the CPU reference before the
 // conv; res 2 cases add the residual in place (HAS_RES=2: y holds the residual before the dispatch).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { add, causalConv3d, conv2dPerFrame, rmsNorm, tensor, upsampleNearest2x, type Tensor } from '../../src/cpu/ops';
+import { rmsNorm, tensor } from '../../src/cpu/ops';
 import type { Elem } from '../../src/gpu/kernel';
 import { conv3d, conv3dTuning, conv3dTuningForCout, packConvWeight, type Conv3dParams } from '../../src/kernels/conv3d';
 import { expectClose } from '../helpers/compare';
+import { convReference, invRow } from '../helpers/conv-reference';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
 import { needDevice, needF16 } from '../helpers/need';
 import { randn } from '../helpers/random';
@@ -81,40 +82,6 @@ const cases: (Case & { f16?: true })[] = [
 const name = (c: Case) =>
   `cin${c.cin} cout${c.cout} ${c.h}x${c.w} k${c.kt}x${c.ks} up${c.up} res${c.res} tap0=${c.tap0} ${c.tune}${c.norm !== undefined ? ` norm silu${c.norm}` : ''}`;
 
-/** inverse RMS row sqrt(C) / max(||x[:, p]||, 1e-12) of a [c, hw] frame (float64) */
-function invRow(f: Float32Array, c: number, hw: number): Float32Array {
-  return Float32Array.from({ length: hw }, (_, p) => {
-    let ss = 0;
-    for (let k = 0; k < c; k++) ss += f[k * hw + p]! ** 2;
-    return Math.sqrt(c) / Math.max(Math.sqrt(ss), 1e-12);
-  });
-}
-
-/** Reference output frame [cout, h, w] from the frames the GPU sees (skipped taps read zeros). */
-function reference(c: Case, frames: Float32Array[], wt: Float32Array, bias: Float32Array, res: Float32Array) {
-  const hi = c.up ? c.h / 2 : c.h;
-  const wi = c.up ? c.w / 2 : c.w;
-  const b = tensor([c.cout], bias);
-  let out: Tensor;
-  if (c.up) {
-    const up = upsampleNearest2x(tensor([c.cin, 1, hi, wi], frames[0]));
-    out = conv2dPerFrame(up, tensor([c.cout, c.cin, c.ks, c.ks], wt), b);
-  } else {
-    // frames = [t-2, t-1, t] (kt=3) or [t]; the cache holds the frames at or after tap0
-    const cur = tensor([c.cin, 1, hi, wi], frames[c.kt - 1]);
-    const nc = c.kt - 1 - c.tap0;
-    let cache: Tensor | null = null;
-    if (nc > 0) {
-      cache = tensor([c.cin, nc, hi, wi]);
-      const plane = hi * wi;
-      for (let ch = 0; ch < c.cin; ch++)
-        for (let f = 0; f < nc; f++)
-          cache.data.set(frames[c.tap0 + f]!.subarray(ch * plane, (ch + 1) * plane), (ch * nc + f) * plane);
-    }
-    out = causalConv3d(cur, cache, tensor([c.cout, c.cin, c.kt, c.ks, c.ks], wt), b);
-  }
-  return c.res ? add(out, tensor(out.shape, res)).data : out.data;
-}
 
 async function runCase(c: Case, elem: Elem) {
   const hi = c.up ? c.h / 2 : c.h;
@@ -130,7 +97,7 @@ async function runCase(c: Case, elem: Elem) {
   const hwIn = hi * wi;
   // NORM=1: the reference convolves the normalised frames; the GPU gets raw frames + their inv row
   const normed = c.norm === undefined ? raw : raw.map((f) => rmsNorm(tensor([c.cin, hwIn], f), tensor([c.cin], gamma), c.norm === 1).data);
-  const want = reference(c, normed, wt, bias, res);
+  const want = convReference(c, normed, wt, bias, res);
   const frames = c.norm === undefined ? raw : raw.map((f) => {
     const g = new Float32Array(frameLen + hwIn);
     g.set(f);

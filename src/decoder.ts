@@ -17,9 +17,9 @@ import { conv3dTuningFor } from './kernels/conv3d';
 import { GpuDecoder } from './runtime/gpu-decoder';
 import type { Frame } from './runtime/assembler';
 import { withOomInjection, type OomInjection } from './runtime/arena';
-import { fitPlan } from './runtime/auto';
-import { DEFAULT_NORM_CHUNK, plan, type MemoryBreakdown, type Plan, type Precision, type TileOption } from './runtime/planner';
-import type { NormMode } from './runtime/graph';
+import { fitPlan } from './plan/auto';
+import { DEFAULT_NORM_CHUNK, plan, type MemoryBreakdown, type Plan, type Precision, type TileOption } from './plan/planner';
+import type { NormMode } from './plan/graph';
 
 export type { Frame } from './runtime/assembler';
 

@@ -5,7 +5,7 @@
 // page shows a range and names the class it assumed.
 import { inferConfig } from '../model/config';
 import { syntheticWeights } from '../model/synthetic';
-import { plan, type Plan } from '../runtime/planner';
+import { plan, type Plan } from '../plan/planner';
 import type { ModelInfo, WorkerDecodeOptions } from '../worker/protocol';
 
 export type AdapterClass = 'software' | 'integrated' | 'discrete' | 'cpu-reference';

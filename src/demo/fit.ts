@@ -1,10 +1,10 @@
 // Which plan a decode runs: the options as set, or, when a budget is set or a lever (tiles, precision,
-// norm, the tile-major store) is on 'auto', the plan fitPlan (src/runtime/auto.ts, run in the worker)
+// norm, the tile-major store) is on 'auto', the plan fitPlan (src/plan/auto.ts, run in the worker)
 // picks to fit the budget and the adapter's limits. The request mirrors the CLI's fitOptions: a lever
 // set to a value is taken as given (fitPlan only checks it), 'auto' is searched (tiles: whole frames,
 // then the fewest tiles; precision: f32, then f16 where the adapter has shader-f16; norm: full,
 // chunked, fused; store: gpu, then cpu).
-import type { FitRequest } from '../runtime/auto';
+import type { FitRequest } from '../plan/auto';
 import type { DecoderClient } from '../worker/client';
 import type { PlanInfo, WorkerDecodeOptions } from '../worker/protocol';
 import type { GpuProbe } from './gpu-probe';

@@ -2,7 +2,7 @@
 // cannot use (with a note saying why). Tiles are chosen as a grid; the tile core in latent pixels
 // follows from the latent size. 'auto' (tiles, precision, norm, tile store) and the budget are resolved
 // by fitPlan (fit.ts), as the CLI's --tile/--precision/--norm/--tile-store auto and --budget are.
-import { DEFAULT_NORM_CHUNK } from '../runtime/graph';
+import { DEFAULT_NORM_CHUNK } from '../plan/graph';
 import type { WorkerDecodeOptions } from '../worker/protocol';
 
 export interface DemoOptions {

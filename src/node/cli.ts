@@ -9,8 +9,8 @@ import { OFFICIAL, syntheticLatents, syntheticWeights } from '../model/synthetic
 import { embeddedDefault } from '../model/default-model';
 import { Weights } from '../model/weights';
 import { framesFor, inferConfig } from '../model/config';
-import { type Plan } from '../runtime/planner';
-import { fitPlan, type FitRequest } from '../runtime/auto';
+import { type Plan } from '../plan/planner';
+import { fitPlan, type FitRequest } from '../plan/auto';
 import { installNodeWebGPU } from './install-webgpu';
 import { loadCliSample, samplesCmd } from './samples-cli';
 import { psnrVsSource, type LoadedSample } from '../model/samples';

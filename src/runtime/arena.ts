@@ -4,7 +4,7 @@
 // Also: the live bytes and buffers of every arena of this JS realm (tests check that a cancelled or
 // failed decode gives everything back), and out-of-memory fault injection (WAN_VAE_INJECT_OOM).
 import { DecoderError } from '../gpu/errors';
-import type { MemoryBreakdown } from './planner';
+import type { MemoryBreakdown } from '../plan/planner';
 
 export type Owner = Exclude<keyof MemoryBreakdown, 'total'>;
 

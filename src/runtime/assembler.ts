@@ -1,6 +1,6 @@
 // Frame assembly on the CPU: output regions read back from the GPU (whole frames, tile cores, or blended
 // tile regions) are placed into full frames; a frame is emitted once every region that covers it is in.
-import type { Region } from './graph';
+import type { Region } from '../plan/graph';
 
 export interface Frame {
   /** index of the frame in the video */

@@ -15,8 +15,8 @@ import { StepEncoder } from './exec/encode';
 import { Resources } from './exec/resources';
 import { StoreWindow } from './exec/store-window';
 import { storageBytes } from './f16';
-import type { ChunkKind, OutputStep } from './graph';
-import { checkLimits, type Plan, type ProgramPlan } from './planner';
+import type { ChunkKind, OutputStep } from '../plan/graph';
+import { checkLimits, type Plan, type ProgramPlan } from '../plan/planner';
 
 export type { Frame } from './assembler';
 

@@ -3,7 +3,7 @@
 import * as Comlink from 'comlink';
 import { DecoderError } from '../gpu/errors';
 import type { Latents } from '../model/latents';
-import type { FitRequest } from '../runtime/auto';
+import type { FitRequest } from '../plan/auto';
 import type { Frame } from '../runtime/gpu-decoder';
 import type { DecoderWorkerApi } from './decoder.worker';
 import { startWorker } from './spawn';

@@ -8,9 +8,9 @@ import { DecoderError } from '../gpu/errors';
 import { parseLatents, type Latents } from '../model/latents';
 import { defaultLatents, defaultWeights, EMBEDDED_DEFAULT_SOURCE } from '../model/default-model';
 import { liveArenas } from '../runtime/arena';
-import { fitPlan, type FitRequest } from '../runtime/auto';
+import { fitPlan, type FitRequest } from '../plan/auto';
 import type { Frame } from '../runtime/gpu-decoder';
-import type { Plan } from '../runtime/planner';
+import type { Plan } from '../plan/planner';
 import type { FitInfo, ModelInfo, PlanInfo, WorkerDecodeOptions, WorkerDecodeResult, WorkerStats, Wrapped } from './protocol';
 
 let decoder: WanVaeDecoder | null = null;

@@ -2,7 +2,7 @@
 // default throw handler keeps only name, message and stack).
 import type { DecoderErrorCode } from '../gpu/errors';
 import type { Replan } from '../decoder';
-import type { MemoryBreakdown, PlanOptions, TileOption } from '../runtime/planner';
+import type { MemoryBreakdown, PlanOptions, TileOption } from '../plan/planner';
 
 export type Wrapped<T> = { ok: true; value: T } | { ok: false; code: DecoderErrorCode; message: string };
 
@@ -47,7 +47,7 @@ export interface WorkerDecodeOptions {
   injectOom?: number | `${number}+`;
 }
 
-/** fitPlan's choice (src/runtime/auto.ts): the options it picked, why, and the plan they give. */
+/** fitPlan's choice (src/plan/auto.ts): the options it picked, why, and the plan they give. */
 export interface FitInfo {
   reason: string;
   options: Required<Pick<WorkerDecodeOptions, 'precision' | 'norm'>> & Pick<WorkerDecodeOptions, 'tile' | 'normChunk' | 'weightsPrecision'>;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { inferConfig } from '../../src/model/config';
 import { OFFICIAL, syntheticWeights } from '../../src/model/synthetic';
-import { plan } from '../../src/runtime/planner';
+import { plan } from '../../src/plan/planner';
 import { adapterClass, CALIBRATION, decodeFlops, estimate, estimateFlops } from '../../src/demo/estimate';
 
 const small = { version: '2.1' as const, dim: 16, zDim: 16, scale: 8, params: 0, source: 'x' };

@@ -7,7 +7,7 @@ import { WanVaeDecoder, type DecodeResult } from '../../src/decoder';
 import { toFloat32 } from '../../src/model/safetensors';
 import { syntheticLatents, syntheticWeights } from '../../src/model/synthetic';
 import { weightsFromSafetensors } from '../../src/model/weights';
-import type { TileOption } from '../../src/runtime/planner';
+import type { TileOption } from '../../src/plan/planner';
 import { compare } from '../helpers/compare';
 import { isBrowser } from '../helpers/env';
 import { needGolden, needGpu } from '../helpers/need';

@@ -1,5 +1,5 @@
 // Every kernel variant the decoder can build compiles: the (kernel, overrides, storage type) triples are
-// taken from the step-kind table (src/runtime/step-kinds.ts, what GpuDecoder compiles) over small plans
+// taken from the step-kind table (src/plan/step-kinds.ts, what GpuDecoder compiles) over small plans
 // of both model versions, every norm mode, whole frames and tiles from the store, cache on and off, and
 // every shipped conv3d tuning; conv3d-mma's pack and GEMM where the adapter has subgroup matrices (else
 // skipped with the reason), its scalar twin wherever there is shader-f16. A pipeline that does not
@@ -13,8 +13,8 @@ import { conv3dMmaEmu } from '../../src/kernels/conv3d-mma';
 import { kernels } from '../../src/kernels/index';
 import { inferConfig } from '../../src/model/config';
 import { syntheticWeights } from '../../src/model/synthetic';
-import { plan, type PlanOptions } from '../../src/runtime/planner';
-import { kindOf, type BindCtx } from '../../src/runtime/step-kinds';
+import { plan, type PlanOptions } from '../../src/plan/planner';
+import { kindOf, type BindCtx } from '../../src/plan/step-kinds';
 import { getTestDevice } from '../helpers/gpu';
 import { needDevice, needF16, notOnThisAdapter } from '../helpers/need';
 

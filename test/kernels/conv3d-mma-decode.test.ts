@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { inferConfig } from '../../src/model/config';
 import { syntheticLatents, syntheticWeights } from '../../src/model/synthetic';
 import { GpuDecoder } from '../../src/runtime/gpu-decoder';
-import { plan, type TileOption } from '../../src/runtime/planner';
+import { plan, type TileOption } from '../../src/plan/planner';
 import { conv3dTuningFor } from '../../src/kernels/conv3d';
 import { compare } from '../helpers/compare';
 import { isBrowser } from '../helpers/env';

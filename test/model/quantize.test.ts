@@ -7,8 +7,8 @@ import { inferConfig } from '../../src/model/config';
 import { convWeightFormat, dequantizeInt8, packedWeightBytes, packF16Pairs, packInt8, quantizeInt8, weightsAs } from '../../src/model/quantize';
 import { OFFICIAL, syntheticWeights } from '../../src/model/synthetic';
 import { fromHalf, toHalf } from '../../src/runtime/f16';
-import { fitPlan } from '../../src/runtime/auto';
-import { plan } from '../../src/runtime/planner';
+import { fitPlan } from '../../src/plan/auto';
+import { plan } from '../../src/plan/planner';
 import { randn } from '../helpers/random';
 
 /** What conv3d-wq's wload + wscale give for channel `o` of row `r` (the sign-extended byte q · s_o). */

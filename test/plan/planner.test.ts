@@ -5,10 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { inferConfig } from '../../src/model/config';
 import { OFFICIAL, syntheticWeights } from '../../src/model/synthetic';
-import { fitPlan } from '../../src/runtime/auto';
-import type { Program, Step, View } from '../../src/runtime/graph';
-import { plan, type Plan } from '../../src/runtime/planner';
-import { kindOf } from '../../src/runtime/step-kinds';
+import { fitPlan } from '../../src/plan/auto';
+import type { Program, Step, View } from '../../src/plan/graph';
+import { plan, type Plan } from '../../src/plan/planner';
+import { kindOf } from '../../src/plan/step-kinds';
 
 const wan21 = inferConfig(syntheticWeights(OFFICIAL['2.1'], { values: false }));
 const wan22 = inferConfig(syntheticWeights(OFFICIAL['2.2'], { values: false }));

@@ -1,4 +1,4 @@
-// The step-kind table (src/runtime/step-kinds.ts) agrees with itself and with the kernels, for every step
+// The step-kind table (src/plan/step-kinds.ts) agrees with itself and with the kernels, for every step
 // of small plans (both versions, every norm mode, whole frames, tile-major and frame-major tiles, cache
 // on and off, tensor cores on and off), without a GPU: each kernel gets one binding per binding of its
 // KernelDef and every param its struct names (a record that bound one buffer too few, or forgot a param,
@@ -10,9 +10,9 @@ import type { AnyKernelDef } from '../../src/gpu/kernel';
 import { conv3dTuning } from '../../src/kernels/conv3d';
 import { inferConfig } from '../../src/model/config';
 import { syntheticWeights } from '../../src/model/synthetic';
-import type { Step } from '../../src/runtime/graph';
-import { plan, type PlanOptions } from '../../src/runtime/planner';
-import { kindOf, type BindCtx } from '../../src/runtime/step-kinds';
+import type { Step } from '../../src/plan/graph';
+import { plan, type PlanOptions } from '../../src/plan/planner';
+import { kindOf, type BindCtx } from '../../src/plan/step-kinds';
 
 const CASES = [
   { version: '2.1', dim: 4, zDim: 4 },

@@ -17,7 +17,7 @@ import { syntheticLatents, syntheticWeights } from '../../src/model/synthetic';
 import { Arena, liveArenas } from '../../src/runtime/arena';
 import type { Frame } from '../../src/runtime/assembler';
 import { GpuDecoder } from '../../src/runtime/gpu-decoder';
-import { checkLimits, plan, type TileOption } from '../../src/runtime/planner';
+import { checkLimits, plan, type TileOption } from '../../src/plan/planner';
 import { isBrowser } from '../helpers/env';
 import { needGpu } from '../helpers/need';
 

@@ -5,9 +5,9 @@
 // against the device's maxComputeWorkgroupsPerDimension when the decoder is built.
 import { DecoderError } from '../../gpu/errors';
 import { checkDispatch, encodeParams, type AnyKernelDef, type Elem, type PipelineCache } from '../../gpu/kernel';
-import type { Program, Step } from '../graph';
-import type { Plan, ProgramPlan } from '../planner';
-import { kindOf, type BindCtx } from '../step-kinds';
+import type { Program, Step } from '../../plan/graph';
+import type { Plan, ProgramPlan } from '../../plan/planner';
+import { kindOf, type BindCtx } from '../../plan/step-kinds';
 import type { Resources } from './resources';
 import type { StoreWindow } from './store-window';
 

@@ -4,9 +4,9 @@
 import type { Elem } from '../../gpu/kernel';
 import type { Weights } from '../../model/weights';
 import { Arena } from '../arena';
-import type { View } from '../graph';
-import type { Plan, ProgramPlan } from '../planner';
-import { mmaScratchOf } from '../step-kinds';
+import type { View } from '../../plan/graph';
+import type { Plan, ProgramPlan } from '../../plan/planner';
+import { mmaScratchOf } from '../../plan/step-kinds';
 import { readbackUsage, storageUsage } from './usage';
 import { uploadWeights } from './weights';
 

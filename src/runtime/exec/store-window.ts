@@ -1,8 +1,8 @@
 // The latent-rate store of tile-major order. 'gpu': one GPU buffer of every chunk's entries. 'cpu': the
 // entries of each chunk are read back into host memory after the latent program's run, and uploaded
 // into a one-chunk GPU window before each tile program that crops from the store runs for that chunk.
-import type { Plan, ProgramPlan } from '../planner';
-import { kindOf } from '../step-kinds';
+import type { Plan, ProgramPlan } from '../../plan/planner';
+import { kindOf } from '../../plan/step-kinds';
 import type { Resources } from './resources';
 
 export class StoreWindow {

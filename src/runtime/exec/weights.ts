@@ -6,8 +6,8 @@ import { convWeightFormat, packF16Pairs, packInt8, type WeightsPrecision } from 
 import type { Weights } from '../../model/weights';
 import type { Arena } from '../arena';
 import { storageBytes } from '../f16';
-import type { Step } from '../graph';
-import { weightBuffers } from '../step-kinds';
+import type { Step } from '../../plan/graph';
+import { weightBuffers } from '../../plan/step-kinds';
 import { storageUsage } from './usage';
 
 /** Uploads every weight buffer `steps` read; returns them by key. Shapes are checked (DecoderError naming the key). */

@@ -187,8 +187,8 @@ def make_clip(key, photos, frames, size, device, photo_frac=0.75, exclude=(HELD_
     return shapes_clip(rng, frames, size, device), 'shapes'
 
 
-def make_batch(seed, step, batch, photos, frames, size, device):
-    clips = [make_clip((seed, step, i), photos, frames, size, device)[0] for i in range(batch)]
+def make_batch(seed, step, batch, photos, frames, size, device, photo_frac=0.75):
+    clips = [make_clip((seed, step, i), photos, frames, size, device, photo_frac=photo_frac)[0] for i in range(batch)]
     return torch.stack(clips, 0)
 
 

@@ -54,6 +54,9 @@ def args():
     p.add_argument('--lr', type=float, default=8e-4)
     p.add_argument('--warmup', type=int, default=100)
     p.add_argument('--kl', type=float, default=1e-5)
+    p.add_argument('--mse', type=float, default=1.0, help='weight of the MSE term (loss = L1 + mse * MSE + kl * KL)')
+    p.add_argument('--photo-frac', type=float, default=0.75, help='share of training clips over photographs '
+                   '(the rest: procedural scenes)')
     p.add_argument('--train-seconds', type=float, default=360)
     p.add_argument('--deadline', type=float, default=540, help='seconds after start by which the export must be done')
     p.add_argument('--steps', type=int, default=0, help='a fixed number of steps (0: as many as the clock allows)')
@@ -127,7 +130,7 @@ def train_step(m, opt, x, a, dev, lr):
     l1 = d.abs().mean()
     l2 = (d * d).mean()
     kl = 0.5 * (mu * mu + logvar.exp() - 1 - logvar).mean()
-    loss = l1 + l2 + a.kl * kl
+    loss = l1 + a.mse * l2 + a.kl * kl
     opt.zero_grad(set_to_none=True)
     loss.backward()
     gn = torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
@@ -299,7 +302,7 @@ def main():
         losses = []
         for step in range(a.smoke_steps):
             nb, nf = shape_at(a, step)
-            x = make_batch(a.seed + 7777, step, nb, photos, nf, a.size, dev)
+            x = make_batch(a.seed + 7777, step, nb, photos, nf, a.size, dev, a.photo_frac)
             losses.append(train_step(m, opt, x, a, dev, lr_at(step, a.smoke_steps, a.lr, 5)))
         losses = torch.stack(losses).cpu().numpy()
         if not np.isfinite(losses).all():
@@ -362,7 +365,7 @@ def main():
                 total = step + int((stop_at - time.time()) / per * 0.97)
                 log(f'{per * 1000:.0f} ms/step: {total} steps in all')
             nb, nf = shape_at(a, step)
-            x = make_batch(a.seed, a.data_offset + step, nb, photos, nf, a.size, dev)
+            x = make_batch(a.seed, a.data_offset + step, nb, photos, nf, a.size, dev, a.photo_frac)
             lr = lr_at(step, total or 10 ** 9, a.lr, a.warmup)
             pending.append((step, lr, train_step(m, opt, x, a, dev, lr)))
             step += 1
@@ -389,8 +392,8 @@ def main():
         log(f'training FAILED at step {step}:\n{traceback.format_exc()}')
     report['history'] = hist
     report['config'] = {'dim': a.dim, 'encDim': a.enc_dim, 'encResBlocks': a.enc_res_blocks, 'batch': a.batch,
-                        'frames': a.frames, 'lengths': a.lengths, 'frameBudget': a.frame_budget, 'init': a.init, 'size': a.size, 'lr': a.lr, 'warmup': a.warmup, 'kl': a.kl,
-                        'loss': 'L1 + MSE + kl * KL (per element), bf16 autocast, AdamW (0.9, 0.99), grad clip 1.0',
+                        'frames': a.frames, 'lengths': a.lengths, 'frameBudget': a.frame_budget, 'init': a.init, 'size': a.size, 'lr': a.lr, 'warmup': a.warmup, 'kl': a.kl, 'mse': a.mse, 'photoFrac': a.photo_frac,
+                        'loss': 'L1 + mse * MSE + kl * KL (per element), bf16 autocast, AdamW (0.9, 0.99), grad clip 1.0',
                         'schedule': 'linear warmup, cosine to 5 % of the peak'}
     log(f"training: {step} steps in {time.time() - t_train:.0f} s ({stopped})")
     try:

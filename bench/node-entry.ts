@@ -98,7 +98,9 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
+// --profile: the per-layer GPU profile of one decode instead of the suite (bench/profile.ts)
+const argv = process.argv.slice(2);
+(argv[0] === '--profile' ? import('./profile').then((m) => m.profileMain(argv)) : main(argv)).then(
   (code) => process.exit(code),
   (e: unknown) => {
     console.error(e);

@@ -12,6 +12,8 @@ interface Slot {
   resolve: GPUBuffer;
   readback: GPUBuffer;
   passes: number;
+  /** label of each timed pass (profile mode: exec/encode.ts passProfile) */
+  labels: string[];
 }
 
 export class PassProbe {
@@ -19,7 +21,11 @@ export class PassProbe {
   private untimed = 0;
   private readonly restore: () => void;
 
-  constructor(private readonly device: GPUDevice) {
+  constructor(
+    private readonly device: GPUDevice,
+    /** timed passes per command encoder (a query set holds at most 4096 timestamps: <= 2048) */
+    private readonly capacity = MAX_PASSES,
+  ) {
     const own = Object.prototype.hasOwnProperty.call(device, 'createCommandEncoder');
     const create = device.createCommandEncoder;
     device.createCommandEncoder = (desc?: GPUCommandEncoderDescriptor) => this.wrap(create.call(device, desc));
@@ -36,20 +42,22 @@ export class PassProbe {
   private wrap(enc: GPUCommandEncoder): GPUCommandEncoder {
     const d = this.device;
     const slot: Slot = {
-      querySet: d.createQuerySet({ label: 'probe', type: 'timestamp', count: 2 * MAX_PASSES }),
-      resolve: d.createBuffer({ label: 'probe resolve', size: 16 * MAX_PASSES, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }),
-      readback: d.createBuffer({ label: 'probe readback', size: 16 * MAX_PASSES, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }),
+      querySet: d.createQuerySet({ label: 'probe', type: 'timestamp', count: 2 * this.capacity }),
+      resolve: d.createBuffer({ label: 'probe resolve', size: 16 * this.capacity, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }),
+      readback: d.createBuffer({ label: 'probe readback', size: 16 * this.capacity, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }),
       passes: 0,
+      labels: [],
     };
     this.slots.push(slot);
     const begin = enc.beginComputePass.bind(enc);
     const finish = enc.finish.bind(enc);
     enc.beginComputePass = (desc: GPUComputePassDescriptor = {}) => {
-      if (desc.timestampWrites || slot.passes >= MAX_PASSES) {
+      if (desc.timestampWrites || slot.passes >= this.capacity) {
         this.untimed++;
         return begin(desc);
       }
       const i = slot.passes++;
+      slot.labels.push(desc.label ?? '');
       return begin({ ...desc, timestampWrites: { querySet: slot.querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 } });
     };
     enc.finish = (desc?: GPUCommandBufferDescriptor) => {
@@ -68,16 +76,21 @@ export class PassProbe {
   }
 
   /** Stops, waits for the GPU, sums every timed pass: { ms, passes, untimed }; frees everything. */
-  async collect(): Promise<{ ms: number; passes: number; untimed: number }> {
+  async collect(): Promise<{ ms: number; passes: number; untimed: number; each: { label: string; ms: number }[] }> {
     this.stop();
     await this.device.queue.onSubmittedWorkDone();
     let ns = 0, passes = 0;
+    const each: { label: string; ms: number }[] = [];
     for (const s of this.slots) {
       if (s.passes) {
         await s.readback.mapAsync(GPUMapMode.READ);
         const t = new BigUint64Array(s.readback.getMappedRange(0, 16 * s.passes).slice(0));
         s.readback.unmap();
-        for (let i = 0; i < s.passes; i++) if (t[2 * i + 1]! > t[2 * i]!) ns += Number(t[2 * i + 1]! - t[2 * i]!);
+        for (let i = 0; i < s.passes; i++) {
+          const d = t[2 * i + 1]! > t[2 * i]! ? Number(t[2 * i + 1]! - t[2 * i]!) : 0;
+          ns += d;
+          each.push({ label: s.labels[i]!, ms: d / 1e6 });
+        }
         passes += s.passes;
       }
       s.querySet.destroy();
@@ -85,6 +98,6 @@ export class PassProbe {
       s.readback.destroy();
     }
     this.slots.length = 0;
-    return { ms: ns / 1e6, passes, untimed: this.untimed };
+    return { ms: ns / 1e6, passes, untimed: this.untimed, each };
   }
 }

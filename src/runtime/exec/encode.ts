@@ -31,6 +31,13 @@ export interface EncodeOptions {
 
 const align4 = (n: number) => Math.ceil(n / 4) * 4;
 
+/**
+ * Bench profiling (bench/profile.ts with bench/lib/pass-probe.ts): when `on`, every dispatch gets its own
+ * compute pass labelled `profile|<step label>|<kernel id>|<useful FLOPs>|<kind>|<conv shape>` so timestamp queries time
+ * each one. Off in every decode outside that bench mode (one pass per run of steps).
+ */
+export const passProfile = { on: false };
+
 export class StepEncoder {
   private readonly encoded = new Map<Program, Encoded[]>();
   private readonly chunkGroups = new Map<string, GPUBindGroup>();
@@ -60,7 +67,7 @@ export class StepEncoder {
       maxInvocations: this.device.limits.maxComputeInvocationsPerWorkgroup,
       mma: this.opts.mma,
       view: (v) => r.view(v, pp),
-      weight: (k) => r.weights.get(k)!,
+      weight: (k) => r.weight(k),
       ring: (k) => r.rings.get(k)!,
       dummy: r.dummy,
       out: r.out,
@@ -124,8 +131,14 @@ export class StepEncoder {
     return g;
   }
 
-  /** Record one run of `pp` for `chunk` into `enc` and queue its uniforms; advances the ring counters. */
-  encode(pp: ProgramPlan, chunk: number, enc: GPUCommandEncoder): void {
+  /**
+   * Record one run of `pp` for `chunk` into `enc` and queue its uniforms; advances the ring counters.
+   * `from`/`to`: only steps [from, to) (cache offload submits a frame-major program tile by tile; each
+   * part is one submission, since the uniforms are written from slot 0 per call).
+   * `split` (weight streaming): called where a conv reads another weight group than the last one; the
+   * steps from there on are recorded into the encoder it returns (exec/weight-stream.ts Segments).
+   */
+  encode(pp: ProgramPlan, chunk: number, enc: GPUCommandEncoder, from = 0, to = Infinity, split: ((group: number) => GPUCommandEncoder) | null = null): void {
     const p = this.plan;
     const stride = p.uniformStride;
     const list = this.encoded.get(pp.prog)!;
@@ -133,14 +146,23 @@ export class StepEncoder {
     const ringCount = (k: string) => this.ringCounts.get(k) ?? 0;
     let slot = 0;
     let pass: GPUComputePassEncoder | null = null;
+    let group = -1;
     const copy = (src: GPUBuffer, srcOff: number, dst: GPUBuffer, dstOff: number, bytes: number) => {
       pass?.end();
       pass = null;
       enc.copyBufferToBuffer(src, srcOff, dst, dstOff, bytes);
     };
     list.forEach((e, i) => {
+      if (i < from || i >= to) return;
       const s = e.step;
       const kind = kindOf(s);
+      const g = split ? this.res.stream!.groupOf(s) : -1;
+      if (g >= 0 && g !== group) {
+        (pass as GPUComputePassEncoder | null)?.end();
+        pass = null;
+        enc = split!(g);
+        group = g;
+      }
       if (e.kernels.length) {
         const cp: GPUComputePassEncoder = (pass ??= enc.beginComputePass({ label: pp.prog.name }));
         const groups = e.kernels.map((k, j) => k.group ?? this.chunkGroup(pp, i, j, chunk));
@@ -151,13 +173,22 @@ export class StepEncoder {
         }
         for (const prm of kind.params(s, ringCount)) {
           uni.set(encodeParams(e.kernels[0]!.def, prm), slot * stride);
-          cp.setBindGroup(1, this.paramsGroup, [slot++ * stride]);
+          (pass as GPUComputePassEncoder).setBindGroup(1, this.paramsGroup, [slot++ * stride]);
           e.kernels.forEach((k, j) => {
-            if (!one) {
-              cp.setPipeline(k.pipeline);
-              cp.setBindGroup(0, groups[j]!);
+            const ov = { ...k.def.overrides, ...k.overrides };
+            let p = pass as GPUComputePassEncoder;
+            if (passProfile.on) {
+              (pass as GPUComputePassEncoder | null)?.end();
+              const flops = k.def.cost(prm, ov, this.elem).flops;
+              const shape = s.kind === 'conv' ? `${s.cin}->${s.cout} ch ${s.h}x${s.w} ${s.kt}x${s.ks}x${s.ks}${s.up ? ' up' : ''}` : '';
+              p = pass = enc.beginComputePass({ label: `profile|${s.label}|${k.def.id}|${flops}|${s.kind}|${shape}` });
+              p.setBindGroup(1, this.paramsGroup, [(slot - 1) * stride]);
             }
-            cp.dispatchWorkgroups(...k.def.dispatch(prm, { ...k.def.overrides, ...k.overrides }));
+            if (!one || passProfile.on) {
+              p.setPipeline(k.pipeline);
+              p.setBindGroup(0, groups[j]!);
+            }
+            p.dispatchWorkgroups(...k.def.dispatch(prm, ov));
           });
         }
       }

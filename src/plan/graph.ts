@@ -133,6 +133,8 @@ export interface Program {
   /** rgb floats / rgba words its output steps write */
   outElems: number;
   outRgbaElems: number;
+  /** frame-major tiling: index of the first step of each tile (the steps before tileStarts[0] are the latent-rate part) */
+  tileStarts?: number[];
 }
 
 export interface TilePlan {
@@ -382,7 +384,11 @@ export function buildPrograms(cfg: DecoderConfig, kind: ChunkKind, h: number, w:
     tb.resample(b0, x, xin);
   };
   if (tiling.order === 'frame-major') {
-    for (const t of tiling.tiles) tileProg(t, main, stream, blockIn, `t${t.index}.`);
+    main.tileStarts = [];
+    for (const t of tiling.tiles) {
+      main.tileStarts.push(main.steps.length);
+      tileProg(t, main, stream, blockIn, `t${t.index}.`);
+    }
     return [main];
   }
   main.steps.push({ kind: 'store', label: 'store up block 0', x: stream, elems: c0 * h * w, which: 0 });

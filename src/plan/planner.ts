@@ -54,6 +54,12 @@ export interface PlanOptions {
   normChunk?: number;
   /** f16 only: the convs run on tensor cores (conv3d-mma), whose operand copy the plan counts (activations) */
   tensorCores?: boolean;
+  /**
+   * frame-major tiling only: the causal cache rings of the tiles not being decoded are parked in CPU
+   * memory (read back after each tile's run of a chunk, uploaded before its next run), so the GPU holds
+   * the rings of one tile (plus a readback buffer of them) instead of every tile's (cache-park.ts)
+   */
+  cacheOffload?: boolean;
 }
 
 export { DEFAULT_NORM_CHUNK } from './graph';
@@ -81,12 +87,50 @@ export type MemoryBreakdown = {
   total: number;
 };
 
+/** CPU (host) memory a plan keeps besides the frames: by owner, bytes. Grows with the video length where noted. */
+export type HostBreakdown = {
+  /** tile-major 'cpu' store: every latent frame's store entries (grows with the number of latent frames) */
+  store: number;
+  /** cache offload: every tile's parked cache rings (constant in the video length) */
+  cache: number;
+  total: number;
+};
+
+/** Bytes a decode moves between CPU and GPU memory, by cause, over the whole decode. */
+export type BusTraffic = {
+  /** tile-major 'cpu' store: each chunk's entries read back once and uploaded before every tile's run */
+  store: number;
+  /** cache offload: each tile's rings read back after its run of a chunk and uploaded before the next */
+  cache: number;
+  /** the decoded frames (rgb f32, + rgba) read back */
+  frames: number;
+  total: number;
+  /** total / output frames */
+  perFrame: number;
+  /** the levers' traffic (store + cache) at BUS_BYTES_PER_S: the time they may add where not overlapped */
+  leverSeconds: number;
+};
+
+/** A tile's parked rings (cache offload): where each ring's bytes sit in the readback buffer and in host memory. */
+export interface ParkedTile {
+  tile: number;
+  rings: { key: string; buffer: string; bytes: number; offset: number }[];
+  bytes: number;
+}
+
+/** Host <-> GPU bandwidth assumed for the time estimate of bus traffic (PCIe 4.0 x16, practical). */
+export const BUS_BYTES_PER_S = 16e9;
+
 export interface RingPlan {
   key: string;
   label: string;
   /** elements of one frame (largest tile) */
   frameElems: number;
   bytes: number;
+  /** the GPU buffer holding it: = key, or (cache offload) one buffer shared by the same ring of every tile */
+  buffer: string;
+  /** frame-major tile rings: the tile index (null: the latent-rate part, or untiled / tile-major) */
+  tile: number | null;
 }
 
 export interface Plan {
@@ -106,6 +150,14 @@ export interface Plan {
   /** 'cpu': the store lives in host memory (hostStoreBytes) and the GPU holds one chunk's entries */
   storeWhere: 'gpu' | 'cpu' | null;
   hostStoreBytes: number;
+  /** CPU memory the plan keeps (the tile store, parked caches), by owner */
+  host: HostBreakdown;
+  /** bytes moved between CPU and GPU over the decode */
+  bus: BusTraffic;
+  /** cache offload: each tile's parked rings (null without it) */
+  park: ParkedTile[] | null;
+  /** cache offload: bytes of the rings' readback buffer (the largest tile's rings) */
+  parkStagingBytes: number;
   outFrameElems: number;
   framesOut: number;
   height: number;
@@ -246,6 +298,8 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const { frames, h, w } = opts;
   if (!(frames >= 1 && h >= 1 && w >= 1) || ![frames, h, w].every(Number.isInteger))
     throw new DecoderError('bad-input', `latent size must be positive integers, got T=${frames} h=${h} w=${w}`);
+  if (opts.cacheOffload && (opts.tile?.order !== 'frame-major' || opts.cache === 'off'))
+    throw new DecoderError('bad-input', `cache offload parks the cache rings of frame-major tiles: it needs frame-major tiling and the cache on (got ${opts.tile ? `${opts.tile.order} tiling` : 'whole frames'}, cache ${opts.cache})`);
   if (opts.cache === 'off' && cfg.version === '2.2')
     throw new DecoderError('unsupported', 'cache off is not possible for Wan2.2: with feat_cache=None its DupUp3D shortcut doubles time while the main path does not, and the official code raises a shape error');
   const elemBytes = opts.precision === 'f16' ? 2 : 4;
@@ -272,17 +326,34 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   // rings: one per key, sized for its largest frame (tiles differ in size)
   const ringMap = new Map<string, RingPlan>();
   const tileRingKeys = new Set<string>();
+  const frameMajorTiled = opts.tile?.order === 'frame-major';
   for (const p of all)
     for (const s of p.steps) {
       const push = kindOf(s).ringPush(s);
       if (!push) continue;
-      const r = ringMap.get(push.key) ?? { key: push.key, label: s.label, frameElems: 0, bytes: 0 };
+      // frame-major tile rings are keyed 't<j>.s<slot>' (graph.ts); offloaded, ring s<slot> of every tile shares one buffer
+      const m = frameMajorTiled ? /^t(\d+)\.(.*)$/.exec(push.key) : null;
+      const r = ringMap.get(push.key) ?? { key: push.key, label: s.label, frameElems: 0, bytes: 0, buffer: m && opts.cacheOffload ? `park.${m[2]}` : push.key, tile: m ? Number(m[1]) : null };
       r.frameElems = Math.max(r.frameElems, push.frameElems);
       r.bytes = align4(2 * r.frameElems * elemBytes);
       ringMap.set(push.key, r);
       if (p.name.startsWith('tile ')) tileRingKeys.add(push.key);
     }
   const rings = [...ringMap.values()];
+  // GPU ring buffers: one per `buffer`, sized for the largest ring it holds
+  const ringBuffers = new Map<string, number>();
+  for (const r of rings) ringBuffers.set(r.buffer, Math.max(ringBuffers.get(r.buffer) ?? 0, r.bytes));
+  let park: ParkedTile[] | null = null;
+  if (opts.cacheOffload) {
+    park = (tiles ?? []).map((t) => ({ tile: t.index, rings: [], bytes: 0 }));
+    for (const r of rings)
+      if (r.tile !== null) {
+        const pt = park[r.tile]!;
+        pt.rings.push({ key: r.key, buffer: r.buffer, bytes: r.bytes, offset: pt.bytes });
+        pt.bytes += r.bytes;
+      }
+  }
+  const parkStagingBytes = park ? Math.max(0, ...park.map((t) => t.bytes)) : 0;
   const H = h * cfg.scale, W = w * cfg.scale;
   const outFrameElems = 3 * H * W;
   const steadyFrames = programs.steady ? Math.max(...programs.steady.map((p) => p.prog.framesOut)) : 0;
@@ -303,7 +374,8 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const memory: MemoryBreakdown = {
     // conv weights by the weights precision (int8: 1 byte per weight + a 4-byte scale per output channel)
     weights: weightBuffers(all.flatMap((g) => g.steps)).reduce((a, w) => a + (w.conv ? packedWeightBytes(wFormat, w.conv.cout, w.conv.rows, elemBytes) : align4(w.elems * elemBytes)), 0),
-    cache: rings.reduce((a, r) => a + r.bytes, 0),
+    // cache offload: the shared buffers of one tile's rings (+ the latent-rate part's rings)
+    cache: [...ringBuffers.values()].reduce((a, b) => a + b, 0),
     // + tensor cores: one operand copy of the largest conv call (exec/resources.ts allocates it)
     activations: slots.reduce((a, s) => a + s.bytes, 0) + (opts.tensorCores && opts.precision === 'f16' && wFormat === 'elem' ? align4(mmaScratchOf(all.flatMap((g) => g.steps)) * elemBytes) : 0),
     // 'cpu': one chunk's entries (the upload window); the host keeps all of them
@@ -312,16 +384,31 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
     io: latentBytes + outBytes + rgbaBytes + 4,
     // two readback buffers of the rgb (+ rgba) regions (run i+1 runs while run i is read back);
     // 'cpu' store: plus one chunk's store entries
-    staging: 2 * (outBytes + rgbaBytes) + (storeWhere === 'cpu' ? storeEntryBytes * storePerChunk : 0),
+    // cache offload: plus one readback buffer of a tile's rings
+    staging: 2 * (outBytes + rgbaBytes) + (storeWhere === 'cpu' ? storeEntryBytes * storePerChunk : 0) + parkStagingBytes,
     uniforms: maxDispatches * UNIFORM_STRIDE,
     total: 0,
   };
   memory.total = memory.weights + memory.cache + memory.activations + memory.store + memory.io + memory.staging + memory.uniforms;
   const largestBinding = Math.max(outBytes, storeEntryBytes, ...rings.map((r) => r.bytes), ...slots.map((s) => s.bytes));
-  const largestBuffer = Math.max(largestBinding, memory.store);
+  const largestBuffer = Math.max(largestBinding, memory.store, parkStagingBytes);
+  const hostStoreBytes = storeWhere === 'cpu' ? storeBytes : 0;
+  const parkBytes = park ? park.reduce((a, t) => a + t.bytes, 0) : 0;
+  const host: HostBreakdown = { store: hostStoreBytes, cache: parkBytes, total: hostStoreBytes + parkBytes };
+  // bus: per chunk, the 'cpu' store's entries come back once and go up before each tile's run; parked
+  // rings come back after every chunk but the last and go up before every chunk but the first
+  const storeChunk = storeWhere === 'cpu' ? storeEntryBytes * storePerChunk : 0;
+  const nTiles = tiles?.length ?? 0;
+  const chunkKind = (i: number): ChunkKind => (opts.cache === 'off' ? 'nocache' : i === 0 ? 'first' : 'steady');
+  const framesOfChunk = (k: ChunkKind) => programs[k]!.reduce((a, pp) => a + (pp.prog.outElems + (opts.rgba ? pp.prog.outRgbaElems : 0)) * 4, 0);
+  const frameBus = frames <= 1 ? framesOfChunk(chunkKind(0)) : framesOfChunk(chunkKind(0)) + (frames - 1) * framesOfChunk(chunkKind(1));
+  const bus: BusTraffic = { store: frames * storeChunk * (1 + nTiles), cache: 2 * (frames - 1) * parkBytes, frames: frameBus, total: 0, perFrame: 0, leverSeconds: 0 };
+  bus.total = bus.store + bus.cache + bus.frames;
+  bus.perFrame = bus.total / framesOut;
+  bus.leverSeconds = (bus.store + bus.cache) / BUS_BYTES_PER_S;
   return {
     cfg, opts, elemBytes, programs, tiles, slots, rings, tileRingKeys: [...tileRingKeys], storeFrameElems, storePerChunk,
-    storeWhere, hostStoreBytes: storeWhere === 'cpu' ? storeBytes : 0,
+    storeWhere, hostStoreBytes, host, bus, park, parkStagingBytes,
     outFrameElems, framesOut, height: H, width: W, outElems, outRgbaElems, uniformStride: UNIFORM_STRIDE, maxDispatches, memory,
     largestBuffer, largestBinding, storeEntryBytes, tileOverhead: tiles ? tileOverhead(tiles, h, w) : 1,
   };

@@ -11,6 +11,7 @@ import { conv3dTuning } from '../kernels/conv3d';
 import type { Weights } from '../model/weights';
 import { Arena } from './arena';
 import { FrameAssembler, type Frame } from './assembler';
+import { CachePark } from './exec/cache-park';
 import { StepEncoder } from './exec/encode';
 import { Resources } from './exec/resources';
 import { StoreWindow } from './exec/store-window';
@@ -27,6 +28,8 @@ export class GpuDecoder {
   private res!: Resources;
   private store!: StoreWindow;
   private encoder!: StepEncoder;
+  /** cache offload: the parked rings of the tiles not being decoded (null without it) */
+  private park: CachePark | null = null;
   /** which of the two staging buffers the next run reads back into */
   private flip = 0;
   private disposed = false;
@@ -63,6 +66,7 @@ export class GpuDecoder {
     try {
       d.res = new Resources(device, d.arena, plan, weights, !!d.mma);
       d.store = new StoreWindow(device, plan, d.res);
+      if (plan.park) d.park = new CachePark(device, plan, d.res);
       d.encoder = new StepEncoder(device, d.cache, plan, d.res, d.store, { tuning: d.tuning, mma: d.mma });
       await d.encoder.build();
     } catch (e) {
@@ -81,7 +85,10 @@ export class GpuDecoder {
 
   /**
    * Decode de-normalised latents [z, T, h, w] (T = plan frames). Calls onFrame for every output frame in
-   * order as soon as it is complete; resolves when all are done. `signal` cancels between program runs.
+   * order as soon as it is complete; resolves when all are done. `signal` cancels: checked before each
+   * program run (and, with cache offload, each tile's submission) and before each frame is delivered, so
+   * no frame arrives after the abort; the run already submitted is awaited (not delivered) so every
+   * staging buffer is unmapped when this rejects and the next decode starts clean.
    */
   async decode(latents: Float32Array, onFrame: (f: Frame) => void, signal?: AbortSignal): Promise<void> {
     if (this.disposed) throw new DecoderError('disposed', 'this decoder was disposed');
@@ -106,8 +113,14 @@ export class GpuDecoder {
       if (signal?.aborted) throw new DecoderError('cancelled', 'decode cancelled');
     };
     const emit = (i: number, n: number) => {
-      for (let f = 0; f < n; f++) onFrame(asm.take(firstFrame(i) + f));
+      for (let f = 0; f < n; f++) {
+        check(); // a cancelled decode delivers nothing more, even from a chunk already read back
+        onFrame(asm.take(firstFrame(i) + f));
+      }
     };
+    // every readback not yet settled: awaited before this returns or rejects (a staging buffer still
+    // being mapped would fail the next decode's mapAsync)
+    const inflight = new Set<Promise<void>>();
     // the readback of the previous run, finished (frames placed, then emitted) after the next is submitted
     let pending: { placed: Promise<void>; after: () => void } | null = null;
     const flush = async () => {
@@ -120,22 +133,28 @@ export class GpuDecoder {
     };
     const submit = async (placed: Promise<void>, after: () => void) => {
       placed.catch(() => undefined); // observed by flush; avoids an unhandled rejection meanwhile
-      await flush();
+      inflight.add(placed);
+      void placed.finally(() => inflight.delete(placed)).catch(() => undefined);
+      const prev = pending;
       pending = { placed, after };
+      if (prev) {
+        await prev.placed;
+        prev.after();
+      }
     };
     try {
       if (p.opts.tile?.order !== 'tile-major') {
         for (let i = 0; i < T; i++) {
           check();
           const prog = p.programs[kindOf(i)]![0]!;
-          await submit((await this.run(prog, i, latentFrame(i), asm, firstFrame(i))).placed, () => emit(i, prog.prog.framesOut));
+          await submit((await this.run(prog, i, latentFrame(i), asm, firstFrame(i), check)).placed, () => emit(i, prog.prog.framesOut));
         }
         return await flush();
       }
       await this.tileMajor(T, kindOf, latentFrame, asm, firstFrame, check, emit, submit);
       await flush();
     } finally {
-      if (pending) await (pending as { placed: Promise<void> }).placed.catch(() => undefined);
+      await Promise.allSettled([...inflight]);
     }
   }
 
@@ -180,22 +199,32 @@ export class GpuDecoder {
    * readback, which the next runs need) with a promise that resolves when its output regions are read
    * back and placed (uses one of the two staging buffers: at most one run may be unread at a time).
    */
-  private async run(pp: ProgramPlan, chunk: number, latentFrame: Float32Array | null, asm: FrameAssembler, firstFrame: number): Promise<{ placed: Promise<void> }> {
+  private async run(pp: ProgramPlan, chunk: number, latentFrame: Float32Array | null, asm: FrameAssembler, firstFrame: number, check?: () => void): Promise<{ placed: Promise<void> }> {
     const p = this.plan;
     const r = this.res;
     if (latentFrame) this.device.queue.writeBuffer(r.latent, 0, storageBytes(latentFrame, this.elem));
     this.store.beforeRun(pp, chunk);
-    const enc = this.device.createCommandEncoder({ label: `${pp.prog.name} ${pp.prog.kind} chunk ${chunk}` });
-    this.encoder.encode(pp, chunk, enc);
+    // one submission, or (cache offload) one per tile: the tile's rings uploaded before, read back after
+    const segments = this.park ? this.park.segments(pp) : [{ from: 0, to: Infinity, tile: null }];
     const outputs = pp.prog.steps.filter((s): s is OutputStep => s.kind === 'output');
     const rgbBytes = pp.prog.outElems * 4, rgbaBytes = p.outRgbaElems ? pp.prog.outRgbaElems * 4 : 0;
     const staging = r.staging[this.flip]!;
-    if (rgbBytes) {
-      this.flip ^= 1;
-      enc.copyBufferToBuffer(r.out, 0, staging, 0, rgbBytes);
+    for (const [k, seg] of segments.entries()) {
+      if (k) check?.(); // cancelled between the tiles of a chunk
+      const enc = this.device.createCommandEncoder({ label: `${pp.prog.name} ${pp.prog.kind} chunk ${chunk}${seg.tile === null ? '' : ` tile ${seg.tile}`}` });
+      if (seg.tile !== null) this.park!.before(seg.tile, chunk, enc);
+      this.encoder.encode(pp, chunk, enc, seg.from, seg.to);
+      const parked = seg.tile !== null && this.park!.copyOut(seg.tile, chunk, enc);
+      if (k === segments.length - 1) {
+        if (rgbBytes) {
+          this.flip ^= 1;
+          enc.copyBufferToBuffer(r.out, 0, staging, 0, rgbBytes);
+        }
+        if (rgbaBytes) enc.copyBufferToBuffer(r.rgba, 0, staging, p.outElems * 4, rgbaBytes);
+      }
+      this.device.queue.submit([enc.finish()]);
+      if (parked) await this.park!.readBack(seg.tile!);
     }
-    if (rgbaBytes) enc.copyBufferToBuffer(r.rgba, 0, staging, p.outElems * 4, rgbaBytes);
-    this.device.queue.submit([enc.finish()]);
     await this.store.afterSubmit(pp, chunk);
     if (!rgbBytes) return { placed: this.device.queue.onSubmittedWorkDone() };
     const placed = (async () => {

@@ -18,6 +18,8 @@ export class Resources {
   readonly store: GPUBuffer | null = null;
   /** 'cpu' store: readback buffer of one chunk's entries */
   readonly storeStaging: GPUBuffer | null = null;
+  /** cache offload: readback buffer of one tile's rings (cache-park.ts) */
+  readonly parkStaging: GPUBuffer | null = null;
   readonly latent: GPUBuffer;
   readonly out: GPUBuffer;
   /** the rgba output, or `dummy` when the plan reads back no rgba */
@@ -34,7 +36,17 @@ export class Resources {
     const elem: Elem = p.opts.precision;
     const steps = Object.values(p.programs).flat().flatMap((pp) => pp.prog.steps);
     this.weights = uploadWeights(device, arena, steps, weights, elem, mma, p.opts.weightsPrecision);
-    for (const r of p.rings) this.rings.set(r.key, arena.create('cache', `cache ${r.key} ${r.label}`, r.bytes, storageUsage()));
+    // one GPU buffer per ring `buffer` (cache offload: ring s<k> of every tile shares one, sized for the largest)
+    const ringBuffers = new Map<string, GPUBuffer>();
+    for (const r of p.rings) {
+      let b = ringBuffers.get(r.buffer);
+      if (!b) {
+        const bytes = Math.max(...p.rings.filter((x) => x.buffer === r.buffer).map((x) => x.bytes));
+        ringBuffers.set(r.buffer, (b = arena.create('cache', r.buffer === r.key ? `cache ${r.key} ${r.label}` : `cache ${r.buffer} (every tile's, parked in CPU memory between runs)`, bytes, storageUsage())));
+      }
+      this.rings.set(r.key, b);
+    }
+    if (p.parkStagingBytes) this.parkStaging = arena.create('staging', 'cache rings readback (one tile)', p.parkStagingBytes, readbackUsage());
     this.slots = p.slots.map((s) => arena.create('activations', `slot ${s.index}`, s.bytes, storageUsage()));
     if (p.memory.store) this.store = arena.create('store', p.storeWhere === 'cpu' ? 'latent-rate store window (one chunk)' : 'latent-rate store', p.memory.store, storageUsage());
     if (p.storeWhere === 'cpu') this.storeStaging = arena.create('staging', 'store readback', p.memory.store, readbackUsage());

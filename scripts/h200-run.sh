@@ -51,6 +51,21 @@ case "${1:-decodes}" in
     ls "$OUT"/*-mma.json > /dev/null 2>&1 && rm -f "$OUT"/*.partial.json # keep the partial rows of a run cut short
     rm -f "$OUT"/*.svg
     ;;
+  profile)
+    # issue 11, session 4: the operand-layout probe, then per-layer GPU profiles (bench-node --profile:
+    # one timed pass per dispatch) of whole decodes; everything under $OUT packed into one tarball at the end
+    # (the device tool returns at most 8 files). Carry .h200 (bench-node.mjs). PROFILES=0 skips the decodes.
+    P="node out/bench/bench-node.mjs --profile --out $OUT --dawn-flags $F ${COMMIT:+--commit $COMMIT}"
+    [ "${PROBE:-1}" = 1 ] && timeout ${PROBE_TMO:-200} node bench/probes/mma-layout.mjs "$OUT/mma-layout.jsonl" 2>&1 | grep -v Warning | tee "$OUT/mma-layout.log" | cut -c1-160
+    if [ "${PROFILES:-1}" = 1 ]; then
+      for a in "2.1 21x60x104 on" "2.1 21x60x104 off" ${EXTRA_PROFILES:-}; do
+        set -- $a
+        timeout ${PROF_TMO:-150} $P --model $1 --latent $2 --precision ${4:-f16} --tensor-cores $3 --name "profile-wan$1-$2-${4:-f16}-mma-$3" > "$OUT/profile-wan$1-$2-${4:-f16}-mma-$3.log" 2>&1
+        grep -E "plain decode|profiled decode|^\| conv |^\| norm |^\| attn |^\| (conv3d|rms|attention)" "$OUT/profile-wan$1-$2-${4:-f16}-mma-$3.log" | head -12
+      done
+    fi
+    (cd "$OUT" && tar czf profile-all.tgz --exclude=profile-all.tgz . && find . -type f ! -name profile-all.tgz -delete)
+    ;;
   tuning)
     # conv3d per-cout blocks (96 / 16 channels): kernel rows and two decodes
     timeout 240 node out/bench/bench-node.mjs --only conv3d --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 > "$OUT/bench-conv.log" 2>&1

@@ -33,6 +33,12 @@ override KT: u32 = 3;
 override KS: u32 = 3;
 override HAS_RES: u32 = 0; // 0 none, 1 from res, 2 from y (in place)
 override SG: u32 = 32; // workgroup size = the subgroup size (one subgroup per workgroup)
+// The conv's shape as pipeline constants (src/kernels/conv3d-mma.ts mmaShapeOverrides; the decoder sets
+// them per conv): loop bounds and block strides become compile-time constants. 0 = read prm instead.
+override CIN: u32 = 0;
+override COUT: u32 = 0;
+override OH: u32 = 0;
+override OW: u32 = 0;
 
 // 2 x 2: the best or tied-best of 3x2, 2x1, 1x1, 1x2, 2x2, 4x1, 6x1 at the four ANCHORS layer shapes on the
 // H200 (bench/results/h200/mma-blocked-2026-12-01-run2: GEMM 69-84 TFLOP/s; 3x2, the probe's best, 63-80)
@@ -41,12 +47,22 @@ const TN: u32 = 2; // result tiles along pixels (16 pixels each)
 
 var<workgroup> c_s: array<f32, TM * TN * 256u>; // TM * TN results of 16 x 16, row-major [cout][px]
 
-struct Geo { cb: u32, xb: u32, rows: u32, ob: u32, tiles: u32 }
+struct Geo { cb: u32, xb: u32, rows: u32, ob: u32, tiles: u32, cin: u32, cout: u32, h: u32, w: u32 }
 
 fn geo() -> Geo {
-  let cb = (prm.cin + 15u) / 16u;
-  let xb = (prm.w + 15u) / 16u;
-  return Geo(cb, xb, prm.h + KS - 1u, (prm.cout + 15u) / 16u, prm.h * xb);
+  var cin = prm.cin;
+  var cout = prm.cout;
+  var h = prm.h;
+  var w = prm.w;
+  if (CIN != 0u) {
+    cin = CIN;
+    cout = COUT;
+    h = OH;
+    w = OW;
+  }
+  let cb = (cin + 15u) / 16u;
+  let xb = (w + 15u) / 16u;
+  return Geo(cb, xb, h + KS - 1u, (cout + 15u) / 16u, h * xb, cin, cout, h, w);
 }
 
 // Element offset of weight tile (tap, ob, cb 0); the next channel blocks follow at + 256 each.
@@ -68,7 +84,7 @@ fn b_cb_stride(g: Geo) -> u32 {
 
 // Bias, residual and bounds for the TM x TN results in c_s (after a barrier); all SG invocations.
 fn epilogue(g: Geo, ob0: u32, n0: u32, lid: u32) {
-  let hw = prm.h * prm.w;
+  let hw = g.h * g.w;
   for (var e = lid; e < TM * TN * 256u; e += SG) {
     let t = e / 256u;
     let i = t / TN;
@@ -76,8 +92,8 @@ fn epilogue(g: Geo, ob0: u32, n0: u32, lid: u32) {
     let n = n0 + j;
     let o = (ob0 + i) * 16u + (e % 256u) / 16u;
     let px = (n % g.xb) * 16u + e % 16u;
-    if (n < g.tiles && o < prm.cout && px < prm.w) {
-      let p = (n / g.xb) * prm.w + px;
+    if (n < g.tiles && o < g.cout && px < g.w) {
+      let p = (n / g.xb) * g.w + px;
       var v = c_s[e] + f32(b[o]);
       if (HAS_RES == 1u) { v += f32(res[prm.res_off + o * hw + p]); }
       if (HAS_RES == 2u) { v += f32(y[prm.y_off + o * hw + p]); }

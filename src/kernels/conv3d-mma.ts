@@ -39,6 +39,8 @@ export function mmaScratchElems(p: { cin: number; cout: number; h: number; w: nu
 function mmaDispatch(tm: number, tn: number) {
   return (p: Conv3dParams, ov: Record<string, number>): [number, number, number] => {
     conv3d.dispatch(p, { KT: ov.KT ?? 3, KS: ov.KS ?? 3, UP: ov.UP ?? 0 }); // the same plan-time checks
+    if (ov.CIN && (ov.CIN !== p.cin || ov.COUT !== p.cout || ov.OH !== p.h || ov.OW !== p.w))
+      throw new DecoderError('bad-input', `conv3d-mma: pipeline built for ${ov.CIN}->${ov.COUT} ch ${ov.OH}x${ov.OW}, dispatched for ${p.cin}->${p.cout} ch ${p.h}x${p.w}`);
     const g = mmaGeometry(p, ov.KS ?? 3);
     return [Math.ceil(g.tiles / tn), Math.ceil(g.ob / tm), 1];
   };
@@ -52,7 +54,15 @@ const gemmBindings = [
   { name: 'y', access: 'read_write' },
 ] as const;
 
-const gemmOverrides: Record<string, number> = { KT: 3, KS: 3, HAS_RES: 0, SG: 32 };
+const gemmOverrides: Record<string, number> = { KT: 3, KS: 3, HAS_RES: 0, SG: 32, CIN: 0, COUT: 0, OH: 0, OW: 0 };
+
+/**
+ * The conv's shape as the GEMM's pipeline constants (one pipeline per conv shape): the channel-block loop
+ * bound and the block strides become compile-time constants (0 = read from Params, as before).
+ */
+export function mmaShapeOverrides(p: { cin: number; cout: number; h: number; w: number }): Record<string, number> {
+  return { CIN: p.cin, COUT: p.cout, OH: p.h, OW: p.w };
+}
 
 /** The useful work (not the padded blocks) and the bytes of the blocked operands read once. */
 function gemmCost(p: Conv3dParams, ov: Record<string, number>, elem: Elem = 'f16') {

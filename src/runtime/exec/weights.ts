@@ -1,24 +1,34 @@
 // Weight packing and upload: exactly the buffers the planner counted (step-kinds.ts `weights` of every
 // step, once per key), each packed for its kernel (conv3d's cout-padded layout, or conv3d-mma's blocked
-// one on tensor cores) and converted to the storage precision.
+// one on tensor cores) and converted to the storage precision. With a streamed plan (weight-stream.ts)
+// the conv weights are packed here too but kept in CPU memory; only the rest is uploaded.
 import type { Elem } from '../../gpu/kernel';
 import { convWeightFormat, packF16Pairs, packInt8, type WeightsPrecision } from '../../model/quantize';
 import type { Weights } from '../../model/weights';
 import type { Arena } from '../arena';
 import { storageBytes } from '../f16';
 import type { Step } from '../../plan/graph';
-import { weightBuffers } from '../../plan/step-kinds';
+import { weightBuffers, type WeightUse } from '../../plan/step-kinds';
 import { storageUsage } from './usage';
 
-/** Uploads every weight buffer `steps` read; returns them by key. Shapes are checked (DecoderError naming the key). */
-export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<Step>, weights: Weights, elem: Elem, mma: boolean, weightsPrecision?: WeightsPrecision): Map<string, GPUBuffer> {
-  const out = new Map<string, GPUBuffer>();
+/** The bytes of weight buffer `w` as its kernel reads them (packed by the conv weight format, else in `elem`). */
+export function packWeight(w: WeightUse, weights: Weights, elem: Elem, mma: boolean, weightsPrecision?: WeightsPrecision): Uint8Array<ArrayBuffer> {
   // conv weights in a packed format (int8 with per-output-channel scales, f16 pairs) for conv3d-wq
   const format = convWeightFormat(elem, weightsPrecision);
+  const data = w.data(weights, mma && format === 'elem');
+  const packed = w.conv && format === 'int8' ? packInt8(data, w.conv.cout, w.conv.rows) : w.conv && format === 'f16' ? packF16Pairs(data) : null;
+  return packed ? new Uint8Array(packed.buffer as ArrayBuffer) : storageBytes(data, elem);
+}
+
+/**
+ * Uploads every weight buffer `steps` read, except the keys in `skip` (streamed ones); returns them by
+ * key. Shapes are checked (DecoderError naming the key).
+ */
+export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<Step>, weights: Weights, elem: Elem, mma: boolean, weightsPrecision?: WeightsPrecision, skip?: ReadonlySet<string> | ReadonlyMap<string, unknown>): Map<string, GPUBuffer> {
+  const out = new Map<string, GPUBuffer>();
   for (const w of weightBuffers(steps)) {
-    const data = w.data(weights, mma && format === 'elem');
-    const packed = w.conv && format === 'int8' ? packInt8(data, w.conv.cout, w.conv.rows) : w.conv && format === 'f16' ? packF16Pairs(data) : null;
-    const bytes = packed ? new Uint8Array(packed.buffer) : storageBytes(data, elem);
+    if (skip?.has(w.key)) continue;
+    const bytes = packWeight(w, weights, elem, mma, weightsPrecision);
     const buf = arena.create('weights', w.key, bytes.byteLength, storageUsage());
     device.queue.writeBuffer(buf, 0, bytes);
     out.set(w.key, buf);

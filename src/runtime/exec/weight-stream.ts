@@ -1,0 +1,115 @@
+// Weight streaming at run time (plan/weight-stream.ts plans it): the packed conv weights of every group
+// stay in CPU memory (one Uint8Array per group, packed once when the decoder is built); the GPU holds a
+// ring of `slots` buffers of `slotBytes`. A conv binds its weight as a range of the slot of its group
+// (bind groups are made once: a key's slot and offset never change). A program run is recorded as
+// segments, one per change of group; before a segment is submitted its group is written into its slot
+// when the slot holds another group (queue.writeBuffer: ordered after the segments already submitted,
+// which read the slot's previous group, and before this one). The host copy into Dawn's upload staging
+// happens at that call, while the GPU still runs the work submitted before.
+import { DecoderError } from '../../gpu/errors';
+import type { Elem } from '../../gpu/kernel';
+import type { Weights } from '../../model/weights';
+import type { Step } from '../../plan/graph';
+import type { Plan } from '../../plan/planner';
+import { weightBuffers } from '../../plan/step-kinds';
+import { streamedKey, type WeightStreamPlan } from '../../plan/weight-stream';
+import type { Arena } from '../arena';
+import { storageUsage } from './usage';
+import { packWeight } from './weights';
+
+export class WeightStream {
+  readonly slotBuffers: GPUBuffer[];
+  private readonly host: Uint8Array<ArrayBuffer>[];
+  /** the group each slot holds now (-1: none yet) */
+  private readonly held: number[];
+  /** bytes and writes uploaded since the decoder was built (tests compare them with the plan's replay) */
+  uploadedBytes = 0;
+  uploads = 0;
+
+  constructor(private readonly device: GPUDevice, arena: Arena, readonly sp: WeightStreamPlan, steps: Iterable<Step>, weights: Weights, elem: Elem, mma: boolean, weightsPrecision: Plan['opts']['weightsPrecision']) {
+    this.host = sp.groups.map((bytes) => new Uint8Array(bytes));
+    for (const w of weightBuffers(steps)) {
+      const e = sp.entries.get(w.key);
+      if (!e) continue;
+      const bytes = packWeight(w, weights, elem, mma, weightsPrecision);
+      if (bytes.byteLength > e.bytes)
+        throw new DecoderError('internal', `weight stream: ${w.key} packs to ${bytes.byteLength} bytes, the plan counted ${e.bytes}`);
+      this.host[e.group]!.set(bytes, e.offset);
+    }
+    this.slotBuffers = Array.from({ length: sp.slots }, (_, k) => arena.create('weights', `weight stream slot ${k}`, sp.slotBytes[k]!, storageUsage()));
+    this.held = new Array<number>(sp.slots).fill(-1);
+  }
+
+  /** The bound range of a streamed key (its group's slot, its offset), or null for a resident key. */
+  binding(key: string): GPUBufferBinding | null {
+    const e = this.sp.entries.get(key);
+    if (!e) return null;
+    return { buffer: this.slotBuffers[e.group % this.sp.slots]!, offset: e.offset, size: Math.ceil(e.bytes / 4) * 4 };
+  }
+
+  /** The group step `s` reads (-1: none streamed). */
+  groupOf(s: Step): number {
+    const k = streamedKey(s);
+    return k ? this.sp.entries.get(k)!.group : -1;
+  }
+
+  /** True when group `g` is in its slot now. */
+  holds(g: number): boolean {
+    return this.held[g % this.sp.slots] === g;
+  }
+
+  /** Writes group `g` into its slot unless the slot holds it already. */
+  ensure(g: number): void {
+    const k = g % this.sp.slots;
+    if (this.held[k] === g) return;
+    this.held[k] = g;
+    this.device.queue.writeBuffer(this.slotBuffers[k]!, 0, this.host[g]!);
+    this.uploadedBytes += this.host[g]!.byteLength;
+    this.uploads++;
+  }
+}
+
+/**
+ * The command encoders of one program run: `first`, then one per segment `split(group)` opens (the step
+ * encoder calls it where a conv reads a new group). `submit()` submits them in order, writing each
+ * segment's group first where needed; consecutive segments with nothing to upload go in one submit.
+ */
+export class Segments {
+  private readonly list: { group: number; enc: GPUCommandEncoder }[];
+  /** null without a stream: the step encoder then records into `first` only */
+  readonly split: ((group: number) => GPUCommandEncoder) | null;
+
+  constructor(private readonly device: GPUDevice, label: string, private readonly stream: WeightStream | null) {
+    this.list = [{ group: -1, enc: device.createCommandEncoder({ label }) }];
+    this.split = stream
+      ? (group) => {
+          const enc = device.createCommandEncoder({ label: `${label} weights group ${group}` });
+          this.list.push({ group, enc });
+          return enc;
+        }
+      : null;
+  }
+
+  get first(): GPUCommandEncoder {
+    return this.list[0]!.enc;
+  }
+
+  /** the encoder of the last segment (the run's final copies go there) */
+  get last(): GPUCommandEncoder {
+    return this.list.at(-1)!.enc;
+  }
+
+  submit(): void {
+    let batch: GPUCommandBuffer[] = [];
+    for (const { group, enc } of this.list) {
+      // a write must follow the segments recorded before it (they read the slot's previous group): submit them first
+      if (group >= 0 && this.stream && !this.stream.holds(group)) {
+        if (batch.length) this.device.queue.submit(batch);
+        batch = [];
+        this.stream.ensure(group);
+      }
+      batch.push(enc.finish());
+    }
+    if (batch.length) this.device.queue.submit(batch);
+  }
+}

@@ -2,6 +2,7 @@
 // the feature cache rules of spec §4 (Rule CONV, Rule UP3D with the 'Rep' marker), on whole [C, T, H, W]
 // chunks. Independent of the GPU runtime (which goes frame by frame): it is the oracle for it.
 import { DecoderError } from '../gpu/errors';
+import { WAN22_CACHE_OFF } from '../options/schema';
 import type { DecoderConfig, ResBlockCfg, UpBlockCfg } from '../model/config';
 import type { Weights } from '../model/weights';
 import {
@@ -104,7 +105,7 @@ export class CpuDecoder {
   async decode(z: Tensor, opts: { useCache?: boolean; onChunk?: (chunk: Tensor, index: number) => void; signal?: AbortSignal } = {}): Promise<Tensor> {
     const useCache = opts.useCache ?? true;
     if (!useCache && this.cfg.version === '2.2')
-      throw new DecoderError('unsupported', 'cache off is not possible for Wan2.2: with feat_cache=None its DupUp3D shortcut doubles time while the main path does not, and the official code raises a shape error');
+      throw new DecoderError('unsupported', WAN22_CACHE_OFF);
     const [zc, T, h, w] = z.shape as [number, number, number, number];
     const x = causalConv3d(z, null, this.t('conv2.weight'), this.t('conv2.bias'));
     const cache: Cache = { slots: useCache ? new Array<Slot>(this.cfg.numSlots).fill(null) : undefined, idx: 0 };

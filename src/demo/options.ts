@@ -2,81 +2,73 @@
 // cannot use (with a note saying why). Tiles are chosen as a grid; the tile core in latent pixels
 // follows from the latent size. 'auto' (tiles, precision, norm, tile store) and the budget are resolved
 // by fitPlan (fit.ts), as the CLI's --tile/--precision/--norm/--tile-store auto and --budget are.
-import { DEFAULT_NORM_CHUNK } from '../plan/graph';
+import { problem } from '../options/check';
+import { OPTION_KEYS, OPTIONS, spec, type DemoValue, type OptionKey } from '../options/schema';
 import type { WorkerDecodeOptions } from '../worker/protocol';
 
-export interface DemoOptions {
-  cache: 'on' | 'off';
-  /** 'auto': f32, else f16 where the adapter has shader-f16 (fitPlan) */
-  precision: 'f32' | 'f16' | 'auto';
-  backend: 'webgpu' | 'cpu';
-  /** 'file': the @mean / @std stored with the latents (main.ts puts them into the worker options) */
-  latentStats: 'official' | 'none' | 'file';
-  /** spatial tile grid (rows x columns), 'none' = whole frames, 'auto' = fitPlan picks */
-  tile: 'none' | '2x2' | '3x3' | '4x4' | 'auto';
-  tileMode: 'exact' | 'blend';
-  tileOrder: 'tile-major' | 'frame-major';
-  /**
-   * tile-major only: where the latent-rate output of every latent frame waits for the tiles ('gpu': a GPU
-   * buffer; 'cpu': host memory, one chunk's window uploaded before each tile run; 'auto' = fitPlan: gpu, else cpu)
-   */
-  tileStore: 'auto' | 'gpu' | 'cpu';
-  /** where RMS_norm results live (all exact); 'auto' = fitPlan tries full, chunked, fused */
-  norm: 'full' | 'chunked' | 'fused' | 'auto';
-  /** pixels per norm dispatch with norm 'chunked' (as read from the form: may be invalid, see optionProblem) */
-  normChunk: number;
-  /** memory budget in MiB, null = none (as read from the form: may be invalid, see optionProblem) */
-  budget: number | null;
+/** The options the form has: the schema's records with a demo label (src/options/schema.ts). */
+type DemoKey = { [K in OptionKey]: (typeof OPTIONS)[K]['demo'] extends string ? K : never }[OptionKey];
+type NumberKey = 'normChunk' | 'budget';
+type ChoiceName = Exclude<DemoKey, NumberKey>;
+
+/**
+ * The form's values (what each means: the schema's help, shown beside the control). Choices take the
+ * schema's values plus 'auto' where fitPlan resolves it (fit.ts); tiles are grids; latent stats 'file'
+ * is the @mean / @std stored with the latents (main.ts puts them into the worker options). normChunk and
+ * budget are as read from the form: they may be invalid, see optionProblem; budget null = none.
+ */
+export type DemoOptions = { [K in ChoiceName]: DemoValue<K> } & { normChunk: number; budget: number | null };
+
+const DEMO_KEYS = OPTION_KEYS.filter((k): k is DemoKey => OPTIONS[k].demo !== null);
+const CHOICE_NAMES = DEMO_KEYS.filter((k): k is ChoiceName => k !== 'normChunk' && k !== 'budget');
+
+/** A demo default: the schema's demo default where it has one, else its API default. */
+function demoDefault(k: ChoiceName): string {
+  const s = spec(k) as { default: unknown; demoDefault?: string };
+  return s.demoDefault ?? String(s.default);
 }
 
 export const DEFAULT_OPTIONS: DemoOptions = {
-  cache: 'on',
-  precision: 'f32',
-  backend: 'webgpu',
-  latentStats: 'official',
-  tile: 'none',
-  tileMode: 'exact',
-  tileOrder: 'tile-major',
-  tileStore: 'auto',
-  norm: 'full',
-  normChunk: DEFAULT_NORM_CHUNK,
-  budget: null,
+  ...(Object.fromEntries(CHOICE_NAMES.map((k) => [k, demoDefault(k)])) as { [K in ChoiceName]: DemoValue<K> }),
+  normChunk: OPTIONS.normChunk.default,
+  budget: OPTIONS.budget.default,
 };
 
-type ChoiceName = Exclude<keyof DemoOptions, 'normChunk' | 'budget'>;
+const valid = (k: DemoKey, v: unknown) => problem(k, v, 'demo') === '';
 
-const CHOICES: { [K in ChoiceName]: readonly DemoOptions[K][] } = {
-  cache: ['on', 'off'],
-  precision: ['f32', 'f16', 'auto'],
-  backend: ['webgpu', 'cpu'],
-  latentStats: ['official', 'none', 'file'],
-  tile: ['none', '2x2', '3x3', '4x4', 'auto'],
-  tileMode: ['exact', 'blend'],
-  tileOrder: ['tile-major', 'frame-major'],
-  tileStore: ['auto', 'gpu', 'cpu'],
-  norm: ['full', 'chunked', 'fused', 'auto'],
-};
-
-const CHOICE_NAMES = Object.keys(CHOICES) as ChoiceName[];
-
-const validChunk = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 1;
-const validBudget = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n > 0;
-
-/** Options from untrusted input (a recipe or the URL): unknown or invalid values fall back to the defaults. */
+/** Options from the form (always valid choices): choices off the schema fall back to the defaults. */
 export function sanitizeOptions(o: unknown): DemoOptions {
   const src = (o && typeof o === 'object' ? o : {}) as Record<string, unknown>;
-  const out = { ...DEFAULT_OPTIONS } as Record<ChoiceName, string> & Pick<DemoOptions, 'normChunk' | 'budget'>;
-  for (const k of CHOICE_NAMES) if ((CHOICES[k] as readonly unknown[]).includes(src[k])) out[k] = src[k] as string;
-  if (validChunk(src.normChunk)) out.normChunk = src.normChunk;
-  if (validBudget(src.budget)) out.budget = src.budget;
+  const out: Record<string, unknown> = { ...DEFAULT_OPTIONS };
+  for (const k of DEMO_KEYS) if (valid(k, src[k])) out[k] = src[k];
+  return out as DemoOptions;
+}
+
+/**
+ * Options from untrusted input (a recipe or the URL): an option the recipe lacks takes its default (older
+ * recipes), an option the schema does not know is ignored (newer recipes), a bad value is an error
+ * naming the option with the schema's one-line text (budget null = none).
+ */
+export function recipeOptions(o: unknown): DemoOptions {
+  if (o === undefined) return { ...DEFAULT_OPTIONS };
+  if (!o || typeof o !== 'object' || Array.isArray(o)) throw new Error(`recipe: "options" must be an object of option values, got ${JSON.stringify(o)}`);
+  const src = o as Record<string, unknown>;
+  const out: Record<string, unknown> = { ...DEFAULT_OPTIONS };
+  for (const k of DEMO_KEYS) {
+    const v = src[k];
+    if (v === undefined || (k === 'budget' && v === null)) continue;
+    const p = problem(k, v, 'demo');
+    if (p) throw new Error(`recipe option '${k}' ${p}`);
+    out[k] = v;
+  }
   return out as DemoOptions;
 }
 
 /** Why these options cannot be planned ('' when they can): the number fields the form may hold badly. */
 export function optionProblem(o: DemoOptions): string {
   if (o.backend !== 'webgpu') return '';
-  if (o.norm === 'chunked' && !validChunk(o.normChunk)) return 'Norm chunk size must be a whole number of pixels, at least 1.';
-  if (o.budget !== null && !validBudget(o.budget)) return 'The budget must be a positive number of MiB (leave it empty for no budget).';
+  if (o.norm === 'chunked' && !valid('normChunk', o.normChunk)) return 'Norm chunk size must be a whole number of pixels, at least 1.';
+  if (o.budget !== null && !valid('budget', o.budget)) return 'The budget must be a positive number of MiB (leave it empty for no budget).';
   return '';
 }
 
@@ -114,11 +106,16 @@ export function readOptions(form: HTMLFormElement): DemoOptions {
   return o;
 }
 
-/** Fill the number fields the HTML leaves empty with their defaults (the chunk size comes from the planner). */
+/**
+ * Fill in what the HTML leaves to the schema: each option's explanation (its one-line help) and the
+ * number fields' defaults (the chunk size comes from the planner).
+ */
 export function initOptions(form: HTMLFormElement): void {
+  for (const el of form.querySelectorAll<HTMLElement>('[data-explain]')) el.textContent = spec(el.dataset.explain as OptionKey).help;
   const chunk = numberInput(form, 'normChunk');
-  if (chunk.value === '') chunk.value = String(DEFAULT_NORM_CHUNK);
-  chunk.placeholder = String(DEFAULT_NORM_CHUNK);
+  const dflt = String(OPTIONS.normChunk.default);
+  if (chunk.value === '') chunk.value = dflt;
+  chunk.placeholder = dflt;
 }
 
 export function writeOptions(form: HTMLFormElement, o: DemoOptions): void {

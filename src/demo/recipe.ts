@@ -1,9 +1,10 @@
-// Recipes: what reproduces a result. Options (norm mode, chunk size, tile store and budget included;
-// fields a recipe lacks take their defaults, so older recipes get tile store auto), the latents (inline
+// Recipes: what reproduces a result. Options (the demo's options of the schema, src/options/schema.ts:
+// fields a recipe lacks take their defaults, so older recipes get tile store auto; a bad value is the
+// schema's one-line error naming the option; unknown fields are ignored), the latents (inline
 // as base64 f32, or where they came from) and where the weights came from, saved as a JSON file or put
 // in the URL hash (#recipe=...).
 // Weights are never inlined (hundreds of MB); a file-picked model is recorded by name only.
-import { sanitizeOptions, type DemoOptions } from './options';
+import { recipeOptions, type DemoOptions } from './options';
 
 export type WeightsRef = { kind: 'default' } | { kind: 'url'; url: string } | { kind: 'file'; name: string };
 export type LatentsRef =
@@ -64,7 +65,7 @@ export function parseRecipe(value: unknown): Recipe {
   } else if (l?.kind === 'url' && typeof l.url === 'string') latents = { kind: 'url', url: l.url, ...(l.key ? { key: String(l.key) } : {}) };
   else if (l?.kind === 'file' && typeof l.name === 'string') latents = { kind: 'file', name: l.name, ...(l.key ? { key: String(l.key) } : {}) };
   const fps = Number(r.fps);
-  return { app: 'wan-vae-webgpu demo', version: 1, weights, latents, options: sanitizeOptions(r.options), fps: fps >= 1 && fps <= 60 ? fps : 16 };
+  return { app: 'wan-vae-webgpu demo', version: 1, weights, latents, options: recipeOptions(r.options), fps: fps >= 1 && fps <= 60 ? fps : 16 };
 }
 
 /** Inline latents as a Float32Array checked against the shape. */

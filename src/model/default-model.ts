@@ -8,14 +8,27 @@ import type { Weights } from './weights';
 
 export const EMBEDDED_DEFAULT_SOURCE = 'embedded default';
 
-/** The default model's weights: a generated decoder of the official Wan2.1 architecture at base width 16. */
+/**
+ * The embedded default, defined here only: a generated decoder of the official Wan2.1 architecture at
+ * base width 16 (random weights, seed 1) and a latent [16, 3, 8, 8] (9 frames of 64x64 of coloured
+ * noise). The CLI's `--sample generated`, `createDecoder(null)` and the page on a software adapter.
+ */
+export const GENERATED_DEFAULT = {
+  model: { version: '2.1', dim: 16, zDim: 16, seed: 1 },
+  latentShape: [16, 3, 8, 8],
+  /** how the CLI and the docs name it */
+  description: 'the random dim-16 model and latent',
+} as const;
+
+/** The default model's weights (GENERATED_DEFAULT.model). */
 export async function defaultWeights(): Promise<Weights> {
-  return syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 1 });
+  return syntheticWeights({ ...GENERATED_DEFAULT.model });
 }
 
 /** The default latent [16, 3, 8, 8] (9 frames of 64x64 with the default model). */
 export async function defaultLatents(): Promise<Latents> {
-  return { data: syntheticLatents(16, 3, 8, 8), shape: [16, 3, 8, 8], source: EMBEDDED_DEFAULT_SOURCE };
+  const [z, T, h, w] = GENERATED_DEFAULT.latentShape;
+  return { data: syntheticLatents(z, T, h, w), shape: [z, T, h, w], source: EMBEDDED_DEFAULT_SOURCE };
 }
 
 /** The embedded default model and latent, as `createDecoder(null)` and `latents(null)` give them. */

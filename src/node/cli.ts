@@ -6,11 +6,12 @@ import { WanVaeDecoder, type DecodeOptions } from '../decoder';
 import { DecoderError } from '../gpu/errors';
 import { parseLatents, parseStats, type Latents } from '../model/latents';
 import { OFFICIAL, syntheticLatents, syntheticWeights } from '../model/synthetic';
-import { embeddedDefault } from '../model/default-model';
+import { embeddedDefault, GENERATED_DEFAULT } from '../model/default-model';
 import { Weights } from '../model/weights';
 import { framesFor, inferConfig } from '../model/config';
 import { type Plan } from '../plan/planner';
-import { fitPlan, type FitRequest } from '../plan/auto';
+import { fitPlan } from '../plan/auto';
+import { choice, cliValue, fitOptions, optionFlags, optionHelp, optionSynopsis, parseArgs } from './cli-options';
 import { installNodeWebGPU } from './install-webgpu';
 import { loadCliSample, samplesCmd } from './samples-cli';
 import { psnrVsSource, type LoadedSample } from '../model/samples';
@@ -20,59 +21,22 @@ import { Progress } from './output/progress';
 const USAGE = `usage:
   wan-vae decode [--weights W.safetensors --latents L.npy|L.safetensors [--latents-key NAME]]
                  [--synthetic 2.1|2.2 --latent-size TxHxW]  (official-shape generated weights, for sizing)
-                 [--latent-stats official|none|file|FILE.safetensors] [--out OUT] [--fps N] [--progress auto|on|off]
-                 [--backend webgpu|cpu] [--cache on|off] [--precision f32|f16|auto] [--weights-precision f32|f16|int8|auto]
-                 [--norm full|chunked|fused|auto] [--norm-chunk PIXELS]
-                 [--tile none|auto|HxW] [--tile-mode exact|blend] [--tile-order tile-major|frame-major]
-                 [--tile-store gpu|cpu|auto] [--budget MiB] [--tensor-cores on|off] [--dawn-flags a,b] [--json]
-      [--sample NAME|generated]
+                 [--sample NAME|generated] [--out OUT] [--fps N] [--progress auto|on|off] [--dawn-flags a,b] [--json]
+${optionSynopsis('decode', '                 ')}
       Without --weights/--latents: decodes the trained default model (models/, Wan2.1 architecture at
       dim 32) with its default sample, or --sample NAME (wan-vae samples lists them) and reports
-      PSNR against the sample's source clip; --sample generated: the random dim-16 model and latent.
+      PSNR against the sample's source clip; --sample generated: ${GENERATED_DEFAULT.description}.
       Latents: .npy, .safetensors (diffusers output_type="latent" saved with safetensors) or ComfyUI
-      SaveLatent .latent files. --latent-stats: default 'file' when the latents file holds '@mean'/'@std',
-      else 'official' (Wan2.1 z=16 / Wan2.2 z=48).
+      SaveLatent .latent files.
       --out (default out/video.gif) by its name: ${OUTPUT_KINDS}.
       --fps: frames per second of the video files (default 16, as Wan generates). --progress auto
       (the default): phase, frames and ETA on stderr when stderr is a terminal.
-  wan-vae plan --vae 2.1|2.2 --size HxW --frames N [--cache on|off] [--precision f32|f16|auto] [--weights-precision f32|f16|int8|auto]
-               [--norm full|chunked|fused|auto] [--norm-chunk PIXELS]
-               [--tile none|auto|HxW] [--tile-mode exact|blend] [--tile-order tile-major|frame-major]
-               [--tile-store gpu|cpu|auto] [--budget MiB] [--limit-binding MiB] [--json]
-      Dry run: planned peak GPU bytes by owner, no GPU touched. --tile HxW is the tile core in latent
-      pixels; auto (the default) keeps whole frames when they fit, else picks the fewest exact tiles that
-      fit the budget and the binding limit (default 128 MiB, WebGPU's default maxStorageBufferBindingSize).
-      --norm auto (the default) keeps 'full' norms when they fit and tries the others at each tiling;
-      --tile-store auto (the default) keeps the tile-major store on the GPU when it fits, else in CPU memory.
-      --weights-precision (default: as --precision) stores the conv weights as f32, f16 or int8 (per-output-
-      channel scales, dequantised in the portable conv's operand load; not exact: PSNR in the README); auto
-      lets --budget pick f16 then int8 weights when nothing else fits. With --backend cpu: the reference
-      decode with the weights int8 / f16 would hold.`;
-
-type Args = Record<string, string | true>;
-
-function parseArgs(argv: string[], flags: string[], bools: string[]): Args {
-  const out: Args = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (!a.startsWith('--')) throw new DecoderError('bad-input', `unexpected argument '${a}'`);
-    const name = a.slice(2);
-    if (bools.includes(name)) out[name] = true;
-    else if (flags.includes(name)) {
-      const v = argv[++i];
-      if (v === undefined || v.startsWith('--')) throw new DecoderError('bad-input', `--${name} needs a value`);
-      out[name] = v;
-    } else throw new DecoderError('bad-input', `unknown option --${name}`);
-  }
-  return out;
-}
-
-function choice<T extends string>(args: Args, name: string, values: readonly T[], dflt: T): T {
-  const v = args[name];
-  if (v === undefined) return dflt;
-  if (typeof v !== 'string' || !values.includes(v as T)) throw new DecoderError('bad-input', `--${name} must be one of ${values.join('|')}, got '${String(v)}'`);
-  return v as T;
-}
+      With --backend cpu: the reference decode (--weights-precision: with the weights int8 / f16 would hold).
+  wan-vae plan --vae 2.1|2.2 --size HxW --frames N [--limit-binding MiB] [--json]
+${optionSynopsis('plan', '               ')}
+      Dry run: planned peak GPU bytes by owner, no GPU touched, fitted to --budget and the binding
+      limit (--limit-binding, default 128 MiB, WebGPU's default maxStorageBufferBindingSize).
+${optionHelp()}`;
 
 function readInput(path: string, what: string): Uint8Array {
   try {
@@ -103,65 +67,11 @@ function planSummary(p: Plan) {
   };
 }
 
-/** --norm auto: the order in which fitPlan tries the norm modes at each tiling (all exact) */
-const AUTO_NORMS = ['full', 'chunked', 'fused'] as const;
-
-const PLAN_FLAGS = ['cache', 'precision', 'weights-precision', 'norm', 'norm-chunk', 'tile', 'tile-mode', 'tile-order', 'tile-store', 'budget'];
-
-/** --tile-store; 'cpu' only makes sense in tile-major order (frame-major keeps no store). */
-function tileStore(a: Args): 'auto' | 'gpu' | 'cpu' {
-  const store = choice(a, 'tile-store', ['auto', 'gpu', 'cpu'] as const, 'auto');
-  if (store === 'cpu' && a['tile-order'] === 'frame-major')
-    throw new DecoderError('bad-input', '--tile-store cpu needs --tile-order tile-major: frame-major order keeps every tile cache resident and has no latent-rate store');
-  return store;
-}
-
-/** --cache, --precision, --norm, --norm-chunk, --tile, --tile-mode, --tile-order, --budget -> a FitRequest (what fitPlan needs besides size and limits). */
-function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on' | 'off'; req: FitRequest } {
-  const cache = choice(a, 'cache', ['on', 'off'] as const, 'on');
-  const precision = choice(a, 'precision', ['f32', 'f16', 'auto'] as const, 'f32');
-  const norm = choice(a, 'norm', ['full', 'chunked', 'fused', 'auto'] as const, 'auto');
-  const wp = a['weights-precision'] === undefined ? undefined : choice(a, 'weights-precision', ['f32', 'f16', 'int8', 'auto'] as const, 'auto');
-  let normChunk: number | undefined;
-  if (a['norm-chunk'] !== undefined) {
-    normChunk = Number(a['norm-chunk']);
-    if (!(Number.isInteger(normChunk) && normChunk >= 1)) throw new DecoderError('bad-input', `--norm-chunk must be a positive whole number of pixels, got '${String(a['norm-chunk'])}'`);
-    if (norm !== 'chunked') throw new DecoderError('bad-input', `--norm-chunk applies to --norm chunked only (got --norm ${norm})`);
-  }
-  const tileArg = typeof a.tile === 'string' ? a.tile : 'auto';
-  let tile: FitRequest['tile'];
-  if (tileArg === 'auto' || tileArg === 'none') tile = tileArg;
-  else {
-    const m = /^(\d+)x(\d+)$/.exec(tileArg);
-    if (!m) throw new DecoderError('bad-input', `--tile must be none, auto or HxW (tile core in latent pixels), got '${tileArg}'`);
-    tile = { th: Number(m[1]), tw: Number(m[2]) };
-  }
-  let budget: number | undefined;
-  if (a.budget !== undefined) {
-    budget = Number(a.budget) * 2 ** 20;
-    if (!(budget > 0)) throw new DecoderError('bad-input', `--budget must be a positive number of MiB, got '${String(a.budget)}'`);
-  }
-  return {
-    cache,
-    req: {
-      budget, limits, tile,
-      precisions: precision === 'auto' ? ['f32', 'f16'] : [precision],
-      // auto: f16 then int8 weights only where nothing at full weights fits (fitPlan's order)
-      weightsPrecisions: wp === 'auto' ? ['f32', 'f16', 'int8'] : wp ? [wp] : undefined,
-      norms: norm === 'auto' ? [...AUTO_NORMS] : [norm],
-      normChunk,
-      tileMode: choice(a, 'tile-mode', ['exact', 'blend'] as const, 'exact'),
-      tileOrder: choice(a, 'tile-order', ['tile-major', 'frame-major'] as const, 'tile-major'),
-      stores: (({ auto: ['gpu', 'cpu'], gpu: ['gpu'], cpu: ['cpu'] }) as const)[tileStore(a)].slice(),
-    },
-  };
-}
-
 async function decodeCmd(argv: string[]): Promise<number> {
-  const a = parseArgs(argv, ['weights', 'latents', 'latents-key', 'latent-stats', 'out', 'backend', 'synthetic', 'latent-size', 'dawn-flags', 'tensor-cores', 'fps', 'progress', 'sample', ...PLAN_FLAGS], ['json']);
+  const a = parseArgs(argv, ['weights', 'latents', 'latents-key', 'out', 'synthetic', 'latent-size', 'dawn-flags', 'fps', 'progress', 'sample', ...optionFlags('decode')], ['json']);
   if (a.sample !== undefined && (a.weights || a.latents || a.synthetic !== undefined)) throw new DecoderError('bad-input', '--sample decodes a sample of the trained default model: pass it without --weights/--latents/--synthetic');
-  const backend = choice(a, 'backend', ['webgpu', 'cpu'] as const, 'webgpu');
-  if (!!a.weights !== !!a.latents) throw new DecoderError('bad-input', 'pass both --weights and --latents, or neither (embedded default)');
+  const backend = cliValue(a, 'backend');
+  if (!!a.weights !== !!a.latents) throw new DecoderError('bad-input', 'pass both --weights and --latents, or neither (the trained default model and its sample)');
   if (a.synthetic !== undefined && a.weights) throw new DecoderError('bad-input', '--synthetic replaces --weights/--latents: pass one or the other');
   let dec: WanVaeDecoder;
   let latents: Latents;
@@ -180,7 +90,7 @@ async function decodeCmd(argv: string[]): Promise<number> {
     latents = { data: syntheticLatents(dec.cfg.zDim, T, h, w), shape: [dec.cfg.zDim, T, h, w] };
     source = `generated Wan${v} (official shapes)`;
   } else if (a.sample === 'generated') {
-    const d = await embeddedDefault(); // the random dim-16 model, as createDecoder(null) (src/model/default-model.ts)
+    const d = await embeddedDefault(); // GENERATED_DEFAULT, as createDecoder(null)
     dec = new WanVaeDecoder(d.weights);
     latents = d.latents;
     source = d.source;
@@ -211,15 +121,16 @@ async function decodeCmd(argv: string[]): Promise<number> {
     if (!req.precisions.length) throw new DecoderError('unsupported', "--precision f16 needs the WebGPU feature 'shader-f16', which this adapter does not offer");
     // opt in: conv3d-mma (f16 plans) is faster on the H200 (480x832x81: 13.6 -> 7.2-7.6 s) and needs an
     // operand copy (661 MiB there) that the plans below count; the default is the portable path
-    const tensorCores = choice(a, 'tensor-cores', ['on', 'off'] as const, 'off') === 'on';
+    const tensorCores = cliValue(a, 'tensorCores');
     const fit = fitPlan(dec.cfg, { frames: latents.shape[1], h: latents.shape[2], w: latents.shape[3], cache, tensorCores }, req);
     opts = { ...opts, cache, precision: fit.plan.opts.precision, weightsPrecision: fit.plan.opts.weightsPrecision, tile: fit.plan.opts.tile, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk, tensorCores };
     reason = fit.reason;
   } else {
-    const cache = choice(a, 'cache', ['on', 'off'] as const, 'on');
+    const cache = cliValue(a, 'cache');
     if (a.precision === 'f16' || a.tile !== undefined || a.budget !== undefined || a.norm !== undefined)
       throw new DecoderError('bad-input', '--precision f16, --norm, --tile and --budget apply to the webgpu backend only (the CPU reference has no GPU memory to plan)');
-    const wp = a['weights-precision'] === undefined ? 'f32' : choice(a, 'weights-precision', ['f32', 'f16', 'int8'] as const, 'f32');
+    const wp = a['weights-precision'] === undefined ? 'f32' : cliValue(a, 'weightsPrecision');
+    if (wp === 'auto') throw new DecoderError('bad-input', '--weights-precision auto lets --budget choose (webgpu backend): the CPU reference takes f32, f16 or int8');
     opts = { ...opts, cache, weightsPrecision: wp };
   }
   const out = target.path;
@@ -271,7 +182,7 @@ async function decodeCmd(argv: string[]): Promise<number> {
 }
 
 function planCmd(argv: string[]): number {
-  const a = parseArgs(argv, ['vae', 'size', 'frames', 'limit-binding', ...PLAN_FLAGS], ['json']);
+  const a = parseArgs(argv, ['vae', 'size', 'frames', 'limit-binding', ...optionFlags('plan')], ['json']);
   const vae = choice(a, 'vae', ['2.1', '2.2'] as const, '2.1');
   const size = typeof a.size === 'string' ? /^(\d+)x(\d+)$/.exec(a.size) : null;
   if (!size) throw new DecoderError('bad-input', `--size must be HxW in pixels, e.g. 480x832, got '${String(a.size ?? '')}'`);

@@ -8,15 +8,17 @@ import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type NormMode, type 
 import { convWeightFormat, packedWeightBytes, type WeightsPrecision } from '../model/quantize';
 import { kindOf, mmaScratchOf, weightBuffers } from './step-kinds';
 import { makeTiles, tileOverhead, type Tile } from './tiling';
+import { optionError, problem } from '../options/check';
+import { WAN22_CACHE_OFF, type OptionValue } from '../options/schema';
 
-export type Precision = 'f32' | 'f16';
+export type Precision = OptionValue<'precision'>;
 
 export interface TileOption {
   /** tile core in latent pixels */
   th: number;
   tw: number;
-  mode: 'exact' | 'blend';
-  order: 'tile-major' | 'frame-major';
+  mode: OptionValue<'tileMode'>;
+  order: OptionValue<'tileOrder'>;
   /** halo in latent pixels (default 7 exact, 2 blend) */
   halo?: number;
   /**
@@ -25,7 +27,7 @@ export interface TileOption {
    * a one-frame GPU window before each tile's run of that chunk (GPU bytes of one frame, PCIe traffic
    * of one frame per tile and chunk).
    */
-  store?: 'gpu' | 'cpu';
+  store?: OptionValue<'tileStore'>;
 }
 
 export interface PlanOptions {
@@ -291,17 +293,15 @@ function dispatchesOf(s: Step): number {
 
 export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const opts = { ...options, rgba: options.rgba ?? false, norm: options.norm ?? 'full', normChunk: options.normChunk ?? DEFAULT_NORM_CHUNK };
-  if (!['full', 'chunked', 'fused'].includes(opts.norm))
-    throw new DecoderError('bad-input', `norm must be full, chunked or fused, got '${String(opts.norm)}'`);
-  if (!(Number.isInteger(opts.normChunk) && opts.normChunk >= 1))
-    throw new DecoderError('bad-input', `norm chunk must be a positive integer number of pixels, got ${String(opts.normChunk)}`);
+  // the schema's checks (src/options/): one-line errors naming the option
+  for (const k of ['norm', 'normChunk'] as const) if (problem(k, opts[k], 'api')) throw optionError(k, opts[k], 'api');
   const { frames, h, w } = opts;
   if (!(frames >= 1 && h >= 1 && w >= 1) || ![frames, h, w].every(Number.isInteger))
     throw new DecoderError('bad-input', `latent size must be positive integers, got T=${frames} h=${h} w=${w}`);
   if (opts.cacheOffload && (opts.tile?.order !== 'frame-major' || opts.cache === 'off'))
     throw new DecoderError('bad-input', `cache offload parks the cache rings of frame-major tiles: it needs frame-major tiling and the cache on (got ${opts.tile ? `${opts.tile.order} tiling` : 'whole frames'}, cache ${opts.cache})`);
   if (opts.cache === 'off' && cfg.version === '2.2')
-    throw new DecoderError('unsupported', 'cache off is not possible for Wan2.2: with feat_cache=None its DupUp3D shortcut doubles time while the main path does not, and the official code raises a shape error');
+    throw new DecoderError('unsupported', WAN22_CACHE_OFF);
   const elemBytes = opts.precision === 'f16' ? 2 : 4;
   const wFormat = convWeightFormat(opts.precision, opts.weightsPrecision); // throws for f32 weights with f16 storage
   // packed weights (int8) run the portable conv3d-wq: such a plan has no tensor cores (and no operand copy)

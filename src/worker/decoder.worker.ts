@@ -9,6 +9,7 @@ import { parseLatents, type Latents } from '../model/latents';
 import { defaultLatents, defaultWeights, EMBEDDED_DEFAULT_SOURCE } from '../model/default-model';
 import { liveArenas } from '../runtime/arena';
 import { fitPlan, type FitRequest } from '../plan/auto';
+import { checkDecodeOptions } from '../options/check';
 import type { Frame } from '../runtime/gpu-decoder';
 import type { Plan } from '../plan/planner';
 import type { FitInfo, ModelInfo, PlanInfo, WorkerDecodeOptions, WorkerDecodeResult, WorkerStats, Wrapped } from './protocol';
@@ -80,6 +81,7 @@ const api = {
    */
   fit(shape: [number, number, number, number], opts: WorkerDecodeOptions, req: FitRequest): Promise<Wrapped<FitInfo>> {
     return wrap(() => {
+      checkDecodeOptions(opts); // plan() and decode() check through the decoder
       const { plan: p, reason } = fitPlan(need().cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? 'on', rgba: opts.rgba ?? false, weightsPrecision: opts.weightsPrecision }, req);
       const o = p.opts;
       return { reason, options: { precision: o.precision, weightsPrecision: o.weightsPrecision ?? o.precision, tile: o.tile, norm: o.norm, ...(o.norm === 'chunked' ? { normChunk: o.normChunk } : {}) }, plan: planInfo(p) };

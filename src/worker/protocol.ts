@@ -1,8 +1,8 @@
 // What crosses the worker boundary: results are wrapped so a DecoderError keeps its code (comlink's
 // default throw handler keeps only name, message and stack).
 import type { DecoderErrorCode } from '../gpu/errors';
-import type { Replan } from '../decoder';
-import type { MemoryBreakdown, PlanOptions, TileOption } from '../plan/planner';
+import type { DecodeOptions, Replan } from '../options/decode-options';
+import type { MemoryBreakdown } from '../plan/planner';
 
 export type Wrapped<T> = { ok: true; value: T } | { ok: false; code: DecoderErrorCode; message: string };
 
@@ -28,24 +28,13 @@ export interface PlanInfo {
   hostStoreBytes: number;
 }
 
-export interface WorkerDecodeOptions {
-  cache?: 'on' | 'off';
-  precision?: 'f32' | 'f16';
-  /** storage of the conv weights (default: = precision); 'int8': per-output-channel scales, dequantised in the portable conv */
-  weightsPrecision?: 'f32' | 'f16' | 'int8';
-  latentStats?: 'official' | 'none' | { mean: Float32Array; std: Float32Array };
-  rgba?: boolean;
-  /** spatial tiling (tile core in latent pixels) */
-  tile?: TileOption;
-  /** where RMS_norm results live: 'full' (default), 'chunked' (in place, normChunk px per dispatch), 'fused' (into the next conv) */
-  norm?: PlanOptions['norm'];
-  normChunk?: number;
-  /** return the whole video [3, F, H, W] at the end (default true) */
-  collect?: boolean;
-  backend?: 'webgpu' | 'cpu';
-  /** fault injection (tests, the demo): the N-th GPU buffer allocation of this decode fails as out-of-memory */
-  injectOom?: number | `${number}+`;
-}
+/**
+ * The decode options that cross to the worker: DecodeOptions (their types and checks from the schema,
+ * src/options/) less what cannot be posted (the AbortSignal: cancel() instead; onFrame: decode's third
+ * argument). The worker checks them as the API does (checkDecodeOptions): a bad value is a 'bad-input'
+ * error naming the option.
+ */
+export type WorkerDecodeOptions = Omit<DecodeOptions, 'signal' | 'onFrame'>;
 
 /** fitPlan's choice (src/plan/auto.ts): the options it picked, why, and the plan they give. */
 export interface FitInfo {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { WanVaeDecoder } from '../../src/decoder';
 import { DecoderError } from '../../src/gpu/errors';
 import { writeNpy } from '../../src/model/npy';
-import { defaultSample, findSample, loadModelWeights, loadSample, parseU8Npy, psnrVsSource, SAMPLES, fetchReader, type ModelReader } from '../../src/model/samples';
+import { defaultSample, findSample, loadModelWeights, loadSample, parseU8Npy, psnrVsSource, SAMPLES, fetchReader, ssimVsSource, type ModelReader } from '../../src/model/samples';
 import { compare } from '../helpers/compare';
 import { isBrowser } from '../helpers/env';
 import { needGpu } from '../helpers/need';
@@ -68,6 +68,11 @@ describe('trained default model (models/)', () => {
       expect(c.maxAbs).toBeLessThanOrEqual(1e-3);
       expect(Math.abs(p - s.info.psnrTorch)).toBeLessThan(0.05);
       expect(p).toBeGreaterThanOrEqual(28);
+      // SSIM vs source: the WebGPU and the PyTorch decode see the same structure (a decode of the wrong frame
+      // order or channel layout would fall far below the PyTorch figure)
+      const ssimGpu = ssimVsSource(r.video, s.source), ssimTorch = ssimVsSource(s.torch!.data, s.source);
+      expect(Math.abs(ssimGpu - ssimTorch)).toBeLessThan(1e-4);
+      expect(ssimGpu).toBeGreaterThan(0.8);
     } finally {
       dec.dispose();
     }

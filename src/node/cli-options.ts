@@ -1,0 +1,150 @@
+// The CLI's view of the decode options, derived from the schema (src/options/schema.ts): which flags a
+// command takes, their parsing with the schema's one-line errors, the options part of --help, and the
+// FitRequest the levers make (what fitPlan needs besides the latent size and the adapter's limits).
+import { DecoderError } from '../gpu/errors';
+import type { FitRequest } from '../plan/auto';
+import { allowedValues, optionError, problem } from '../options/check';
+import { OPTION_KEYS, OPTIONS, spec, type OptionKey, type OptionOrAuto } from '../options/schema';
+
+export type Args = Record<string, string | true>;
+
+/** `--flag value` pairs and `--bool` switches; anything else is a one-line error. */
+export function parseArgs(argv: string[], flags: string[], bools: string[]): Args {
+  const out: Args = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('--')) throw new DecoderError('bad-input', `unexpected argument '${a}'`);
+    const name = a.slice(2);
+    if (bools.includes(name)) out[name] = true;
+    else if (flags.includes(name)) {
+      const v = argv[++i];
+      if (v === undefined || v.startsWith('--')) throw new DecoderError('bad-input', `--${name} needs a value`);
+      out[name] = v;
+    } else throw new DecoderError('bad-input', `unknown option --${name}`);
+  }
+  return out;
+}
+
+/** A CLI-only choice (not a decode option: --vae, --synthetic, --progress). */
+export function choice<T extends string>(args: Args, name: string, values: readonly T[], dflt: T): T {
+  const v = args[name];
+  if (v === undefined) return dflt;
+  if (typeof v !== 'string' || !values.includes(v as T)) throw new DecoderError('bad-input', `--${name} must be one of ${values.join('|')}, got '${String(v)}'`);
+  return v as T;
+}
+
+/** The decode options a command takes, in schema order. */
+export function optionKeys(command: 'decode' | 'plan'): OptionKey[] {
+  return OPTION_KEYS.filter((k) => OPTIONS[k].flag !== null && (OPTIONS[k].commands as readonly string[]).includes(command));
+}
+
+/** The flag names (without --) of a command's decode options. */
+export function optionFlags(command: 'decode' | 'plan'): string[] {
+  return optionKeys(command).map((k) => spec(k).flag!);
+}
+
+/** A flag's value syntax for --help: 'on|off', 'PIXELS', 'MiB', 'none|auto|HxW'. */
+function syntax(key: OptionKey): string {
+  const s = spec(key);
+  if (s.kind === 'custom') return s.syntax;
+  if (s.kind === 'int' || s.kind === 'number') return s.unit === 'MiB' ? 'MiB' : s.unit.toUpperCase();
+  return allowedValues(key, 'cli')!.join('|');
+}
+
+/** The CLI default of an option as text, or null when it has none. */
+function defaultText(key: OptionKey): string | null {
+  const s = spec(key);
+  if ('cliDefault' in s && s.cliDefault !== undefined) return s.cliDefault;
+  if (s.kind === 'choice' && s.default === null) return s.defaultText ?? null;
+  if (s.kind === 'bool') return s.default ? 'on' : 'off';
+  return s.default === null ? null : String(s.default);
+}
+
+/** `[--cache on|off] [--precision f32|f16|auto] ...` for a command, wrapped at `width` after `indent`. */
+export function optionSynopsis(command: 'decode' | 'plan', indent: string, width = 110): string {
+  const lines: string[] = [];
+  let line = indent;
+  for (const k of optionKeys(command)) {
+    const item = `[--${spec(k).flag} ${syntax(k)}]`;
+    if (line.length + item.length + 1 > width && line.trim()) {
+      lines.push(line.trimEnd());
+      line = indent;
+    }
+    line += `${item} `;
+  }
+  return [...lines, line.trimEnd()].join('\n');
+}
+
+/** One line per decode option: `--flag SYNTAX  help (default X)`; `planOnly` marks those plan takes too. */
+export function optionHelp(): string {
+  const rows = OPTION_KEYS.filter((k) => spec(k).flag).map((k) => {
+    const d = defaultText(k);
+    const cmds = spec(k).commands.length === 1 ? ` [${spec(k).commands[0]} only]` : '';
+    return `  --${spec(k).flag} ${syntax(k)}\n      ${spec(k).help}${d ? ` Default: ${d}.` : ''}${cmds}`;
+  });
+  return `decode options (the API's DecodeOptions, the worker's and the demo's, from one schema: src/options/schema.ts):\n${rows.join('\n')}`;
+}
+
+/** What a flag's text becomes: on|off a boolean, numbers numbers, choices their values (with 'auto'). */
+type CliValue<K extends OptionKey> = (typeof OPTIONS)[K] extends { kind: 'bool' } ? boolean : (typeof OPTIONS)[K] extends { kind: 'int' | 'number' } ? number : (typeof OPTIONS)[K] extends { kind: 'custom' } ? string : OptionOrAuto<K>;
+
+/** The value of a decode option's flag, checked against the schema (its CLI default when absent: null when none). */
+export function cliValue<K extends OptionKey>(args: Args, key: K): CliValue<K>;
+export function cliValue(args: Args, key: OptionKey): string | number | boolean | null {
+  const s = spec(key);
+  const v = args[s.flag!];
+  if (v === undefined) {
+    if (s.kind === 'bool') return s.default;
+    const d = 'cliDefault' in s && s.cliDefault !== undefined ? s.cliDefault : s.default;
+    return d;
+  }
+  if (problem(key, v, 'cli')) throw optionError(key, v, 'cli');
+  if (s.kind === 'bool') return v === 'on';
+  if (s.kind === 'int' || s.kind === 'number') return Number(v);
+  return v as string;
+}
+
+/** --tile-store; 'cpu' only makes sense in tile-major order (frame-major keeps no store). */
+function tileStore(a: Args): OptionOrAuto<'tileStore'> {
+  const store = cliValue(a, 'tileStore');
+  if (store === 'cpu' && a['tile-order'] === 'frame-major')
+    throw new DecoderError('bad-input', '--tile-store cpu needs --tile-order tile-major: frame-major order keeps every tile cache resident and has no latent-rate store');
+  return store;
+}
+
+/** --norm auto: the order in which fitPlan tries the norm modes at each tiling (all exact) */
+const AUTO_NORMS = ['full', 'chunked', 'fused'] as const;
+
+/** The levers (--cache, --precision, --norm, --norm-chunk, --tile*, --budget, --weights-precision) -> a FitRequest. */
+export function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on' | 'off'; req: FitRequest } {
+  const cache = cliValue(a, 'cache');
+  const precision = cliValue(a, 'precision');
+  const norm = cliValue(a, 'norm');
+  // absent: the weights as stored (= each precision)
+  const wp = a['weights-precision'] === undefined ? undefined : cliValue(a, 'weightsPrecision');
+  let normChunk: number | undefined;
+  if (a['norm-chunk'] !== undefined) {
+    normChunk = cliValue(a, 'normChunk');
+    if (norm !== 'chunked') throw new DecoderError('bad-input', `--norm-chunk applies to --norm chunked only (got --norm ${norm})`);
+  }
+  const tileArg = cliValue(a, 'tile');
+  const m = /^(\d+)x(\d+)$/.exec(tileArg);
+  const tile: FitRequest['tile'] = m ? { th: Number(m[1]), tw: Number(m[2]) } : (tileArg as 'auto' | 'none');
+  const mib = a.budget === undefined ? null : cliValue(a, 'budget');
+  return {
+    cache,
+    req: {
+      budget: mib === null ? undefined : mib * 2 ** 20,
+      limits,
+      tile,
+      precisions: precision === 'auto' ? ['f32', 'f16'] : [precision],
+      // auto: f16 then int8 weights only where nothing at full weights fits (fitPlan's order)
+      weightsPrecisions: wp === 'auto' ? ['f32', 'f16', 'int8'] : wp ? [wp] : undefined,
+      norms: norm === 'auto' ? [...AUTO_NORMS] : [norm],
+      normChunk,
+      tileMode: cliValue(a, 'tileMode'),
+      tileOrder: cliValue(a, 'tileOrder'),
+      stores: (({ auto: ['gpu', 'cpu'], gpu: ['gpu'], cpu: ['cpu'] }) as const)[tileStore(a)].slice(),
+    },
+  };
+}

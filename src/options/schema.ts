@@ -1,0 +1,142 @@
+// The decode options, once: per option its name, allowed values, default, CLI flag, one-line help and
+// demo label. Everything else is derived from these records: the option types of DecodeOptions /
+// WorkerDecodeOptions / DemoOptions, validation with its one-line errors (check.ts: the API, the worker,
+// the demo recipe parser), the CLI's flag parsing and --help (src/node/cli-options.ts), and the demo's
+// choices, defaults and explanations (src/demo/options.ts). Pure TS, no GPU, importable in the page.
+//
+// HOW TO ADD AN OPTION (one record; test/options/schema.test.ts then checks it on every surface):
+//  1. Add a record to OPTIONS below. `key` is the field name of DecodeOptions, the worker protocol and
+//     demo recipes; `flag` the CLI flag (null: no flag); `commands` the CLI commands taking it ('plan'
+//     = dry run too); `demo` whether the page's options form has it (then index.html needs a control
+//     with name=key and a `<span class="explain" data-explain=key>`). Kinds: 'choice' (values; `auto`
+//     = CLI/demo also accept 'auto', resolved by fitPlan), 'bool' (CLI on|off), 'int' / 'number' (min,
+//     unit), 'custom' (its own check; say so in `syntax`).
+//  2. Add the field to DecodeOptions (src/options/decode-options.ts) typed `OptionValue<'key'>`, and pass
+//     it on where it acts (planner options, GpuDecoder). WorkerDecodeOptions picks it from DecodeOptions.
+//  3. The CLI reads it with `cliValue(args, 'key')` (src/node/cli-options.ts) where it builds the decode.
+import { DEFAULT_NORM_CHUNK } from '../plan/graph';
+
+interface Base {
+  /** CLI flag without the dashes; null: not a CLI option */
+  flag: string | null;
+  /** CLI commands that take the flag */
+  commands: readonly ('decode' | 'plan')[];
+  /** one line: what it does and what each value means (CLI --help, the demo's explanation) */
+  help: string;
+  /** the demo form's label; null: not in the demo form */
+  demo: string | null;
+  /**
+   * a field of DecodeOptions (the API, the worker; tileMode / tileOrder / tileStore: of its `tile` as mode,
+   * order, store); false: CLI/demo only (the budget goes to fitPlan)
+   */
+  api: boolean;
+}
+
+export interface ChoiceSpec extends Base {
+  kind: 'choice';
+  values: readonly string[];
+  /** CLI and demo also take 'auto' (fitPlan searches the values); the text says in which order */
+  auto?: true;
+  /** API default (null: depends on another option, `defaultText` says which) */
+  default: string | null;
+  defaultText?: string;
+  /** the CLI's default where it differs from the API's ('auto' where auto is allowed) */
+  cliDefault?: string;
+  /** the demo's default where it differs from the API's */
+  demoDefault?: string;
+  /** the demo's values where they differ (e.g. tile grids) */
+  demoValues?: readonly string[];
+}
+
+export interface BoolSpec extends Base {
+  kind: 'bool';
+  default: boolean;
+}
+
+export interface NumberSpec extends Base {
+  kind: 'int' | 'number';
+  /** smallest allowed value ('number': exclusive lower bound 0 when min is 0) */
+  min: number;
+  unit: string;
+  default: number | null;
+}
+
+export interface CustomSpec extends Base {
+  kind: 'custom';
+  /** the CLI's value syntax, e.g. 'none|auto|HxW' */
+  syntax: string;
+  default: string | null;
+  cliDefault?: string;
+  demoDefault?: string;
+  demoValues?: readonly string[];
+}
+
+export type OptionSpec = ChoiceSpec | BoolSpec | NumberSpec | CustomSpec;
+
+const DECODE = ['decode'] as const;
+const BOTH = ['decode', 'plan'] as const;
+
+/** Every decode option, in the order of the CLI synopsis and the demo form. */
+export const OPTIONS = {
+  backend: { kind: 'choice', flag: 'backend', commands: DECODE, api: true, demo: 'Backend', values: ['webgpu', 'cpu'], default: 'webgpu', help: 'webgpu: the GPU runtime; cpu: the f32 reference decoder (slow, for checking).' },
+  cache: { kind: 'choice', flag: 'cache', commands: BOTH, api: true, demo: 'Cache', values: ['on', 'off'], default: 'on', help: 'on: the exact causal feature cache (1+4(T−1) frames); off: the official per-frame loop without cache (T frames, Wan2.1 only).' },
+  precision: {
+    kind: 'choice', flag: 'precision', commands: BOTH, api: true, demo: 'Precision', values: ['f32', 'f16'], auto: true, default: 'f32',
+    help: 'Storage of weights, activations and cache on the GPU; f16 halves memory, accumulation stays f32. auto: f32, f16 only when nothing in f32 fits.',
+  },
+  weightsPrecision: {
+    kind: 'choice', flag: 'weights-precision', commands: BOTH, api: true, demo: null, values: ['f32', 'f16', 'int8'], auto: true, default: null, defaultText: 'as precision',
+    help: 'Storage of the conv weights: f32, f16 or int8 (per-output-channel scales, dequantised in the portable conv; not exact). auto: f16 then int8 weights only when nothing else fits the budget.',
+  },
+  latentStats: {
+    kind: 'custom', flag: 'latent-stats', commands: DECODE, api: true, demo: 'Latent stats', syntax: 'official|none|file|FILE.safetensors', default: 'official', demoValues: ['official', 'none', 'file'],
+    help: "official: latents are normalised (as the diffusion model outputs them) and get ·std+mean (Wan2.1 z=16, Wan2.2 z=48); none: already de-normalised; file: the '@mean'/'@std' stored with the latents (the default when the file has them).",
+  },
+  rgba: { kind: 'bool', flag: null, commands: [], api: true, demo: null, default: false, help: 'Also produce RGBA8 frames (for display).' },
+  tile: {
+    kind: 'custom', flag: 'tile', commands: BOTH, api: true, demo: 'Tiles', syntax: 'none|auto|HxW', default: 'none', cliDefault: 'auto', demoValues: ['none', '2x2', '3x3', '4x4', 'auto'],
+    help: 'Spatial tiles from up block 0 on (attention stays global; HxW: the tile core in latent pixels; the demo: a grid): less GPU memory, more compute. auto: whole frames when they fit, else the fewest tiles that do.',
+  },
+  tileMode: { kind: 'choice', flag: 'tile-mode', commands: BOTH, api: true, demo: 'Tile mode', values: ['exact', 'blend'], default: 'exact', help: 'exact: a 7-latent-pixel halo, output identical to whole frames; blend: a 2-pixel halo with linear blending, faster, not exact.' },
+  tileOrder: { kind: 'choice', flag: 'tile-order', commands: BOTH, api: true, demo: 'Tile order', values: ['tile-major', 'frame-major'], default: 'tile-major', help: "tile-major: one tile's cache on the GPU at a time, frames appear at the end; frame-major: every tile's cache stays, frames stream." },
+  tileStore: {
+    kind: 'choice', flag: 'tile-store', commands: BOTH, api: true, demo: 'Tile store', values: ['gpu', 'cpu'], auto: true, default: 'gpu', cliDefault: 'auto', demoDefault: 'auto',
+    help: 'Tile-major only: where the latent-rate output of every frame waits for the tiles. gpu: one GPU buffer; cpu: CPU memory, one chunk uploaded before each tile (fewer GPU bytes, PCIe traffic); auto: gpu, else cpu.',
+  },
+  norm: {
+    kind: 'choice', flag: 'norm', commands: BOTH, api: true, demo: 'Norm', values: ['full', 'chunked', 'fused'], auto: true, default: 'full', cliDefault: 'auto',
+    help: 'Where RMS_norm results live, all exact. full: a separate tensor (as PyTorch); chunked: in place, norm-chunk px per dispatch; fused: the next conv normalises while loading (least memory); auto: the first that fits.',
+  },
+  normChunk: { kind: 'int', flag: 'norm-chunk', commands: BOTH, api: true, demo: 'Norm chunk', min: 1, unit: 'pixels', default: DEFAULT_NORM_CHUNK, help: 'Pixels per norm dispatch with norm chunked.' },
+  budget: { kind: 'number', flag: 'budget', commands: BOTH, api: false, demo: 'Budget', min: 0, unit: 'MiB', default: null, help: "GPU memory budget: the planner fits the decode to it and the adapter's limits, choosing the levers on auto (it checks the others as set)." },
+  tensorCores: {
+    kind: 'bool', flag: 'tensor-cores', commands: DECODE, api: true, demo: null, default: false,
+    help: 'Convs on tensor cores (conv3d-mma) where the adapter offers subgroup matrices, with f16 storage and weights; off by default: correct, slower than the portable conv on most devices.',
+  },
+  collect: { kind: 'bool', flag: null, commands: [], api: true, demo: null, default: true, help: 'Keep the whole video in the result; false: frames only through onFrame (constant CPU memory).' },
+  injectOom: {
+    kind: 'custom', flag: null, commands: [], api: true, demo: null, syntax: 'N|N+', default: null,
+    help: 'Fault injection: the N-th GPU buffer allocation of the decode fails as out-of-memory (N+: that and every later one); default WAN_VAE_INJECT_OOM (Node); 0 = none.',
+  },
+  injectOomAfterFrame: { kind: 'int', flag: null, commands: [], api: true, demo: null, min: 0, unit: 'frames', default: null, help: 'Fault injection: an out-of-memory error surfaces after frame N has been delivered.' },
+} as const satisfies Record<string, OptionSpec>;
+
+export type OptionKey = keyof typeof OPTIONS;
+type Spec<K extends OptionKey> = (typeof OPTIONS)[K];
+
+/** The value a choice option takes in the API (DecodeOptions), e.g. OptionValue<'cache'> = 'on' | 'off'. */
+export type OptionValue<K extends OptionKey> = Spec<K> extends { values: readonly (infer V)[] } ? V : never;
+/** The same with 'auto' where the CLI and the demo take it (resolved by fitPlan). */
+export type OptionOrAuto<K extends OptionKey> = OptionValue<K> | (Spec<K> extends { auto: true } ? 'auto' : never);
+/** The demo form's values of an option with demo-only values (tile grids, latent stats 'file'). */
+export type DemoValue<K extends OptionKey> = Spec<K> extends { demoValues: readonly (infer V)[] } ? V : OptionOrAuto<K>;
+
+export function spec(key: OptionKey): OptionSpec {
+  return OPTIONS[key];
+}
+
+export const OPTION_KEYS = Object.keys(OPTIONS) as OptionKey[];
+
+/** The Wan2.2 cache-off refusal, one text for the planner, the decoder and the CPU reference. */
+export const WAN22_CACHE_OFF =
+  'cache off is not possible for Wan2.2: with feat_cache=None its DupUp3D shortcut doubles time while the main path does not, and the official code raises a shape error';

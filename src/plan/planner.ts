@@ -8,6 +8,7 @@ import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type NormMode, type 
 import { convWeightFormat, packedWeightBytes, type WeightsPrecision } from '../model/quantize';
 import { kindOf, mmaScratchOf, weightBuffers } from './step-kinds';
 import { makeTiles, tileOverhead, type Tile } from './tiling';
+import { withWeightStream, type WeightStreamPlan } from './weight-stream';
 import { optionError, problem } from '../options/check';
 import { WAN22_CACHE_OFF, type OptionValue } from '../options/schema';
 
@@ -56,6 +57,10 @@ export interface PlanOptions {
   normChunk?: number;
   /** f16 only: the convs run on tensor cores (conv3d-mma), whose operand copy the plan counts (activations) */
   tensorCores?: boolean;
+  /** conv weights stay in CPU memory and stream through a ring of GPU buffers (weight-stream.ts); exact */
+  weightsStream?: boolean;
+  /** ring slots of the weight stream (>= 2); default: the fewest with which no program run uploads a group twice */
+  weightsStreamSlots?: number;
   /**
    * frame-major tiling only: the causal cache rings of the tiles not being decoded are parked in CPU
    * memory (read back after each tile's run of a chunk, uploaded before its next run), so the GPU holds
@@ -98,6 +103,13 @@ export type HostBreakdown = {
   total: number;
 };
 
+  /** weight streaming: the packed conv weights (plan/weight-stream.ts) */
+  weights: number;
+  /**
+   * frames being assembled (rgb f32, + rgba, + blend weights): tile-major order completes every frame
+   * with its last tile, so it holds ALL frames (grows with the video length); other orders one chunk's
+   */
+  frames: number;
 /** Bytes a decode moves between CPU and GPU memory, by cause, over the whole decode. */
 export type BusTraffic = {
   /** tile-major 'cpu' store: each chunk's entries read back once and uploaded before every tile's run */
@@ -107,9 +119,11 @@ export type BusTraffic = {
   /** the decoded frames (rgb f32, + rgba) read back */
   frames: number;
   total: number;
+  /** weight streaming: the conv weight groups written into the ring (plan/weight-stream.ts replay) */
+  weights: number;
   /** total / output frames */
   perFrame: number;
-  /** the levers' traffic (store + cache) at BUS_BYTES_PER_S: the time they may add where not overlapped */
+  /** the levers' traffic (store + cache + weights) at BUS_BYTES_PER_S: the time they may add where not overlapped */
   leverSeconds: number;
 };
 
@@ -187,6 +201,8 @@ function align4(n: number): number {
   return Math.ceil(n / 4) * 4;
 }
 
+  /** weightsStream: the ring, its groups and the bus bytes of a decode (memory.weights counts the ring) */
+  weightStream: WeightStreamPlan | null;
 /** Live range [first, last] step index of every tensor. */
 function liveness(g: Program): [number, number][] {
   const r: [number, number][] = g.tensors.map(() => [Infinity, -Infinity]);
@@ -394,7 +410,11 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const largestBuffer = Math.max(largestBinding, memory.store, parkStagingBytes);
   const hostStoreBytes = storeWhere === 'cpu' ? storeBytes : 0;
   const parkBytes = park ? park.reduce((a, t) => a + t.bytes, 0) : 0;
-  const host: HostBreakdown = { store: hostStoreBytes, cache: parkBytes, total: hostStoreBytes + parkBytes };
+  // frames being assembled (runtime/assembler.ts: rgb f32, rgba bytes, blend weights per pixel)
+  const frameHostBytes = H * W * (12 + (opts.rgba ? 4 : 0) + (opts.tile?.mode === 'blend' ? 4 : 0));
+  const assembling = tiling?.order === 'tile-major' ? framesOut : Math.max(1, steadyFrames);
+  const host: HostBreakdown = { store: hostStoreBytes, cache: parkBytes, weights: 0, frames: assembling * frameHostBytes, total: 0 };
+  host.total = host.store + host.cache + host.frames;
   // bus: per chunk, the 'cpu' store's entries come back once and go up before each tile's run; parked
   // rings come back after every chunk but the last and go up before every chunk but the first
   const storeChunk = storeWhere === 'cpu' ? storeEntryBytes * storePerChunk : 0;
@@ -402,7 +422,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const chunkKind = (i: number): ChunkKind => (opts.cache === 'off' ? 'nocache' : i === 0 ? 'first' : 'steady');
   const framesOfChunk = (k: ChunkKind) => programs[k]!.reduce((a, pp) => a + (pp.prog.outElems + (opts.rgba ? pp.prog.outRgbaElems : 0)) * 4, 0);
   const frameBus = frames <= 1 ? framesOfChunk(chunkKind(0)) : framesOfChunk(chunkKind(0)) + (frames - 1) * framesOfChunk(chunkKind(1));
-  const bus: BusTraffic = { store: frames * storeChunk * (1 + nTiles), cache: 2 * (frames - 1) * parkBytes, frames: frameBus, total: 0, perFrame: 0, leverSeconds: 0 };
+  const bus: BusTraffic = { store: frames * storeChunk * (1 + nTiles), cache: 2 * (frames - 1) * parkBytes, weights: 0, frames: frameBus, total: 0, perFrame: 0, leverSeconds: 0 };
   bus.total = bus.store + bus.cache + bus.frames;
   bus.perFrame = bus.total / framesOut;
   bus.leverSeconds = (bus.store + bus.cache) / BUS_BYTES_PER_S;
@@ -410,7 +430,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
     cfg, opts, elemBytes, programs, tiles, slots, rings, tileRingKeys: [...tileRingKeys], storeFrameElems, storePerChunk,
     storeWhere, hostStoreBytes, host, bus, park, parkStagingBytes,
     outFrameElems, framesOut, height: H, width: W, outElems, outRgbaElems, uniformStride: UNIFORM_STRIDE, maxDispatches, memory,
-    largestBuffer, largestBinding, storeEntryBytes, tileOverhead: tiles ? tileOverhead(tiles, h, w) : 1,
+    largestBuffer, largestBinding, storeEntryBytes, tileOverhead: tiles ? tileOverhead(tiles, h, w) : 1, weightStream: null,
   };
 }
 
@@ -422,3 +442,5 @@ export function checkLimits(p: Plan, limits: { maxStorageBufferBindingSize: numb
   if (p.largestBuffer > limits.maxBufferSize)
     throw new DecoderError('limits', `this decode needs a ${mib(p.largestBuffer)} buffer; the adapter allows ${mib(limits.maxBufferSize)} (maxBufferSize): use spatial tiling, f16 precision or a smaller size`);
 }
+  // --weights-stream: the conv weights in a ring of GPU buffers (weight-stream.ts; exact)
+  return opts.weightsStream ? withWeightStream(out, true, opts.weightsStreamSlots) : out;

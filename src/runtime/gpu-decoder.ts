@@ -15,6 +15,7 @@ import { CachePark } from './exec/cache-park';
 import { StepEncoder } from './exec/encode';
 import { Resources } from './exec/resources';
 import { StoreWindow } from './exec/store-window';
+import { Segments } from './exec/weight-stream';
 import { storageBytes } from './f16';
 import type { ChunkKind, OutputStep } from '../plan/graph';
 import { checkLimits, type Plan, type ProgramPlan } from '../plan/planner';
@@ -211,9 +212,11 @@ export class GpuDecoder {
     const staging = r.staging[this.flip]!;
     for (const [k, seg] of segments.entries()) {
       if (k) check?.(); // cancelled between the tiles of a chunk
-      const enc = this.device.createCommandEncoder({ label: `${pp.prog.name} ${pp.prog.kind} chunk ${chunk}${seg.tile === null ? '' : ` tile ${seg.tile}`}` });
-      if (seg.tile !== null) this.park!.before(seg.tile, chunk, enc);
-      this.encoder.encode(pp, chunk, enc, seg.from, seg.to);
+      // weight streaming: one encoder per weight group, each group written into its ring slot before it (exec/weight-stream.ts)
+      const segs = new Segments(this.device, `${pp.prog.name} ${pp.prog.kind} chunk ${chunk}${seg.tile === null ? '' : ` tile ${seg.tile}`}`, r.stream);
+      if (seg.tile !== null) this.park!.before(seg.tile, chunk, segs.first);
+      this.encoder.encode(pp, chunk, segs.first, seg.from, seg.to, segs.split);
+      const enc = segs.last;
       const parked = seg.tile !== null && this.park!.copyOut(seg.tile, chunk, enc);
       if (k === segments.length - 1) {
         if (rgbBytes) {
@@ -222,8 +225,8 @@ export class GpuDecoder {
         }
         if (rgbaBytes) enc.copyBufferToBuffer(r.rgba, 0, staging, p.outElems * 4, rgbaBytes);
       }
-      this.device.queue.submit([enc.finish()]);
-      if (parked) await this.park!.readBack(seg.tile!);
+      segs.submit();
+      if (parked) await this.park!.readBack(seg.tile!, check);
     }
     await this.store.afterSubmit(pp, chunk);
     if (!rgbBytes) return { placed: this.device.queue.onSubmittedWorkDone() };
@@ -241,6 +244,11 @@ export class GpuDecoder {
       }
     })();
     return { placed };
+  }
+
+  /** weight streaming: bytes and writes uploaded into the ring since the decoder was built (null: resident weights) */
+  get weightStream(): { uploadedBytes: number; uploads: number } | null {
+    return this.res?.stream ?? null;
   }
 
   dispose(): void {

@@ -8,10 +8,13 @@ import type { View } from '../../plan/graph';
 import type { Plan, ProgramPlan } from '../../plan/planner';
 import { mmaScratchOf } from '../../plan/step-kinds';
 import { readbackUsage, storageUsage } from './usage';
+import { WeightStream } from './weight-stream';
 import { uploadWeights } from './weights';
 
 export class Resources {
   readonly weights: Map<string, GPUBuffer>;
+  /** streamed plans: the conv weights' ring (exec/weight-stream.ts); `weights` then holds the rest */
+  readonly stream: WeightStream | null = null;
   readonly rings = new Map<string, GPUBuffer>();
   readonly slots: GPUBuffer[];
   /** the latent-rate store (tile-major): every chunk's entries, or one chunk's window with the 'cpu' store */
@@ -35,7 +38,9 @@ export class Resources {
     const p = plan;
     const elem: Elem = p.opts.precision;
     const steps = Object.values(p.programs).flat().flatMap((pp) => pp.prog.steps);
-    this.weights = uploadWeights(device, arena, steps, weights, elem, mma, p.opts.weightsPrecision);
+    const sp = p.weightStream;
+    this.weights = uploadWeights(device, arena, steps, weights, elem, mma, p.opts.weightsPrecision, sp?.entries);
+    if (sp) this.stream = new WeightStream(device, arena, sp, steps, weights, elem, mma, p.opts.weightsPrecision);
     // one GPU buffer per ring `buffer` (cache offload: ring s<k> of every tile shares one, sized for the largest)
     const ringBuffers = new Map<string, GPUBuffer>();
     for (const r of p.rings) {
@@ -62,6 +67,11 @@ export class Resources {
     }
     for (const k of [0, 1]) this.staging.push(arena.create('staging', `readback ${k}`, (p.outElems + p.outRgbaElems) * 4, readbackUsage()));
     this.uniforms = arena.create('uniforms', 'params', p.maxDispatches * p.uniformStride, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
+  }
+
+  /** Weight buffer `key`, or its range of a ring slot when it is streamed. */
+  weight(key: string): GPUBuffer | GPUBufferBinding {
+    return this.stream?.binding(key) ?? this.weights.get(key)!;
   }
 
   /** The buffer holding view `v` in program `pp` (its slot, or the host-written latent frame). */

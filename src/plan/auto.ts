@@ -10,6 +10,12 @@ import { plan, type Plan, type PlanOptions, type Precision } from './planner';
 export interface FitRequest {
   /** bytes; undefined = only the adapter limits constrain */
   budget?: number;
+  /**
+   * CPU bytes the plan may keep besides the frames (Plan.host: a tile-major 'cpu' store, which grows with
+   * the number of latent frames, and parked caches); undefined = no limit. A long video whose CPU store
+   * would exceed it moves on to a plan without one (the GPU store, or frame-major order when allowed)
+   */
+  cpuBudget?: number;
   limits: { maxStorageBufferBindingSize: number; maxBufferSize: number };
   /** precisions allowed, in order of preference */
   precisions: Precision[];
@@ -21,7 +27,10 @@ export interface FitRequest {
   /** 'auto' searches grids; 'none' forbids tiling; a fixed tile is taken as given */
   tile: 'auto' | 'none' | { th: number; tw: number };
   tileMode?: 'exact' | 'blend';
-  tileOrder?: 'tile-major' | 'frame-major';
+  /** 'auto': at each tiling tile-major first (its stores), then frame-major (its cache offloads) */
+  tileOrder?: 'tile-major' | 'frame-major' | 'auto';
+  /** frame-major caches allowed, in order of preference (default ['off']); 'on' parks the idle tiles' rings in CPU memory */
+  cacheOffloads?: ('off' | 'on')[];
   /** tile-major stores allowed, in order of preference (default ['gpu']); 'cpu' keeps them in host memory */
   stores?: ('gpu' | 'cpu')[];
   /** norm modes allowed, in order of preference (default ['full']) */
@@ -36,7 +45,8 @@ export interface Fit {
 }
 
 const fits = (p: Plan, r: FitRequest) =>
-  p.largestBinding <= r.limits.maxStorageBufferBindingSize && p.largestBuffer <= r.limits.maxBufferSize && (r.budget === undefined || p.memory.total <= r.budget);
+  p.largestBinding <= r.limits.maxStorageBufferBindingSize && p.largestBuffer <= r.limits.maxBufferSize && (r.budget === undefined || p.memory.total <= r.budget) &&
+  (r.cpuBudget === undefined || p.host.total <= r.cpuBudget);
 
 /** Candidate tile cores (latent px) for an h x w frame, fewest tiles first. */
 function grids(h: number, w: number): { th: number; tw: number; n: number }[] {
@@ -57,22 +67,32 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
   const wText = (p: Plan) => (p.opts.weightsPrecision && p.opts.weightsPrecision !== p.opts.precision ? `, ${p.opts.weightsPrecision} weights` : '');
   const mib = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
   const norms: NonNullable<PlanOptions['norm']>[] = r.norms?.length ? r.norms : ['full'];
-  const normText = (p: Plan) => `norm ${p.opts.norm}${p.opts.norm === 'chunked' ? ` (${p.opts.normChunk} px)` : ''}${p.storeWhere === 'cpu' ? `, store in CPU memory (${mib(p.hostStoreBytes)})` : ''}`;
+  const normText = (p: Plan) =>
+    `norm ${p.opts.norm}${p.opts.norm === 'chunked' ? ` (${p.opts.normChunk} px)` : ''}${p.storeWhere === 'cpu' ? `, store in CPU memory (${mib(p.hostStoreBytes)})` : ''}` +
+    `${p.opts.cacheOffload ? `, tile caches parked in CPU memory (${mib(p.host.cache)}, ${mib(p.bus.cache / Math.max(1, p.framesOut))} over the bus per frame)` : ''}`;
   // declared wide: tryNorms assigns it from a closure, which control-flow narrowing cannot see
   let smallest = null as Plan | null;
-  // a store exists in tile-major order only
-  const stores = (r.tileOrder ?? 'tile-major') === 'tile-major' && r.stores?.length ? r.stores : (['gpu'] as const);
-  /** the first store / norm mode that makes `tile` fit, or null (remembering the smallest plan seen) */
-  const tryNorms = (precision: Precision, weightsPrecision: WeightsPrecision, tile: PlanOptions['tile']): Plan | null => {
-    for (const store of tile ? stores : ['gpu' as const])
+  // the variants of a tiling: tile-major with each store (a store exists in tile-major order only), then
+  // frame-major with each cache offload (offload needs the cache)
+  const orders = r.tileOrder === 'auto' ? (['tile-major', 'frame-major'] as const) : [r.tileOrder ?? 'tile-major'];
+  const offloads = base.cache === 'off' ? (['off'] as const) : r.cacheOffloads?.length ? r.cacheOffloads : (['off'] as const);
+  interface Variant { order: 'tile-major' | 'frame-major'; store?: 'gpu' | 'cpu'; cacheOffload: boolean }
+  const variants = orders.flatMap((order): Variant[] =>
+    order === 'tile-major'
+      ? (r.stores?.length ? r.stores : (['gpu'] as const)).map((store) => ({ order, store, cacheOffload: false }))
+      : offloads.map((o) => ({ order, store: undefined, cacheOffload: o === 'on' })),
+  );
+  /** the first variant / norm mode that makes `tile` fit, or null (remembering the smallest plan seen) */
+  const tryNorms = (precision: Precision, weightsPrecision: WeightsPrecision, tile: Omit<NonNullable<PlanOptions['tile']>, 'order'> | undefined): Plan | null => {
+    for (const v of tile ? variants : [null])
       for (const norm of norms) {
-        const p = plan(cfg, { ...base, precision, weightsPrecision, tile: tile && { ...tile, store }, norm, normChunk: r.normChunk });
+        const p = plan(cfg, { ...base, precision, weightsPrecision, tile: tile && v ? { ...tile, order: v.order, ...(v.store ? { store: v.store } : {}) } : undefined, cacheOffload: !!v?.cacheOffload, norm, normChunk: r.normChunk });
         if (fits(p, r)) return p;
         if (!smallest || p.memory.total < smallest.memory.total) smallest = p;
       }
     return null;
   };
-  const tileOf = (th: number, tw: number) => ({ th, tw, mode: r.tileMode ?? 'exact', order: r.tileOrder ?? 'tile-major' });
+  const tileOf = (th: number, tw: number) => ({ th, tw, mode: r.tileMode ?? 'exact' });
   for (const [precision, wp] of combos) {
     if (r.tile !== 'auto' && r.tile !== 'none') {
       const p = tryNorms(precision, wp, tileOf(r.tile.th, r.tile.tw));
@@ -89,13 +109,13 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
     for (const g of gs) {
       const p = tryNorms(precision, wp, tileOf(g.th, g.tw));
       if (p)
-        return { plan: p, reason: `${g.n} tiles of ${g.th}x${g.tw} latent px (${r.tileMode ?? 'exact'}, ${r.tileOrder ?? 'tile-major'}), ${precision}${wText(p)}, ${normText(p)}: ${mib(p.memory.total)}, ${((p.tileOverhead - 1) * 100).toFixed(0)}% more compute in the tiled part` };
+        return { plan: p, reason: `${g.n} tiles of ${g.th}x${g.tw} latent px (${r.tileMode ?? 'exact'}, ${p.opts.tile!.order}), ${precision}${wText(p)}, ${normText(p)}: ${mib(p.memory.total)}, ${((p.tileOverhead - 1) * 100).toFixed(0)}% more compute in the tiled part` };
     }
   }
   const lim = Math.min(r.limits.maxStorageBufferBindingSize, r.limits.maxBufferSize);
   throw new DecoderError(
     'limits',
-    `no plan fits${r.budget !== undefined ? ` a budget of ${mib(r.budget)}` : ''} with bindings of at most ${mib(lim)}: the smallest found needs ${mib(smallest!.memory.total)} ` +
+    `no plan fits${r.budget !== undefined ? ` a budget of ${mib(r.budget)}` : ''}${r.cpuBudget !== undefined ? ` (CPU budget ${mib(r.cpuBudget)})` : ''} with bindings of at most ${mib(lim)}: the smallest found needs ${mib(smallest!.memory.total)} ` +
       `(largest binding ${mib(smallest!.largestBinding)}; ${smallest!.opts.tile ? `${smallest!.tiles!.length} tiles` : 'whole frames'}, ${smallest!.opts.precision}${wText(smallest!)}, ${normText(smallest!)})` +
       `${r.precisions.includes('f16') ? '' : '; f16 storage (where the adapter offers shader-f16) would halve it'}${norms.includes('fused') ? '' : "; norm 'fused' would drop the normalised tensors"}` +
       `${r.weightsPrecisions?.includes('int8') || base.weightsPrecision === 'int8' ? '' : `; int8 weights (--weights-precision auto) would take the weights (${mib(smallest!.memory.weights)}) to about a quarter`}`,

@@ -94,15 +94,15 @@ export type MemoryBreakdown = {
   total: number;
 };
 
-/** CPU (host) memory a plan keeps besides the frames: by owner, bytes. Grows with the video length where noted. */
+/**
+ * CPU (host) memory the decoder itself keeps during a decode, by owner, bytes (the caller's copy of the
+ * video, DecodeOptions.collect, is not counted). Tile-major's grows with the video length.
+ */
 export type HostBreakdown = {
   /** tile-major 'cpu' store: every latent frame's store entries (grows with the number of latent frames) */
   store: number;
   /** cache offload: every tile's parked cache rings (constant in the video length) */
   cache: number;
-  total: number;
-};
-
   /** weight streaming: the packed conv weights (plan/weight-stream.ts) */
   weights: number;
   /**
@@ -110,28 +110,36 @@ export type HostBreakdown = {
    * with its last tile, so it holds ALL frames (grows with the video length); other orders one chunk's
    */
   frames: number;
+  total: number;
+};
+
 /** Bytes a decode moves between CPU and GPU memory, by cause, over the whole decode. */
 export type BusTraffic = {
   /** tile-major 'cpu' store: each chunk's entries read back once and uploaded before every tile's run */
   store: number;
   /** cache offload: each tile's rings read back after its run of a chunk and uploaded before the next */
   cache: number;
+  /** weight streaming: the conv weight groups written into the ring (plan/weight-stream.ts replay) */
+  weights: number;
   /** the decoded frames (rgb f32, + rgba) read back */
   frames: number;
   total: number;
-  /** weight streaming: the conv weight groups written into the ring (plan/weight-stream.ts replay) */
-  weights: number;
   /** total / output frames */
   perFrame: number;
   /** the levers' traffic (store + cache + weights) at BUS_BYTES_PER_S: the time they may add where not overlapped */
   leverSeconds: number;
 };
 
-/** A tile's parked rings (cache offload): where each ring's bytes sit in the readback buffer and in host memory. */
+/**
+ * A tile's parked rings (cache offload): where each ring's bytes sit in host memory (`offset`) and, in
+ * readback batch `batch`, in the readback buffer (`stagingOffset`). The readback buffer holds the largest
+ * ring; consecutive rings share a batch while they fit (one map per batch).
+ */
 export interface ParkedTile {
   tile: number;
-  rings: { key: string; buffer: string; bytes: number; offset: number }[];
+  rings: { key: string; buffer: string; bytes: number; offset: number; batch: number; stagingOffset: number }[];
   bytes: number;
+  batches: number;
 }
 
 /** Host <-> GPU bandwidth assumed for the time estimate of bus traffic (PCIe 4.0 x16, practical). */
@@ -193,6 +201,8 @@ export interface Plan {
   storeEntryBytes: number;
   /** computed area of the tiled part / frame area (1 untiled) */
   tileOverhead: number;
+  /** weightsStream: the ring, its groups and the bus bytes of a decode (memory.weights counts the ring) */
+  weightStream: WeightStreamPlan | null;
 }
 
 const UNIFORM_STRIDE = 256; // minUniformBufferOffsetAlignment upper bound in the spec
@@ -201,8 +211,6 @@ function align4(n: number): number {
   return Math.ceil(n / 4) * 4;
 }
 
-  /** weightsStream: the ring, its groups and the bus bytes of a decode (memory.weights counts the ring) */
-  weightStream: WeightStreamPlan | null;
 /** Live range [first, last] step index of every tensor. */
 function liveness(g: Program): [number, number][] {
   const r: [number, number][] = g.tensors.map(() => [Infinity, -Infinity]);
@@ -360,16 +368,21 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const ringBuffers = new Map<string, number>();
   for (const r of rings) ringBuffers.set(r.buffer, Math.max(ringBuffers.get(r.buffer) ?? 0, r.bytes));
   let park: ParkedTile[] | null = null;
+  // cache offload: the readback buffer holds the largest tile ring (not a whole tile's: ~2x less GPU memory, more maps)
+  const parkStagingBytes = opts.cacheOffload ? Math.max(0, ...rings.filter((r) => r.tile !== null).map((r) => r.bytes)) : 0;
   if (opts.cacheOffload) {
-    park = (tiles ?? []).map((t) => ({ tile: t.index, rings: [], bytes: 0 }));
+    park = (tiles ?? []).map((t) => ({ tile: t.index, rings: [], bytes: 0, batches: 0 }));
+    const fill = new Map<number, number>();
     for (const r of rings)
       if (r.tile !== null) {
         const pt = park[r.tile]!;
-        pt.rings.push({ key: r.key, buffer: r.buffer, bytes: r.bytes, offset: pt.bytes });
+        let used = fill.get(r.tile) ?? parkStagingBytes;
+        if (used + r.bytes > parkStagingBytes) (pt.batches++, (used = 0));
+        pt.rings.push({ key: r.key, buffer: r.buffer, bytes: r.bytes, offset: pt.bytes, batch: pt.batches - 1, stagingOffset: used });
+        fill.set(r.tile, used + r.bytes);
         pt.bytes += r.bytes;
       }
   }
-  const parkStagingBytes = park ? Math.max(0, ...park.map((t) => t.bytes)) : 0;
   const H = h * cfg.scale, W = w * cfg.scale;
   const outFrameElems = 3 * H * W;
   const steadyFrames = programs.steady ? Math.max(...programs.steady.map((p) => p.prog.framesOut)) : 0;
@@ -426,12 +439,14 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   bus.total = bus.store + bus.cache + bus.frames;
   bus.perFrame = bus.total / framesOut;
   bus.leverSeconds = (bus.store + bus.cache) / BUS_BYTES_PER_S;
-  return {
+  const out: Plan = {
     cfg, opts, elemBytes, programs, tiles, slots, rings, tileRingKeys: [...tileRingKeys], storeFrameElems, storePerChunk,
     storeWhere, hostStoreBytes, host, bus, park, parkStagingBytes,
     outFrameElems, framesOut, height: H, width: W, outElems, outRgbaElems, uniformStride: UNIFORM_STRIDE, maxDispatches, memory,
     largestBuffer, largestBinding, storeEntryBytes, tileOverhead: tiles ? tileOverhead(tiles, h, w) : 1, weightStream: null,
   };
+  // --weights-stream: the conv weights in a ring of GPU buffers (weight-stream.ts; exact)
+  return opts.weightsStream ? withWeightStream(out, true, opts.weightsStreamSlots) : out;
 }
 
 /** Throws DecoderError('limits') naming the buffer and the limit when the plan cannot run on `limits`. */
@@ -442,5 +457,3 @@ export function checkLimits(p: Plan, limits: { maxStorageBufferBindingSize: numb
   if (p.largestBuffer > limits.maxBufferSize)
     throw new DecoderError('limits', `this decode needs a ${mib(p.largestBuffer)} buffer; the adapter allows ${mib(limits.maxBufferSize)} (maxBufferSize): use spatial tiling, f16 precision or a smaller size`);
 }
-  // --weights-stream: the conv weights in a ring of GPU buffers (weight-stream.ts; exact)
-  return opts.weightsStream ? withWeightStream(out, true, opts.weightsStreamSlots) : out;

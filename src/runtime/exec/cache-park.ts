@@ -2,8 +2,9 @@
 // cache rings (2 frames per cached conv), so the GPU would hold the rings of all tiles. Here ring s<k> of
 // every tile shares one GPU buffer (planner: RingPlan.buffer) and the rings of the tiles not being decoded
 // are parked in CPU memory: a chunk's program is submitted tile by tile; before tile j's part the tile's
-// rings are uploaded from the host (chunk 0: cleared instead), after it they are copied into one readback
-// buffer and mapped into the host copy (not after the last chunk: nothing reads them again).
+// rings are uploaded from the host (chunk 0: cleared instead), after it they are copied, a batch at a time,
+// into one readback buffer the size of the largest ring and mapped into the host copy (not after the last
+// chunk: nothing reads them again). The first batch rides in the tile's own submission.
 // Bytes: host = sum of every tile's rings (Plan.host.cache); GPU = one set of ring buffers + the readback
 // buffer (Plan.parkStagingBytes); bus per chunk = 2x the host bytes (Plan.bus.cache).
 // Exact: the conv reads ring frames at the same offsets (ring counters stay per tile key); only where
@@ -54,22 +55,41 @@ export class CachePark {
     }
   }
 
-  /** After tile `tile`'s part is encoded: copy its rings into the readback buffer (not after the last chunk). */
+  /** Copy the rings of readback batch `batch` of `tile` into the readback buffer. */
+  private copyBatch(tile: number, batch: number, enc: GPUCommandEncoder): void {
+    for (const r of this.tiles[tile]!.rings) if (r.batch === batch) enc.copyBufferToBuffer(this.res.rings.get(r.key)!, 0, this.res.parkStaging!, r.stagingOffset, r.bytes);
+  }
+
+  /** After tile `tile`'s part is encoded: its first readback batch (not after the last chunk). True when it parks. */
   copyOut(tile: number, chunk: number, enc: GPUCommandEncoder): boolean {
     if (chunk === this.plan.opts.frames - 1) return false;
-    for (const r of this.tiles[tile]!.rings) enc.copyBufferToBuffer(this.res.rings.get(r.key)!, 0, this.res.parkStaging!, r.offset, r.bytes);
+    this.copyBatch(tile, 0, enc);
     return true;
   }
 
-  /** After the part is submitted: map the readback buffer into the tile's host copy. */
-  async readBack(tile: number): Promise<void> {
+  /**
+   * After the part is submitted: map each batch into the tile's host copy (batches after the first are
+   * copied by a submission of their own once the previous one is unmapped).
+   */
+  async readBack(tile: number, check?: () => void): Promise<void> {
+    const t = this.tiles[tile]!;
     const st = this.res.parkStaging!;
-    const bytes = this.tiles[tile]!.bytes;
-    await st.mapAsync(GPUMapMode.READ, 0, bytes);
-    try {
-      this.host[tile]!.set(new Uint8Array(st.getMappedRange(0, bytes)));
-    } finally {
-      st.unmap();
+    for (let b = 0; b < t.batches; b++) {
+      if (b) {
+        check?.(); // a cancelled decode submits nothing more (the next decode starts from cleared rings)
+        const enc = this.device.createCommandEncoder({ label: `park tile ${tile} batch ${b}` });
+        this.copyBatch(tile, b, enc);
+        this.device.queue.submit([enc.finish()]);
+      }
+      const rs = t.rings.filter((r) => r.batch === b);
+      const bytes = Math.max(...rs.map((r) => r.stagingOffset + r.bytes));
+      await st.mapAsync(GPUMapMode.READ, 0, bytes);
+      try {
+        const m = new Uint8Array(st.getMappedRange(0, bytes));
+        for (const r of rs) this.host[tile]!.set(m.subarray(r.stagingOffset, r.stagingOffset + r.bytes), r.offset);
+      } finally {
+        st.unmap();
+      }
     }
   }
 }

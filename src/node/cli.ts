@@ -11,10 +11,10 @@ import { Weights } from '../model/weights';
 import { framesFor, inferConfig } from '../model/config';
 import { type Plan } from '../plan/planner';
 import { fitPlan } from '../plan/auto';
-import { choice, cliValue, fitOptions, optionFlags, optionHelp, optionSynopsis, parseArgs } from './cli-options';
+import { checkCliOptions, choice, cliValue, fitOptions, optionFlags, optionHelp, optionSynopsis, parseArgs } from './cli-options';
 import { installNodeWebGPU } from './install-webgpu';
 import { loadCliSample, samplesCmd } from './samples-cli';
-import { psnrVsSource, type LoadedSample } from '../model/samples';
+import { psnrVsSource, ssimVsSource, type LoadedSample } from '../model/samples';
 import { OUTPUT_KINDS, resolveOutput, writeOutput } from './output/write';
 import { Progress } from './output/progress';
 
@@ -69,6 +69,7 @@ function planSummary(p: Plan) {
 
 async function decodeCmd(argv: string[]): Promise<number> {
   const a = parseArgs(argv, ['weights', 'latents', 'latents-key', 'out', 'synthetic', 'latent-size', 'dawn-flags', 'fps', 'progress', 'sample', ...optionFlags('decode')], ['json']);
+  checkCliOptions(a, 'decode'); // before anything is loaded: a bad option value is the schema's one-line error
   if (a.sample !== undefined && (a.weights || a.latents || a.synthetic !== undefined)) throw new DecoderError('bad-input', '--sample decodes a sample of the trained default model: pass it without --weights/--latents/--synthetic');
   const backend = cliValue(a, 'backend');
   if (!!a.weights !== !!a.latents) throw new DecoderError('bad-input', 'pass both --weights and --latents, or neither (the trained default model and its sample)');
@@ -160,13 +161,14 @@ async function decodeCmd(argv: string[]): Promise<number> {
   const written = await writeOutput(target, r, { fps, onFrame: progress ? (d, n) => progress.writing(d, n) : undefined });
   // PSNR vs the sample's source clip (frames the cache-off remedy drops make it incomparable)
   const psnr = sample && r.frames === sample.source.shape[1] ? psnrVsSource(r.video, sample.source.data) : undefined;
+  const ssimSrc = psnr === undefined ? undefined : ssimVsSource(r.video, sample!.source); // luma, per frame (src/model/quality.ts)
   progress?.done();
   const summary = {
     weights: source, latentFormat: latents.format ?? 'generated', latentStats: statsArg, version: dec.cfg.version, dim: dec.cfg.dim, zDim: dec.cfg.zDim, latentShape: latents.shape,
     out, output: written.description, frames: r.frames, height: r.height, width: r.width, seconds: Number(r.seconds.toFixed(3)),
     backend: r.backend, adapter: r.adapter, options: r.options, plan: reason,
     peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, memory: r.memory,
-    ...(psnr === undefined ? {} : { sample: sample!.info.name, psnrVsSource: Number(psnr.toFixed(3)), psnrTorch: sample!.info.psnrTorch }),
+    ...(psnr === undefined ? {} : { sample: sample!.info.name, psnrVsSource: Number(psnr.toFixed(3)), ssimVsSource: Number(ssimSrc!.toFixed(4)), psnrTorch: sample!.info.psnrTorch }),
     // each plan used after a GPU fault (out of memory: real, or WAN_VAE_INJECT_OOM=N), with its reason
     replans: r.replans,
   };
@@ -174,7 +176,7 @@ async function decodeCmd(argv: string[]): Promise<number> {
   else {
     console.log(`decoded ${source} (Wan${dec.cfg.version}, dim ${dec.cfg.dim}, z ${dec.cfg.zDim}) latents [${latents.shape}] (statistics: ${statsArg}) -> [3, ${r.frames}, ${r.height}, ${r.width}] in ${r.seconds.toFixed(2)} s on ${r.adapter}`);
     if (r.peakGpuBytes !== undefined) console.log(`peak GPU memory ${mib(r.peakGpuBytes)} (planned ${mib(r.plannedPeakGpuBytes!)}; ${reason})`);
-    if (psnr !== undefined) console.log(`PSNR vs the source clip of ${sample!.info.name}: ${psnr.toFixed(2)} dB (PyTorch decode: ${sample!.info.psnrTorch} dB)`);
+    if (psnr !== undefined) console.log(`PSNR vs the source clip of ${sample!.info.name}: ${psnr.toFixed(2)} dB, SSIM ${ssimSrc!.toFixed(4)} (PyTorch decode: ${sample!.info.psnrTorch} dB)`);
     console.log(`wrote ${out}: ${written.description}`);
   }
   dec.dispose();
@@ -183,6 +185,7 @@ async function decodeCmd(argv: string[]): Promise<number> {
 
 function planCmd(argv: string[]): number {
   const a = parseArgs(argv, ['vae', 'size', 'frames', 'limit-binding', ...optionFlags('plan')], ['json']);
+  checkCliOptions(a, 'plan');
   const vae = choice(a, 'vae', ['2.1', '2.2'] as const, '2.1');
   const size = typeof a.size === 'string' ? /^(\d+)x(\d+)$/.exec(a.size) : null;
   if (!size) throw new DecoderError('bad-input', `--size must be HxW in pixels, e.g. 480x832, got '${String(a.size ?? '')}'`);

@@ -13,7 +13,7 @@
 import { DecoderError } from '../gpu/errors';
 import { convWeightFormat, packedWeightBytes } from '../model/quantize';
 import type { Program, Step } from './graph';
-import type { Plan } from './planner';
+import { BUS_BYTES_PER_S, type Plan } from './planner';
 import { kindOf, weightBuffers } from './step-kinds';
 
 /** Storage-buffer offsets must be multiples of minStorageBufferOffsetAlignment: 256 is its largest allowed value. */
@@ -161,5 +161,12 @@ export function withWeightStream(p: Plan, stream: boolean, slots?: number): Plan
   for (const [k, b] of bytes) if (!ws?.entries.has(k)) weights += b;
   if (ws) weights += ws.slotBytes.reduce((a, b) => a + b, 0);
   const memory = { ...p.memory, weights, total: p.memory.total - p.memory.weights + weights };
-  return { ...p, opts: { ...p.opts, weightsStream: stream, weightsStreamSlots: stream ? slots : undefined }, memory, weightStream: ws };
+  // CPU memory and bus traffic: the host keeps every packed group; the replay's uploads cross the bus
+  const host = { ...p.host, weights: ws?.hostBytes ?? 0 };
+  host.total = p.host.total - p.host.weights + host.weights;
+  const bus = { ...p.bus, weights: ws?.busBytes ?? 0 };
+  bus.total = p.bus.total - p.bus.weights + bus.weights;
+  bus.perFrame = bus.total / p.framesOut;
+  bus.leverSeconds = (bus.store + bus.cache + bus.weights) / BUS_BYTES_PER_S;
+  return { ...p, opts: { ...p.opts, weightsStream: stream, weightsStreamSlots: stream ? slots : undefined }, memory, host, bus, weightStream: ws };
 }

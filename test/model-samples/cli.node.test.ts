@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/node/cli';
-import { SAMPLES } from '../../src/model/samples';
+import { loadSample, SAMPLES, ssimVsSource, type ModelReader } from '../../src/model/samples';
+import { readFileSync } from 'node:fs';
 import { needGpu } from '../helpers/need';
 
 const dir = mkdtempSync(join(tmpdir(), 'wan-vae-samples-'));
@@ -37,11 +38,16 @@ describe('wan-vae and the trained default model', () => {
     await needGpu(ctx);
     const r = await run(['decode', '--sample', 'rocket-64', '--json', '--out', join(dir, 'r.npy'), '--progress', 'off']);
     expect(r.code, r.err.join('\n')).toBe(0);
-    const j = JSON.parse(r.out.at(-1)!) as { sample: string; psnrVsSource: number; psnrTorch: number; dim: number; frames: number; weights: string };
-    console.log(`wan-vae decode --sample rocket-64: psnrVsSource ${j.psnrVsSource} dB (PyTorch ${j.psnrTorch})`);
+    const j = JSON.parse(r.out.at(-1)!) as { sample: string; psnrVsSource: number; ssimVsSource: number; psnrTorch: number; dim: number; frames: number; weights: string };
+    console.log(`wan-vae decode --sample rocket-64: psnrVsSource ${j.psnrVsSource} dB, ssimVsSource ${j.ssimVsSource} (PyTorch ${j.psnrTorch})`);
     expect([j.sample, j.dim, j.frames]).toEqual(['rocket-64', 32, 5]);
     expect(j.weights).toMatch(/wan21-d32/);
     expect(Math.abs(j.psnrVsSource - j.psnrTorch)).toBeLessThan(0.05);
+    // ssimVsSource: the SSIM of the shipped PyTorch decode against the same source (a field computed on the
+    // wrong clip, or missing, fails)
+    const read: ModelReader = async (rel) => new Uint8Array(readFileSync(new URL(`../../models/${rel}`, import.meta.url)));
+    const s = await loadSample('rocket-64', read, { torch: true });
+    expect(Math.abs(j.ssimVsSource - ssimVsSource(s.torch!.data, s.source))).toBeLessThan(1e-3);
   });
 
   it('a bad sample name, or --sample with --weights, is one line on stderr and exit code 2', async () => {

@@ -104,6 +104,11 @@ export function cliValue(args: Args, key: OptionKey): string | number | boolean 
   return v as string;
 }
 
+/** Check every decode-option flag given to `command` up front (one-line error naming the first bad one). */
+export function checkCliOptions(args: Args, command: 'decode' | 'plan'): void {
+  for (const k of optionKeys(command)) if (args[spec(k).flag!] !== undefined) cliValue(args, k);
+}
+
 /** --tile-store; 'cpu' only makes sense in tile-major order (frame-major keeps no store). */
 function tileStore(a: Args): OptionOrAuto<'tileStore'> {
   const store = cliValue(a, 'tileStore');

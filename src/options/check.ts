@@ -26,10 +26,13 @@ function tileProblem(t: unknown): string {
   if (!t || typeof t !== 'object') return `must be {th, tw, mode, order} (tile core in latent pixels), got ${show(t)}`;
   const o = t as Record<string, unknown>;
   for (const d of ['th', 'tw'] as const) if (!isWhole(o[d], 1)) return `.${d} must be a positive whole number of latent pixels, got ${show(o[d])}`;
-  const sub: [string, OptionKey, unknown][] = [['mode', 'tileMode', o.mode], ['order', 'tileOrder', o.order]];
-  if (o.store !== undefined) sub.push(['store', 'tileStore', o.store]);
-  for (const [field, key, v] of sub) {
-    const p = problem(key, v, 'api');
+  // the tile's fields are the schema's options with api 'tile.<field>' (mode and order required)
+  for (const key of OPTION_KEYS) {
+    const api = OPTIONS[key].api;
+    if (typeof api !== 'string') continue;
+    const field = api.slice('tile.'.length);
+    if (o[field] === undefined && field !== 'mode' && field !== 'order') continue;
+    const p = problem(key, o[field], 'api');
     if (p) return `.${field} ${p}`;
   }
   if (o.halo !== undefined && !isWhole(o.halo, 0)) return `.halo must be a whole number of latent pixels >= 0, got ${show(o.halo)}`;
@@ -89,7 +92,7 @@ export function optionError(key: OptionKey, value: unknown, surface: Surface): D
 export function checkDecodeOptions(o: object): void {
   const rec = o as Record<string, unknown>;
   for (const key of OPTION_KEYS) {
-    if (!OPTIONS[key].api || rec[key] === undefined) continue;
+    if (OPTIONS[key].api !== true || rec[key] === undefined) continue;
     const p = problem(key, rec[key], 'api');
     if (p) throw new DecoderError('bad-input', `${optionName(key, 'api')} ${p}`);
   }

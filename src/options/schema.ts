@@ -10,7 +10,7 @@
 //     = dry run too); `demo` whether the page's options form has it (then index.html needs a control
 //     with name=key and a `<span class="explain" data-explain=key>`). Kinds: 'choice' (values; `auto`
 //     = CLI/demo also accept 'auto', resolved by fitPlan), 'bool' (CLI on|off), 'int' / 'number' (min,
-//     unit), 'custom' (its own check; say so in `syntax`).
+//     unit), 'custom' (its own check in check.ts `problem`; `syntax` for --help, `examples` it takes).
 //  2. Add the field to DecodeOptions (src/options/decode-options.ts) typed `OptionValue<'key'>`, and pass
 //     it on where it acts (planner options, GpuDecoder). WorkerDecodeOptions picks it from DecodeOptions.
 //  3. The CLI reads it with `cliValue(args, 'key')` (src/node/cli-options.ts) where it builds the decode.
@@ -26,10 +26,10 @@ interface Base {
   /** the demo form's label; null: not in the demo form */
   demo: string | null;
   /**
-   * a field of DecodeOptions (the API, the worker; tileMode / tileOrder / tileStore: of its `tile` as mode,
-   * order, store); false: CLI/demo only (the budget goes to fitPlan)
+   * true: a field of DecodeOptions (the API, the worker); 'tile.x': field x of DecodeOptions.tile; false:
+   * CLI/demo only (the budget goes to fitPlan)
    */
-  api: boolean;
+  api: boolean | `tile.${string}`;
 }
 
 export interface ChoiceSpec extends Base {
@@ -65,6 +65,8 @@ export interface CustomSpec extends Base {
   kind: 'custom';
   /** the CLI's value syntax, e.g. 'none|auto|HxW' */
   syntax: string;
+  /** values it takes, as the CLI's text (test/options/schema.node.test.ts tries each on every surface) */
+  examples: readonly string[];
   default: string | null;
   cliDefault?: string;
   demoDefault?: string;
@@ -89,18 +91,18 @@ export const OPTIONS = {
     help: 'Storage of the conv weights: f32, f16 or int8 (per-output-channel scales, dequantised in the portable conv; not exact). auto: f16 then int8 weights only when nothing else fits the budget.',
   },
   latentStats: {
-    kind: 'custom', flag: 'latent-stats', commands: DECODE, api: true, demo: 'Latent stats', syntax: 'official|none|file|FILE.safetensors', default: 'official', demoValues: ['official', 'none', 'file'],
+    kind: 'custom', flag: 'latent-stats', commands: DECODE, api: true, demo: 'Latent stats', syntax: 'official|none|file|FILE.safetensors', examples: ['official', 'none', 'file', 'stats.safetensors'], default: 'official', demoValues: ['official', 'none', 'file'],
     help: "official: latents are normalised (as the diffusion model outputs them) and get ·std+mean (Wan2.1 z=16, Wan2.2 z=48); none: already de-normalised; file: the '@mean'/'@std' stored with the latents (the default when the file has them).",
   },
   rgba: { kind: 'bool', flag: null, commands: [], api: true, demo: null, default: false, help: 'Also produce RGBA8 frames (for display).' },
   tile: {
-    kind: 'custom', flag: 'tile', commands: BOTH, api: true, demo: 'Tiles', syntax: 'none|auto|HxW', default: 'none', cliDefault: 'auto', demoValues: ['none', '2x2', '3x3', '4x4', 'auto'],
+    kind: 'custom', flag: 'tile', commands: BOTH, api: true, demo: 'Tiles', syntax: 'none|auto|HxW', examples: ['none', 'auto', '3x5'], default: 'none', cliDefault: 'auto', demoValues: ['none', '2x2', '3x3', '4x4', 'auto'],
     help: 'Spatial tiles from up block 0 on (attention stays global; HxW: the tile core in latent pixels; the demo: a grid): less GPU memory, more compute. auto: whole frames when they fit, else the fewest tiles that do.',
   },
-  tileMode: { kind: 'choice', flag: 'tile-mode', commands: BOTH, api: true, demo: 'Tile mode', values: ['exact', 'blend'], default: 'exact', help: 'exact: a 7-latent-pixel halo, output identical to whole frames; blend: a 2-pixel halo with linear blending, faster, not exact.' },
-  tileOrder: { kind: 'choice', flag: 'tile-order', commands: BOTH, api: true, demo: 'Tile order', values: ['tile-major', 'frame-major'], default: 'tile-major', help: "tile-major: one tile's cache on the GPU at a time, frames appear at the end; frame-major: every tile's cache stays, frames stream." },
+  tileMode: { kind: 'choice', flag: 'tile-mode', commands: BOTH, api: 'tile.mode', demo: 'Tile mode', values: ['exact', 'blend'], default: 'exact', help: 'exact: a 7-latent-pixel halo, output identical to whole frames; blend: a 2-pixel halo with linear blending, faster, not exact.' },
+  tileOrder: { kind: 'choice', flag: 'tile-order', commands: BOTH, api: 'tile.order', demo: 'Tile order', values: ['tile-major', 'frame-major'], default: 'tile-major', help: "tile-major: one tile's cache on the GPU at a time, frames appear at the end; frame-major: every tile's cache stays, frames stream." },
   tileStore: {
-    kind: 'choice', flag: 'tile-store', commands: BOTH, api: true, demo: 'Tile store', values: ['gpu', 'cpu'], auto: true, default: 'gpu', cliDefault: 'auto', demoDefault: 'auto',
+    kind: 'choice', flag: 'tile-store', commands: BOTH, api: 'tile.store', demo: 'Tile store', values: ['gpu', 'cpu'], auto: true, default: 'gpu', cliDefault: 'auto', demoDefault: 'auto',
     help: 'Tile-major only: where the latent-rate output of every frame waits for the tiles. gpu: one GPU buffer; cpu: CPU memory, one chunk uploaded before each tile (fewer GPU bytes, PCIe traffic); auto: gpu, else cpu.',
   },
   norm: {
@@ -115,7 +117,7 @@ export const OPTIONS = {
   },
   collect: { kind: 'bool', flag: null, commands: [], api: true, demo: null, default: true, help: 'Keep the whole video in the result; false: frames only through onFrame (constant CPU memory).' },
   injectOom: {
-    kind: 'custom', flag: null, commands: [], api: true, demo: null, syntax: 'N|N+', default: null,
+    kind: 'custom', flag: null, commands: [], api: true, demo: null, syntax: 'N|N+', examples: ['0', '3', '2+'], default: null,
     help: 'Fault injection: the N-th GPU buffer allocation of the decode fails as out-of-memory (N+: that and every later one); default WAN_VAE_INJECT_OOM (Node); 0 = none.',
   },
   injectOomAfterFrame: { kind: 'int', flag: null, commands: [], api: true, demo: null, min: 0, unit: 'frames', default: null, help: 'Fault injection: an out-of-memory error surfaces after frame N has been delivered.' },

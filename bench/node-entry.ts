@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { installNodeWebGPU } from '../src/node/install-webgpu';
 import { parseArgs } from './lib/args';
 import { runSuite } from './lib/suite';
+import { setModelReader } from './lib/models';
 import type { Report } from './lib/types';
 import { json, reportStem, writeReport } from './report/write';
 
@@ -68,6 +69,8 @@ async function main(argv: string[]): Promise<number> {
     flags.push('v8:--liftoff-only (onnxruntime wasm unoptimized)');
   }
   await installNodeWebGPU(a.dawnFlags);
+  // the trained model's tradeoffs rows read models/ (weights, sample latents, source clip) from the working directory
+  setModelReader(async (rel) => new Uint8Array(readFileSync(resolve('models', rel))));
   const log = (line: string) => console.log(`[bench] ${line}`);
   const outDir = resolve(a.out ?? join('bench', 'results'));
   let partial: string | null = null;

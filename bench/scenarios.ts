@@ -111,14 +111,28 @@ export function tradeoffSwitches(tile: string): MatrixScenario['switches'] {
   };
 }
 
+/** The trained default model (models/) on one of its samples: rows also carry PSNR / SSIM against the source clip. */
+function trainedTradeoffs(sample: string, latent: [number, number, number], tile: string): MatrixScenario {
+  return {
+    group: 'tradeoffs', vary: 'one', name: `tradeoffs/trained-${sample}`, model: { ...model('2.1', 32, 16), seed: 0, sample }, latent,
+    switches: tradeoffSwitches(tile), repeats: 1, probe: false,
+    note: `trained default model (models/, Wan2.1 dim 32), sample ${sample}: quality also against the source clip (psnrVsSource, ssimVsSource)`,
+  };
+}
+
 function tradeoffScenarios(quick: boolean, frames: number | undefined): MatrixScenario[] {
   const base = { group: 'tradeoffs' as const, vary: 'one' as const };
   return quick
     ? [
         { ...base, name: 'tradeoffs/wan2.1-dim16-48x64', model: model('2.1', 16, 16), latent: [4, 6, 8], switches: tradeoffSwitches('3x4'), repeats: 1, note: 'golden wan21-small size, generated weights' },
         { ...base, name: 'tradeoffs/wan2.2-dim16-80x96', model: model('2.2', 16, 48), latent: [3, 5, 6], switches: { ...tradeoffSwitches('3x3'), cache: ['on'] }, repeats: 1, note: 'golden wan22-small size, generated weights; cache off is refused for Wan2.2' },
+        trainedTradeoffs('rocket-64', [2, 8, 8], '4x4'),
       ]
-    : [{ ...base, name: 'tradeoffs/wan2.1-dim96-480x832', model: WAN21, latent: [frames ?? 3, 60, 104], switches: tradeoffSwitches('30x26'), repeats: 1, probe: false }];
+    : [
+        { ...base, name: 'tradeoffs/wan2.1-dim96-480x832', model: WAN21, latent: [frames ?? 3, 60, 104], switches: tradeoffSwitches('30x26'), repeats: 1, probe: false },
+        trainedTradeoffs('astronaut-128', [3, 16, 16], '8x8'),
+        trainedTradeoffs('coffee-480x832', [2, 60, 104], '30x26'),
+      ];
 }
 
 function coldScenarios(quick: boolean): DecodeScenario[] {

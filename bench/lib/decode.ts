@@ -7,7 +7,8 @@ import type { DecoderDevice } from '../../src/gpu/device';
 import { DecoderError } from '../../src/gpu/errors';
 import type { Latents } from '../../src/model/latents';
 import { ByteCounter } from './byte-counter';
-import { decodeFlops, latentsFor, modelFor } from './models';
+import { decodeFlops, latentsFor, modelFor, prepareModel, sourceFor } from './models';
+import { ssim, vsSource } from '../../src/model/quality';
 import { PassProbe } from './pass-probe';
 import { describeError, now, quality, spread } from './stats';
 import type { DecodeScenario, MatrixScenario, Result, Spread, Switches } from './types';
@@ -205,6 +206,8 @@ const label = (o: Switches) => Object.entries(o).map(([k, v]) => `${k}=${v ?? 'd
 export async function runMatrixScenario(gpu: DecoderDevice, s: MatrixScenario, repeats?: number): Promise<Result[]> {
   const refs = new Map<number, { video: Float32Array; label: string }>();
   const rows: Result[] = [];
+  await prepareModel(s.model);
+  const source = sourceFor(s.model); // trained model: the original clip [3, F, H, W]
   for (const opts of s.vary === 'one' ? oneAtATime(s.switches) : combinations(s.switches)) {
     const m = await measureDecode(gpu, { ...s, name: `${s.name}/${label(opts)}` }, opts, repeats ?? s.repeats);
     if (m.video) {
@@ -213,6 +216,13 @@ export async function runMatrixScenario(gpu: DecoderDevice, s: MatrixScenario, r
       else {
         refs.set(m.video.length, { video: m.video, label: `${label(opts)} (reference: exact)` });
         m.row.quality = { against: 'itself (reference of this output size)', maxAbs: 0, psnr: Infinity };
+      }
+      if (source) {
+        // PSNR / SSIM against the original video (cache off: at the source frames its frames stand for)
+        const [, , H, W] = source.shape;
+        const v = vsSource(m.video, source.data, source.shape);
+        m.row.quality.ssim = ref ? ssim(m.video, ref.video, [3, m.video.length / (3 * H * W), H, W]) : 1;
+        Object.assign(m.row.quality, { psnrVsSource: v.psnr, ssimVsSource: v.ssim });
       }
     }
     rows.push(m.row);

@@ -11,6 +11,8 @@ export interface ModelSpec {
   dim: number;
   zDim: number;
   seed: number;
+  /** the trained default model (models/, Wan2.1 dim 32) with this sample's latents instead of generated ones */
+  sample?: string;
 }
 
 /** Decode options as data: every switch of WanVaeDecoder.decode (new switches: new keys). */
@@ -89,6 +91,11 @@ export interface Quality {
   against: string;
   maxAbs: number;
   psnr: number;
+  /** SSIM against the same reference (luma, src/model/quality.ts); trained-model rows */
+  ssim?: number;
+  /** trained model: PSNR / SSIM against the sample's source clip (the original video) */
+  psnrVsSource?: number;
+  ssimVsSource?: number;
 }
 
 export interface Result {

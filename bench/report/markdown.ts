@@ -7,6 +7,8 @@ const f = (v: number | undefined | null, d = 2) => (v === undefined || v === nul
 const ms = (v: number | undefined | null) => (v === undefined || v === null || Number.isNaN(v) ? '-' : v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(3));
 const mib = (b: number | undefined) => (b ? (b / 2 ** 20).toFixed(b < 2 ** 24 ? 2 : 0) : '-');
 const psnr = (r: Result) => (!r.quality ? '-' : r.quality.psnr === Infinity || r.quality.psnr === null ? 'exact' : `${r.quality.psnr.toFixed(1)} dB`);
+const dbCell = (v: number | undefined) => (v === undefined ? '-' : v === Infinity ? 'exact' : `${v.toFixed(2)} dB`);
+const ssimCell = (v: number | undefined) => (v === undefined ? '-' : v.toFixed(4));
 const err = (r: Result) => (r.quality ? r.quality.maxAbs.toExponential(2) : '-');
 const sp = (s: Spread | undefined) => (s ? `${ms(s.median)} (${ms(s.p10)}-${ms(s.p90)})` : '-');
 const x = (r: Result, k: string) => r.extra?.[k];
@@ -51,11 +53,17 @@ function decodeTable(rep: Report): string[] {
 function tradeoffTable(rep: Report): string[] {
   const rows = rep.results.filter((r) => r.group === 'tradeoffs').map((r) =>
     r.status === 'ok'
-      ? [r.name.replace(/^tradeoffs\//, ''), mib(r.plannedPeakGpuBytes), mib(r.peakGpuBytes), sp(r.ms), `${x(r, 'frames')}`, err(r), psnr(r), r.quality?.against ?? '-']
-      : [r.name.replace(/^tradeoffs\//, ''), '-', '-', '-', '-', '-', '-', `${r.status}: ${String(r.error).replace(/\|/g, '/').slice(0, 200)}`],
+      ? [r.name.replace(/^tradeoffs\//, ''), mib(r.plannedPeakGpuBytes), mib(r.peakGpuBytes), sp(r.ms), `${x(r, 'frames')}`, err(r), psnr(r), ssimCell(r.quality?.ssim), dbCell(r.quality?.psnrVsSource), ssimCell(r.quality?.ssimVsSource), r.quality?.against ?? '-']
+      : [r.name.replace(/^tradeoffs\//, ''), '-', '-', '-', '-', '-', '-', '-', '-', '-', `${r.status}: ${String(r.error).replace(/\|/g, '/').slice(0, 200)}`],
   );
   if (!rows.length) return [];
-  return ['## Trade-offs: each memory lever alone against the exact f32 decode (first row of each model)', '', ...table(['model / options', 'planned MiB', 'arena peak MiB', 'warm ms (p10-p90)', 'frames', 'max err', 'PSNR', 'against'], rows)];
+  return [
+    '## Trade-offs: each memory lever alone against the exact f32 decode (first row of each model)',
+    '',
+    'Trained-model rows (`trained-SAMPLE`: models/, Wan2.1 dim 32, a shipped sample) also compare with the original video: PSNR and SSIM vs source (SSIM: luma per frame, 11x11 Gaussian window, src/model/quality.ts; cache off at the source frames its frames stand for, 4k).',
+    '',
+    ...table(['model / options', 'planned MiB', 'arena peak MiB', 'warm ms (p10-p90)', 'frames', 'max err', 'PSNR', 'SSIM', 'PSNR vs source', 'SSIM vs source', 'against (max err, PSNR, SSIM)'], rows),
+  ];
 }
 
 function matrixTable(rep: Report, chart: string | null): string[] {

@@ -1,6 +1,7 @@
 // The compare view: A (pinned) and B (the latest decode) side by side at time-aligned frames, the
-// difference heat map, PSNR per frame as a chart and a table, and a note explaining the alignment.
-import { alignFrames, diffHeatmap, maxAbsDiff, psnr } from './compare';
+// difference heat map, PSNR and SSIM per frame as a chart and a table, a note explaining the alignment,
+// and, for decodes of a trained-model sample, PSNR and SSIM of A and of B against the sample's source clip.
+import { againstSource, alignFrames, diffHeatmap, frameSsim, maxAbsDiff, psnr, type SourceClip } from './compare';
 import { byTestId, h, svg } from './dom';
 import { formatDb } from './format';
 import { drawRgba } from './player';
@@ -10,6 +11,7 @@ interface Pair {
   a: number;
   b: number;
   psnr: number;
+  ssim: number;
   maxAbs: number;
 }
 
@@ -21,12 +23,22 @@ export class CompareView {
   private readonly root: HTMLElement;
   private readonly labels: HTMLElement;
   private readonly scrub: HTMLInputElement;
+  private readonly sourceLine: HTMLElement;
+  /** the source clip of the sample each decode came from (decodes of a trained-model sample only) */
+  private readonly sources = new WeakMap<DecodeRecord, SourceClip>();
 
   constructor() {
     this.root = byTestId('compare');
     this.labels = byTestId('compare-labels');
     this.scrub = byTestId<HTMLInputElement>('compare-scrub');
     this.scrub.addEventListener('input', () => this.showPair(Number(this.scrub.value)));
+    this.sourceLine = h('p', { class: 'info', 'data-testid': 'compare-source', hidden: '' });
+    byTestId('compare-note').after(this.sourceLine);
+  }
+
+  /** Marks `r` as a decode of a sample whose source clip is `src` (before setA / setB). */
+  tagSource(r: DecodeRecord, src: SourceClip): void {
+    this.sources.set(r, src);
   }
 
   get pinned(): DecodeRecord | null {
@@ -63,8 +75,9 @@ export class CompareView {
     for (const p of alignFrames(nA, nB)) {
       const fa = a.store.get(p.a), fb = b.store.get(p.b);
       if (!fa || !fb) continue;
-      this.pairs.push({ ...p, psnr: psnr(fa.rgb, fb.rgb), maxAbs: maxAbsDiff(fa.rgb, fb.rgb) });
+      this.pairs.push({ ...p, psnr: psnr(fa.rgb, fb.rgb), ssim: frameSsim(fa.rgb, fb.rgb, a.store.height, a.store.width), maxAbs: maxAbsDiff(fa.rgb, fb.rgb) });
     }
+    this.renderSource();
     this.scale = Math.max(0, ...this.pairs.map((p) => p.maxAbs));
     note.textContent =
       nA === nB
@@ -82,6 +95,20 @@ export class CompareView {
     this.renderChart();
     this.renderTable();
     this.showPair(0);
+  }
+
+  /** PSNR / SSIM of A and B against their sample's source clip, where they have one of this size. */
+  private renderSource(): void {
+    const parts: string[] = [];
+    for (const [name, r] of [['A', this.a], ['B', this.b]] as const) {
+      const src = r && this.sources.get(r);
+      if (!r || !src || src.height !== r.store.height || src.width !== r.store.width) continue;
+      const q = againstSource((i) => r.store.get(i)?.rgb, r.store.total, src);
+      if (q) parts.push(`${name}: ${formatDb(q.psnr)} PSNR, SSIM ${q.ssim.toFixed(4)} (${q.frames} frames)`);
+    }
+    const src = (this.a && this.sources.get(this.a)) ?? (this.b && this.sources.get(this.b));
+    this.sourceLine.hidden = parts.length === 0;
+    this.sourceLine.textContent = parts.length ? `Against the source clip of ${src!.name} (the original video): ${parts.join(' · ')}. SSIM: luma, 11×11 Gaussian window, mean over frames.` : '';
   }
 
   private clearCharts(): void {
@@ -109,19 +136,19 @@ export class CompareView {
     const finite = this.pairs.map((p) => p.psnr).filter(Number.isFinite);
     const mean = finite.length ? finite.reduce((s, v) => s + v, 0) / finite.length : Infinity;
     byTestId('psnr-table').replaceChildren(
-      h('thead', {}, h('tr', {}, h('th', {}, 'A frame'), h('th', {}, 'B frame'), h('th', {}, 'PSNR'), h('th', {}, 'max |A−B|'))),
+      h('thead', {}, h('tr', {}, h('th', {}, 'A frame'), h('th', {}, 'B frame'), h('th', {}, 'PSNR'), h('th', {}, 'SSIM'), h('th', {}, 'max |A−B|'))),
       h(
         'tbody',
         {},
         ...this.pairs.map((p, k) => {
-          const tr = h('tr', { 'data-pair': String(k) }, h('td', {}, String(p.a + 1)), h('td', {}, String(p.b + 1)), h('td', {}, formatDb(p.psnr)), h('td', {}, p.maxAbs.toExponential(2)));
+          const tr = h('tr', { 'data-pair': String(k) }, h('td', {}, String(p.a + 1)), h('td', {}, String(p.b + 1)), h('td', {}, formatDb(p.psnr)), h('td', {}, p.ssim.toFixed(4)), h('td', {}, p.maxAbs.toExponential(2)));
           tr.addEventListener('click', () => {
             this.scrub.value = String(k);
             this.showPair(k);
           });
           return tr;
         }),
-        h('tr', {}, h('td', { colspan: '2' }, 'mean (finite)'), h('td', { 'data-testid': 'psnr-mean' }, finite.length ? formatDb(mean) : '∞ (identical)'), h('td', {}, this.scale.toExponential(2))),
+        h('tr', {}, h('td', { colspan: '2' }, 'mean (finite)'), h('td', { 'data-testid': 'psnr-mean' }, finite.length ? formatDb(mean) : '∞ (identical)'), h('td', { 'data-testid': 'ssim-mean' }, (this.pairs.reduce((t, p) => t + p.ssim, 0) / this.pairs.length).toFixed(4)), h('td', {}, this.scale.toExponential(2))),
       ),
     );
   }

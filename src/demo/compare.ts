@@ -1,5 +1,44 @@
 // Comparison math of two decodes of the same latents: which frames match in time, PSNR over [-1, 1]
-// (peak-to-peak 2) and a difference heat map.
+// (peak-to-peak 2), SSIM (luma, src/model/quality.ts), a difference heat map, and a decode against the
+// source clip of a trained-model sample.
+import { ssim } from '../model/quality';
+
+/** A sample's source clip as the compare view reads it: frame i as [3, H, W] in [-1, 1]. */
+export interface SourceClip {
+  name: string;
+  frames: number;
+  height: number;
+  width: number;
+  frame(i: number): Float32Array;
+}
+
+/** SSIM of two [3, H, W] frames in [-1, 1] (luma, 11x11 Gaussian window; 1 when identical). */
+export function frameSsim(a: Float32Array, b: Float32Array, height: number, width: number): number {
+  return ssim(a, b, [3, 1, height, width]);
+}
+
+/**
+ * A decode of n frames against its source clip of F frames: frame k of the decode stands for source frame
+ * round(k (F − 1) / (n − 1)) (all F when n = F, as alignFrames). PSNR from the MSE over every compared value
+ * (decode clamped to [-1, 1]), SSIM the mean over frames. Frames the decode lacks (cancelled) are left out.
+ */
+export function againstSource(get: (i: number) => Float32Array | undefined, n: number, src: SourceClip): { psnr: number; ssim: number; frames: number } | null {
+  let se = 0, count = 0, s = 0, frames = 0;
+  for (const p of alignFrames(n, src.frames)) {
+    const f = get(p.a);
+    if (!f) continue;
+    const ref = src.frame(p.b);
+    for (let i = 0; i < f.length; i++) {
+      const d = Math.min(1, Math.max(-1, f[i]!)) - ref[i]!;
+      se += d * d;
+    }
+    count += f.length;
+    s += frameSsim(f, ref, src.height, src.width);
+    frames++;
+  }
+  if (!frames) return null;
+  return { psnr: se === 0 ? Infinity : 10 * Math.log10(4 / (se / count)), ssim: s / frames, frames };
+}
 
 /**
  * Pairs frames at the same time position. Cache off gives T frames, cache on 1 + 4(T − 1): each frame of

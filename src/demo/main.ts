@@ -30,7 +30,7 @@ import {
 } from './recipe';
 import type { DecodeRecord } from './record';
 import { acceptDrops, fromFile, fromUrl, preventStrayDrops, type Loaded } from './sources';
-import { mountSamples } from './samples-view';
+import { mountSamples, type SamplesView } from './samples-view';
 import { renderTiming } from './timing-view';
 import { adapterClass, estimate, estimateFlops, type Estimate } from './estimate';
 import { inputProblem, statsLine } from './inputs-check';
@@ -67,6 +67,8 @@ const player = new Player({
   fps: fpsInput,
 });
 const compare = new CompareView();
+/** the Samples card (trained model), once mounted */
+let samplesView: SamplesView | null = null;
 
 // ---- state ----
 let gpu: GpuProbe = { available: false, reason: '', description: '', fallback: false, f16: false, maxBinding: 0, limits: { maxStorageBufferBindingSize: 0, maxBufferSize: 0 } };
@@ -381,6 +383,9 @@ async function decode(): Promise<void> {
   if (done > 0) {
     current = record;
     player.finish();
+    // a decode of a trained-model sample's latents is also measured against that sample's source clip
+    const src = samplesView?.sourceFor(latentsRef.kind === 'url' ? latentsRef.url : null);
+    if (src) compare.tagSource(record, src);
     compare.setB(record);
     showFigures(record);
   }
@@ -575,11 +580,20 @@ async function start(): Promise<void> {
   }
   if (recipe) writeOptions(form, recipe.options);
   // the trained model's samples (#samples): picked through the page's URL loaders, source clip beside the decode
-  const samples = mountSamples(document.getElementById('samples'), {
-    loadWeightsUrl: (url) => loadModelFrom(weightsFromUrl(url), () => ({ kind: 'url', url })),
-    loadLatentsUrl: (url) => latentsFrom(fromUrl(url), (l) => ({ kind: 'url', url: l.url! })),
+  const samples = (samplesView = mountSamples(document.getElementById('samples'), {
+    // the Model / Latents cards then say what is loaded: "URL", with the models/ file's URL in the field
+    loadWeightsUrl: async (url) => {
+      selectSource(byTestId('model-card'), 'weights-src', 'url');
+      byTestId<HTMLInputElement>('weights-url').value = url;
+      await loadModelFrom(weightsFromUrl(url), () => ({ kind: 'url', url }));
+    },
+    loadLatentsUrl: async (url) => {
+      selectSource(byTestId('latents-card'), 'latents-src', 'url');
+      byTestId<HTMLInputElement>('latents-url').value = url;
+      await latentsFrom(fromUrl(url), (l) => ({ kind: 'url', url: l.url! }));
+    },
     currentWeightsUrl: () => (weightsRef.kind === 'url' ? weightsRef.url : null),
-  });
+  }));
   if (samples) {
     const shown = player.onShow;
     player.onShow = (i) => {

@@ -3,6 +3,7 @@
 // links keep working), and shows the sample's source clip beside the decode, frame for frame, with the
 // PSNR of its PyTorch decode against that clip.
 import { MODEL_DECODER_FILE, MODEL_NAME, SAMPLES, defaultSample, parseU8Npy, type SampleInfo } from '../model/samples';
+import type { SourceClip } from './compare';
 
 // every models/ file the page may fetch, as URLs Vite serves in dev and copies into the build
 const FILES = import.meta.glob(['../../models/wan21-d32-decoder.safetensors', '../../models/samples/*.latents.npy', '../../models/samples/*.source.npy'], {
@@ -32,7 +33,7 @@ export class SamplesView {
   private readonly info: HTMLElement;
   private readonly canvas: HTMLCanvasElement;
   private readonly label: HTMLElement;
-  private source: { info: SampleInfo; data: Uint8Array } | null = null;
+  private source: { info: SampleInfo; data: Uint8Array; latentsUrl: string } | null = null;
   private frame = 0;
 
   constructor(root: HTMLElement, private readonly hooks: SamplesHooks) {
@@ -79,11 +80,12 @@ export class SamplesView {
     this.describe();
     const weights = modelFileUrl(MODEL_DECODER_FILE);
     if (this.hooks.currentWeightsUrl() !== weights) await this.hooks.loadWeightsUrl(weights);
-    await this.hooks.loadLatentsUrl(modelFileUrl(`samples/${s.files.latents}`));
+    const latentsUrl = modelFileUrl(`samples/${s.files.latents}`);
+    await this.hooks.loadLatentsUrl(latentsUrl);
     const r = await fetch(modelFileUrl(`samples/${s.files.source}`));
     if (!r.ok) throw new Error(`could not fetch the source clip of ${name}: HTTP ${r.status}`);
     const u8 = parseU8Npy(new Uint8Array(await r.arrayBuffer()), `models/samples/${s.files.source}`);
-    this.source = { info: s, data: u8.data };
+    this.source = { info: s, data: u8.data, latentsUrl };
     this.canvas.width = s.width;
     this.canvas.height = s.height;
     this.showSource(this.frame);
@@ -94,6 +96,22 @@ export class SamplesView {
   /** Load the default sample (the page's start on a hardware adapter). */
   loadDefault(): Promise<void> {
     return this.load(defaultSample().name);
+  }
+
+  /** The loaded sample's source clip when `latentsUrl` is its latents (what a decode of them is measured against), else null. */
+  sourceFor(latentsUrl: string | null): SourceClip | null {
+    const src = this.source;
+    if (!src || !latentsUrl || latentsUrl !== src.latentsUrl) return null;
+    const { info, data } = src;
+    const plane = info.height * info.width;
+    return {
+      name: info.name, frames: info.frames, height: info.height, width: info.width,
+      frame: (i) => {
+        const out = new Float32Array(3 * plane);
+        for (let c = 0; c < 3; c++) for (let p = 0; p < plane; p++) out[c * plane + p] = data[(c * info.frames + i) * plane + p]! / 127.5 - 1;
+        return out;
+      },
+    };
   }
 
   /** Draw frame `index` of the loaded source clip (the player calls this as it shows a decoded frame). */

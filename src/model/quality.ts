@@ -115,3 +115,37 @@ export function ssim(video: Float32Array, ref: Float32Array, shape: ClipShape): 
   for (let f = 0; f < F; f++) s += ssimPlane(lumaFrame(video, shape, f), lumaFrame(ref, shape, f), H, W);
   return s / F;
 }
+
+/**
+ * Source frames that a decode of `n` frames stands for when it has fewer than the source's F (cache off
+ * gives one frame per latent frame: its frame k is latent k's last frame, source frame 4k =
+ * round(k (F - 1) / (n - 1))). All F frames when n = F. Same rule as models/train/contact_sheet.py.
+ */
+export function sourceFramesFor(n: number, F: number): number[] {
+  if (n === F) return Array.from({ length: F }, (_, i) => i);
+  if (n > F || n < 1) throw new DecoderError('bad-input', `a decode of ${n} frames cannot be compared with a source clip of ${F}`);
+  return Array.from({ length: n }, (_, k) => Math.round((k * (F - 1)) / Math.max(1, n - 1)));
+}
+
+/** Frames `idx` of a [3, F, H, W] clip, as a new [3, idx.length, H, W] clip. */
+export function pickFrames(clip: Float32Array, shape: ClipShape, idx: readonly number[]): { data: Float32Array; shape: ClipShape } {
+  const [C, F, H, W] = shape;
+  const plane = H * W;
+  const out = new Float32Array(C * idx.length * plane);
+  for (let c = 0; c < C; c++)
+    idx.forEach((f, j) => {
+      if (f < 0 || f >= F) throw new DecoderError('bad-input', `frame ${f} is outside a clip of ${F} frames`);
+      out.set(clip.subarray((c * F + f) * plane, (c * F + f + 1) * plane), (c * idx.length + j) * plane);
+    });
+  return { data: out, shape: [C, idx.length, H, W] };
+}
+
+/** PSNR and SSIM of a decode [3, n, H, W] against a source clip [3, F, H, W] at the frames it stands for. */
+export function vsSource(video: Float32Array, source: Float32Array, shape: ClipShape): { psnr: number; ssim: number; frames: number[] } {
+  const [C, F, H, W] = shape;
+  const n = video.length / (C * H * W);
+  if (!Number.isInteger(n)) throw new DecoderError('bad-input', `a decode of ${video.length} values is not whole frames of ${C}x${H}x${W}`);
+  const frames = sourceFramesFor(n, F);
+  const ref = n === F ? { data: source, shape } : pickFrames(source, shape, frames);
+  return { psnr: psnr(video, ref.data), ssim: ssim(video, ref.data, ref.shape), frames };
+}

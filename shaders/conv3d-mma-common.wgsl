@@ -7,10 +7,15 @@
 // Operands, both written once per conv call or per upload, each 16x16 tile contiguous (stride 16):
 //   weights  wt[tap][ob][cb][16 cout][16 cin]   (src/kernels/conv3d-mma.ts packConvWeightBlocked;
 //            cout and cin padded to multiples of 16 with zeros)
-//   operand  s[dt][dx][cb][row][xb][16 cin][16 px]   (shaders/conv3d-mma-pack.wgsl): for temporal tap dt
-//            and horizontal tap dx, row r holds output-space row r - pad shifted by dx - pad, with zero
-//            rows/columns for the padding, so the right matrix of tap (dt, dy, dx) at output row y and
-//            pixel block xb is the contiguous tile at row y + dy.
+//   operand  s[dt][cb][row][xp][16 cin]   (shaders/conv3d-mma-pack.wgsl): one copy per temporal tap dt,
+//            channels innermost, row r / padded column xp = output-space (r - pad, xp - pad) with zero
+//            rows/columns for the padding (xp < xb*16 + KS - 1). The right matrix (16 cin x 16 px) of tap
+//            (dt, dy, dx) at output row y and pixel block xb is the 256 contiguous elements from column
+//            xb*16 + dx of row y + dy, read column-major (stride 16): the horizontal taps are offsets of
+//            16 elements, so the copy is one per frame, not one per (frame, dx). On the H200 this GEMM
+//            ran at 91 / 75 / 79 / 49 TFLOP/s (2x2: 91 / 57 / 79 / 49) at the four ANCHORS shapes against
+//            77 / 77 / 84 / 63 with three x-shifted row-major copies, whose pack wrote 3x the bytes
+//            (bench/probes/mma-layout.mjs, bench/results/h200/mma-2026-12-01-s4/).
 // GEMM: M = cout, N = pixels, K = cin per tap. One workgroup = one subgroup (matrix load/store offsets
 // must be workgroup-uniform on Dawn), TM x TN result tiles: TM blocks of 16 output channels, TN
 // consecutive 16-pixel blocks of the linear (row, xb) order (a group may span two rows). Past the last
@@ -33,16 +38,10 @@ override KT: u32 = 3;
 override KS: u32 = 3;
 override HAS_RES: u32 = 0; // 0 none, 1 from res, 2 from y (in place)
 override SG: u32 = 32; // workgroup size = the subgroup size (one subgroup per workgroup)
-// The conv's shape as pipeline constants (src/kernels/conv3d-mma.ts mmaShapeOverrides; the decoder sets
-// them per conv): loop bounds and block strides become compile-time constants. 0 = read prm instead.
-override CIN: u32 = 0;
-override COUT: u32 = 0;
-override OH: u32 = 0;
-override OW: u32 = 0;
 
-// 2 x 2: the best or tied-best of 3x2, 2x1, 1x1, 1x2, 2x2, 4x1, 6x1 at the four ANCHORS layer shapes on the
-// H200 (bench/results/h200/mma-blocked-2026-12-01-run2: GEMM 69-84 TFLOP/s; 3x2, the probe's best, 63-80)
-const TM: u32 = 2; // result tiles along cout (16 channels each)
+// 3 x 2 with the column-major operand (H200, bench/results/h200/mma-2026-12-01-s4/mma-layout.jsonl, uniform
+// bounds): 91 / 75 / 75 / 49 TFLOP/s at the four ANCHORS shapes, 2 x 2: 91 / 57 / 79 / 49
+const TM: u32 = 3; // result tiles along cout (16 channels each)
 const TN: u32 = 2; // result tiles along pixels (16 pixels each)
 
 var<workgroup> c_s: array<f32, TM * TN * 256u>; // TM * TN results of 16 x 16, row-major [cout][px]
@@ -50,16 +49,13 @@ var<workgroup> c_s: array<f32, TM * TN * 256u>; // TM * TN results of 16 x 16, r
 struct Geo { cb: u32, xb: u32, rows: u32, ob: u32, tiles: u32, cin: u32, cout: u32, h: u32, w: u32 }
 
 fn geo() -> Geo {
-  var cin = prm.cin;
-  var cout = prm.cout;
-  var h = prm.h;
-  var w = prm.w;
-  if (CIN != 0u) {
-    cin = CIN;
-    cout = COUT;
-    h = OH;
-    w = OW;
-  }
+  // bounds from Params, not pipeline constants: constant bounds (one pipeline per conv shape) made the
+  // 2x2 GEMM 3.5x slower at three of the four ANCHORS shapes on the H200 (the compiler unrolls the
+  // channel-block loop: 22 vs 77 TFLOP/s; bench/results/h200/mma-2026-12-01-s4/mma-layout.jsonl)
+  let cin = prm.cin;
+  let cout = prm.cout;
+  let h = prm.h;
+  let w = prm.w;
   let cb = (cin + 15u) / 16u;
   let xb = (w + 15u) / 16u;
   return Geo(cb, xb, h + KS - 1u, (cout + 15u) / 16u, h * xb, cin, cout, h, w);
@@ -70,16 +66,21 @@ fn a_off(g: Geo, tap: u32, ob: u32) -> u32 {
   return (tap * g.ob + min(ob, g.ob - 1u)) * g.cb * 256u;
 }
 
-// Element offset of the operand tile of pixel block n (linear over rows x xb) for taps (dt, dy, dx),
-// channel block 0; the next channel blocks follow at + b_cb_stride(g) each.
+// Padded columns of one operand row.
+fn wp(g: Geo) -> u32 {
+  return g.xb * 16u + KS - 1u;
+}
+
+// Element offset of the operand tile (column-major, stride 16) of pixel block n (linear over rows x xb)
+// for taps (dt, dy, dx), channel block 0; the next channel blocks follow at + b_cb_stride(g) each.
 fn b_off(g: Geo, dt: u32, dy: u32, dx: u32, n: u32) -> u32 {
   let yy = n / g.xb;
   let xb = n % g.xb;
-  return (((dt * KS + dx) * g.cb * g.rows + yy + dy) * g.xb + xb) * 256u;
+  return ((dt * g.cb * g.rows + yy + dy) * wp(g) + xb * 16u + dx) * 16u;
 }
 
 fn b_cb_stride(g: Geo) -> u32 {
-  return g.rows * g.xb * 256u;
+  return g.rows * wp(g) * 16u;
 }
 
 // Bias, residual and bounds for the TM x TN results in c_s (after a barrier); all SG invocations.

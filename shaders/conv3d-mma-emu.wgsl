@@ -25,8 +25,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
           let tap = (dt * KS + dy) * KS + dx;
           for (var cb = 0u; cb < g.cb; cb++) {
             let ao = a_off(g, tap, ob0 + i) + cb * 256u + m * 16u;
-            let bo = b_off(g, dt, dy, dx, n) + cb * b_cb_stride(g) + col;
-            for (var k = 0u; k < 16u; k++) { acc += f32(wt[ao + k]) * f32(s[bo + k * 16u]); }
+            let bo = b_off(g, dt, dy, dx, n) + cb * b_cb_stride(g); // column-major tile: (k, col) at col * 16 + k
+            for (var k = 0u; k < 16u; k++) { acc += f32(wt[ao + k]) * f32(s[bo + col * 16u + k]); }
           }
         }
       }

@@ -2,7 +2,8 @@
 // tensor cores through WGSL subgroup matrices (Chromium / Dawn experimental feature
 // `chromium-experimental-subgroup-matrix`, 16x16x16 f16 products accumulated in f32), reading both
 // operands straight from storage in the tile-blocked layouts of shaders/conv3d-mma-common.wgsl: no
-// workgroup-memory staging, every matrix load a contiguous 16x16 tile (stride 16). The operand copy
+// workgroup-memory staging, every matrix load a contiguous 16x16 tile (stride 16; the operand's column-major).
+// The operand copy
 // (padding, nearest-2x, cache frames, fused norm + SiLU) is written by shaders/conv3d-mma-pack.wgsl in
 // the same pass just before; weights are re-blocked once at upload. f16 storage only.
 // Load/store use the current form with the majorness as a template argument and the stride in elements
@@ -40,7 +41,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
             a[i] = subgroupMatrixLoad<subgroup_matrix_left<Elem, 16, 16>, row_major>(&wt, ao[i] + cb * 256u, 16u);
           }
           for (var j = 0u; j < TN; j++) {
-            r[j] = subgroupMatrixLoad<subgroup_matrix_right<Elem, 16, 16>, row_major>(&s, bo[j] + cb * bs, 16u);
+            r[j] = subgroupMatrixLoad<subgroup_matrix_right<Elem, 16, 16>, col_major>(&s, bo[j] + cb * bs, 16u);
           }
           for (var i = 0u; i < TM; i++) {
             for (var j = 0u; j < TN; j++) { acc[i][j] = subgroupMatrixMultiplyAccumulate(a[i], r[j], acc[i][j]); }

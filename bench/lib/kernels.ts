@@ -5,7 +5,7 @@ import { DecoderError } from '../../src/gpu/errors';
 import { encodeParams, pipelineKey, resolveOverrides, shaderSource, type AnyKernelDef, type Elem, type PipelineCache } from '../../src/gpu/kernel';
 import { conv3dTuning, kernels, packedConvWeightLength } from '../../src/kernels/index';
 import { conv3dTuningForCout } from '../../src/kernels/conv3d';
-import { conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaShapeOverrides, mmaTilesFor, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
+import { conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
 import { packConvWeight } from '../../src/kernels/conv3d';
 import { fromHalf } from '../../src/runtime/f16';
 import { storageBytes } from '../../src/runtime/f16';
@@ -153,8 +153,7 @@ async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Pr
   const p = s.shape;
   const o = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0, ...s.overrides };
   const packOv = resolveOverrides(conv3dMmaPack, { KT: o.KT, KS: o.KS, UP: o.UP, NORM: o.NORM, SILU: o.SILU });
-  // the conv's shape as pipeline constants, as the decoder builds it (step-kinds conv: mmaShapeOverrides)
-  const gemmOv = resolveOverrides(gemm, { KT: o.KT, KS: o.KS, HAS_RES: o.HAS_RES, SG: ctx.mma?.subgroupSize ?? 32, ...mmaShapeOverrides(p as { cin: number; cout: number; h: number; w: number }) });
+  const gemmOv = resolveOverrides(gemm, { KT: o.KT, KS: o.KS, HAS_RES: o.HAS_RES, SG: ctx.mma?.subgroupSize ?? 32 });
   const base: Result = { ...base0, name: emu ? `${base0.name}-emu` : base0.name, params: { ...base0.params, overrides: { ...packOv, ...gemmOv } } };
   base.key = `${base.name}|${pipelineKey(conv3dMmaPack, packOv, elem)}|${pipelineKey(gemm, gemmOv, elem)}|${JSON.stringify(p)}`;
   const frame = (p.cin! + (o.NORM ? 1 : 0)) * p.h! * p.w!;
@@ -244,16 +243,14 @@ async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Pr
       const want = await readHalves(device, y, n);
       const y2 = device.createBuffer({ label: 'y variant', size: y.size, usage: STORAGE() });
       owned.push(y2);
-      // + the decoder's tiles without the shape constants (bounds from Params, as before 2026-12-01 s4)
-      const unspec = { ...gemmOv, ...mmaShapeOverrides({ cin: 0, cout: 0, h: 0, w: 0 }) };
-      for (const [tm, tn, ov, name] of [...GEMM_VARIANTS.map(([a, b]) => [a, b, gemmOv, `${a}x${b}`] as const), [...mmaTilesFor(p as { cin: number; cout: number; h: number; w: number }, o.KS), unspec, 'unspecialised'] as const]) {
+      for (const [tm, tn] of GEMM_VARIANTS) {
         const def = conv3dMmaTiles(emu ? conv3dMmaEmu : conv3dMma, tm, tn);
-        if (def.id === gemm.id && ov === gemmOv) continue;
-        const tag = name;
+        if (def.id === gemm.id) continue;
+        const tag = `${tm}x${tn}`;
         try {
-          const pipe = await ctx.cache.get(def, ov, elem);
+          const pipe = await ctx.cache.get(def, gemmOv, elem);
           const g = group(def, [scratch, wBlocked, bias, res, y2]);
-          const counts = def.dispatch(params as never, ov);
+          const counts = def.dispatch(params as never, gemmOv);
           const enc = (pass: GPUComputePassEncoder) => {
             pass.setPipeline(pipe);
             pass.setBindGroup(0, g);

@@ -93,7 +93,7 @@ ${epi === 'full' ? `  for (var e = lid; e < TM * TN * 256u; e += 32u) {
     if (n < ${d('tiles')} && px < ${d('w')}) {
       Y[o * hw + (n / ${d('xb')}) * ${d('w')} + px] = f16(c_s[e] + f32(B[o]));
     }
-  }` : `  if (lid == 0u && n0 < ${d('tiles')}) { Y[ob0 * 16u * hw + n0] = f16(c_s[0]); }`}
+  }` : `  if (lid == 0u && n0 < ${d('tiles')}) { Y[ob0 * 16u * hw + n0] = f16(c_s[0] + f32(B[0])); }`}
 }`;
 }
 

@@ -26,21 +26,25 @@ export function mmaGeometry(p: { cin: number; cout: number; h: number; w: number
   return { cb, xb, ob: Math.ceil(p.cout / 16), rows: p.h + ks - 1, tiles: p.h * xb };
 }
 
+/** Padded columns of one operand row (the row's 16-pixel blocks plus the KS - 1 padding columns). */
+export function mmaPaddedWidth(w: number, ks: number): number {
+  return Math.ceil(w / 16) * 16 + ks - 1;
+}
+
 /**
- * Elements of the blocked operand copy `s` one conv call needs (every temporal tap, tap0 = 0): KT x KS
- * shifted copies of the input frame, channels padded to 16, width to 16, plus the padding rows. At
- * 96 channels 480x832 (3x3x3): 9 x 96 x 482 x 832 = 346 M elements (693 MB in f16).
+ * Elements of the operand copy `s` one conv call needs (every temporal tap, tap0 = 0): one copy of each
+ * of the KT input frames, channels innermost padded to 16, width padded to 16 plus KS - 1 columns, plus
+ * the padding rows. At 96 channels 480x832 (3x3x3): 3 x 96 x 482 x 834 = 116 M elements (232 MB in f16;
+ * the three x-shifted copies before 2026-12-01 s4 took 3x that).
  */
 export function mmaScratchElems(p: { cin: number; cout: number; h: number; w: number }, kt: number, ks: number): number {
   const g = mmaGeometry(p, ks);
-  return kt * ks * g.cb * g.rows * g.xb * 256;
+  return kt * g.cb * g.rows * mmaPaddedWidth(p.w, ks) * 16;
 }
 
 function mmaDispatch(tm: number, tn: number) {
   return (p: Conv3dParams, ov: Record<string, number>): [number, number, number] => {
     conv3d.dispatch(p, { KT: ov.KT ?? 3, KS: ov.KS ?? 3, UP: ov.UP ?? 0 }); // the same plan-time checks
-    if (ov.CIN && (ov.CIN !== p.cin || ov.COUT !== p.cout || ov.OH !== p.h || ov.OW !== p.w))
-      throw new DecoderError('bad-input', `conv3d-mma: pipeline built for ${ov.CIN}->${ov.COUT} ch ${ov.OH}x${ov.OW}, dispatched for ${p.cin}->${p.cout} ch ${p.h}x${p.w}`);
     const g = mmaGeometry(p, ov.KS ?? 3);
     return [Math.ceil(g.tiles / tn), Math.ceil(g.ob / tm), 1];
   };
@@ -54,15 +58,7 @@ const gemmBindings = [
   { name: 'y', access: 'read_write' },
 ] as const;
 
-const gemmOverrides: Record<string, number> = { KT: 3, KS: 3, HAS_RES: 0, SG: 32, CIN: 0, COUT: 0, OH: 0, OW: 0 };
-
-/**
- * The conv's shape as the GEMM's pipeline constants (one pipeline per conv shape): the channel-block loop
- * bound and the block strides become compile-time constants (0 = read from Params, as before).
- */
-export function mmaShapeOverrides(p: { cin: number; cout: number; h: number; w: number }): Record<string, number> {
-  return { CIN: p.cin, COUT: p.cout, OH: p.h, OW: p.w };
-}
+const gemmOverrides: Record<string, number> = { KT: 3, KS: 3, HAS_RES: 0, SG: 32 };
 
 /** The useful work (not the padded blocks) and the bytes of the blocked operands read once. */
 function gemmCost(p: Conv3dParams, ov: Record<string, number>, elem: Elem = 'f16') {
@@ -71,7 +67,7 @@ function gemmCost(p: Conv3dParams, ov: Record<string, number>, elem: Elem = 'f16
   const hw = p.h * p.w;
   const g = mmaGeometry(p, ks);
   const flops = 2 * p.cout * hw * p.cin * frames * ks * ks;
-  const sElems = frames * ks * g.cb * g.rows * g.xb * 256;
+  const sElems = frames * g.cb * g.rows * mmaPaddedWidth(p.w, ks) * 16;
   const bpe = elem === 'f16' ? 2 : 4;
   return { flops, bytes: (sElems + kt * ks * ks * g.ob * g.cb * 256 + p.cout * hw * (1 + (ov.HAS_RES ? 1 : 0))) * bpe };
 }
@@ -114,8 +110,9 @@ export function conv3dMmaTiles(base: KernelDef<Conv3dParams>, tm: number, tn: nu
 export const MMA_MIN_GROUPS = 1024;
 
 /**
- * Result tiles per subgroup for one conv call: the shipped MMA_TM x MMA_TN (2 x 2) unless that makes
- * fewer than MMA_MIN_GROUPS workgroups, then 1 x 1. Measured on the H200 (2026-12-01), GEMM alone, at
+ * Result tiles per subgroup for one conv call: the shipped MMA_TM x MMA_TN (3 x 2 since the column-major
+ * operand, see conv3d-mma-common.wgsl) unless that makes fewer than MMA_MIN_GROUPS workgroups, then 1 x 1.
+ * Measured on the H200 (2026-12-01) with the earlier row-major operand, GEMM alone, at
  * the four ANCHORS shapes: 2x2 76 / 78 / 84 / 69 TFLOP/s (96ch 480x832, 192ch 240x416, 384ch 120x208,
  * 384ch 60x104), best or tied best everywhere; 2x1 fell to 19-26 TFLOP/s at the three larger shapes.
  */
@@ -140,8 +137,8 @@ export const conv3dMmaPack: KernelDef<Conv3dParams> = {
     const kt = ov.KT ?? 3, ks = ov.KS ?? 3;
     if (p.tap0 >= kt) throw new DecoderError('bad-input', `conv3d-mma-pack: tap0 ${p.tap0} must be < KT ${kt}`);
     const g = mmaGeometry(p, ks);
-    // (16 pixel blocks, operand row, (frame, dx, channel block)) per workgroup of PACK_WG = 256
-    return [Math.ceil(g.xb / (PACK_WG / 16)), g.rows, (kt - p.tap0) * ks * g.cb];
+    // (PACK_WG padded columns, operand row, (frame, channel block)) per workgroup
+    return [Math.ceil(mmaPaddedWidth(p.w, ks) / PACK_WG), g.rows, (kt - p.tap0) * g.cb];
   },
   cost(p, ov, elem: Elem = 'f16') {
     const kt = ov.KT ?? 3, ks = ov.KS ?? 3;
@@ -149,7 +146,7 @@ export const conv3dMmaPack: KernelDef<Conv3dParams> = {
     const hwIn = ov.UP ? (p.h * p.w) / 4 : p.h * p.w;
     const g = mmaGeometry(p, ks);
     const bpe = elem === 'f16' ? 2 : 4;
-    return { flops: 0, bytes: (frames * (p.cin + (ov.NORM ? 1 : 0)) * hwIn + frames * ks * g.cb * g.rows * g.xb * 256) * bpe };
+    return { flops: 0, bytes: (frames * (p.cin + (ov.NORM ? 1 : 0)) * hwIn + frames * g.cb * g.rows * mmaPaddedWidth(p.w, ks) * 16) * bpe };
   },
 };
 

@@ -6,7 +6,7 @@
 // Pure: kernel descriptions and buffer handles given by the executor; no GPU object is created here.
 import type { AnyKernelDef, Elem } from '../gpu/kernel';
 import { conv3dTuningForCout, packConvWeight, packedConvWeightLength } from '../kernels/conv3d';
-import { conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaShapeOverrides, mmaTilesFor, packConvWeightBlocked } from '../kernels/conv3d-mma';
+import { conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../kernels/conv3d-mma';
 import { kernels } from '../kernels/index';
 import { invMaxFor } from '../kernels/rms-norm';
 import { convWeightFormat, wqOverride, type WeightsPrecision } from '../model/quantize';
@@ -117,7 +117,7 @@ const conv: StepKind<ConvStep> = {
       return [
         // the operand copy: conv3d-mma-pack reads what conv3d would (x, the ring, gamma) into the scratch
         { def: conv3dMmaPack, overrides: load, bindings: [c.view(s.x), ring, gamma, c.mmaScratch!] },
-        { def: conv3dMmaTiles(c.mma.emulate ? conv3dMmaEmu : conv3dMma, ...mmaTilesFor(s, s.ks)), overrides: { KT: s.kt, KS: s.ks, HAS_RES: res, SG: c.mma.subgroupSize, ...(c.mma.emulate ? {} : mmaShapeOverrides(s)) }, bindings: [c.mmaScratch!, w, b, resBuf, c.view(s.y)] },
+        { def: conv3dMmaTiles(c.mma.emulate ? conv3dMmaEmu : conv3dMma, ...mmaTilesFor(s, s.ks)), overrides: { KT: s.kt, KS: s.ks, HAS_RES: res, SG: c.mma.subgroupSize }, bindings: [c.mmaScratch!, w, b, resBuf, c.view(s.y)] },
       ];
     return [{ def: kernels.conv3d, overrides: { ...load, HAS_RES: res, ...conv3dTuningForCout(c.tuning, s.cout, c.maxInvocations) }, bindings: [c.view(s.x), ring, w, b, resBuf, c.view(s.y), gamma] }];
   },

@@ -9,6 +9,7 @@
 // schema value, or taking one the schema does not) fails the acceptance or the rejection case; an option
 // added to the schema but not wired into a surface (a flag the CLI does not take, an API field the
 // checks skip, a recipe field dropped) fails here, because each case is generated from the schema.
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DecoderError } from '../../src/gpu/errors';
 import { WanVaeDecoder } from '../../src/decoder';
@@ -141,6 +142,24 @@ describe('the API (and the worker, which decodes through it) takes every API opt
       expect((err as DecoderError).message).toBe(`decode option '${typeof api === 'string' ? 'tile' : key}' ${p}`);
     });
   }
+});
+
+describe('the demo form has a control for every demo option value', () => {
+  // the form is static HTML: a schema value without its radio / option could never be chosen there, and
+  // an explanation slot naming no option would stay empty (initOptions fills them from the schema's help)
+  const html = readFileSync(new URL('../../src/demo/index.html', import.meta.url), 'utf8');
+  const form = html.slice(html.indexOf('<form class="options"'), html.indexOf('</form>'));
+  it('each demo option has its control and each of its values an input or option', () => {
+    for (const key of OPTION_KEYS.filter((k) => OPTIONS[k].demo !== null)) {
+      expect(form, key).toMatch(new RegExp(`name="${key}"`));
+      const values = allowedValues(key, 'demo');
+      if (!values) continue;
+      // radios carry name and value; a select's options sit inside its own <select name=key> element
+      const select = new RegExp(`<select name="${key}"[^>]*>([\\s\\S]*?)</select>`).exec(form)?.[1] ?? '';
+      for (const v of values) expect(form.includes(`name="${key}" value="${v}"`) || select.includes(`<option value="${v}"`), `${key}=${v}`).toBe(true);
+    }
+    for (const m of form.matchAll(/data-explain="(\w+)"/g)) expect(OPTION_KEYS, m[1]).toContain(m[1]);
+  });
 });
 
 describe('the demo recipe takes every demo option, as the schema says', () => {

@@ -6,6 +6,7 @@ import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
 import type { WeightsPrecision } from '../model/quantize';
 import { plan, type Plan, type PlanOptions, type Precision } from './planner';
+import { withWeightStream } from './weight-stream';
 
 export interface FitRequest {
   /** bytes; undefined = only the adapter limits constrain */
@@ -31,6 +32,11 @@ export interface FitRequest {
   tileOrder?: 'tile-major' | 'frame-major' | 'auto';
   /** frame-major caches allowed, in order of preference (default ['off']); 'on' parks the idle tiles' rings in CPU memory */
   cacheOffloads?: ('off' | 'on')[];
+  /**
+   * weight streaming allowed, in order of preference (default: base.weightsStream, else ['off']). At each
+   * tiling every resident variant is tried first; then streamed, the most ring slots that fit (least bus)
+   */
+  weightsStreams?: ('off' | 'on')[];
   /** tile-major stores allowed, in order of preference (default ['gpu']); 'cpu' keeps them in host memory */
   stores?: ('gpu' | 'cpu')[];
   /** norm modes allowed, in order of preference (default ['full']) */
@@ -47,6 +53,22 @@ export interface Fit {
 const fits = (p: Plan, r: FitRequest) =>
   p.largestBinding <= r.limits.maxStorageBufferBindingSize && p.largestBuffer <= r.limits.maxBufferSize && (r.budget === undefined || p.memory.total <= r.budget) &&
   (r.cpuBudget === undefined || p.host.total <= r.cpuBudget);
+
+/**
+ * Finer grids than grids() (more than 12 tiles a side), searched by bisection when none of those fits:
+ * cores of at least 2 latent px, at most 2:1, one per core size, fewest tiles first.
+ */
+function fineGrids(h: number, w: number): { th: number; tw: number; n: number }[] {
+  const seen = new Map<string, { th: number; tw: number; n: number }>();
+  for (let ny = 1; ny <= h; ny++)
+    for (let nx = 1; nx <= w; nx++) {
+      if (ny <= 12 && nx <= 12) continue;
+      const th = Math.ceil(h / ny), tw = Math.ceil(w / nx);
+      if (th < 2 || tw < 2 || Math.max(th, tw) > 2 * Math.min(th, tw)) continue;
+      seen.set(`${th}x${tw}`, { th, tw, n: Math.ceil(h / th) * Math.ceil(w / tw) });
+    }
+  return [...seen.values()].sort((a, b) => a.n - b.n || Math.abs(a.th - a.tw) - Math.abs(b.th - b.tw));
+}
 
 /** Candidate tile cores (latent px) for an h x w frame, fewest tiles first. */
 function grids(h: number, w: number): { th: number; tw: number; n: number }[] {
@@ -82,42 +104,89 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
       ? (r.stores?.length ? r.stores : (['gpu'] as const)).map((store) => ({ order, store, cacheOffload: false }))
       : offloads.map((o) => ({ order, store: undefined, cacheOffload: o === 'on' })),
   );
-  /** the first variant / norm mode that makes `tile` fit, or null (remembering the smallest plan seen) */
-  const tryNorms = (precision: Precision, weightsPrecision: WeightsPrecision, tile: Omit<NonNullable<PlanOptions['tile']>, 'order'> | undefined): Plan | null => {
-    for (const v of tile ? variants : [null])
-      for (const norm of norms) {
-        const p = plan(cfg, { ...base, precision, weightsPrecision, tile: tile && v ? { ...tile, order: v.order, ...(v.store ? { store: v.store } : {}) } : undefined, cacheOffload: !!v?.cacheOffload, norm, normChunk: r.normChunk });
-        if (fits(p, r)) return p;
-        if (!smallest || p.memory.total < smallest.memory.total) smallest = p;
-      }
+  // every plan made in this search, by its options (the bisection and the stream variants meet them again)
+  const planned = new Map<string, Plan>();
+  const streams = r.weightsStreams?.length ? r.weightsStreams : ([base.weightsStream ? 'on' : 'off'] as const);
+  /** `p`, or `p` with streamed weights (the most ring slots that fit: least bus traffic), that fits; null: none */
+  const fitting = (p: Plan, stream: 'off' | 'on'): Plan | null => {
+    if (stream === 'off') return fits(p, r) ? p : null;
+    let q = withWeightStream(p, true, p.opts.weightsStreamSlots);
+    for (let n = q.weightStream!.slots; ; n--) {
+      if (fits(q, r)) return q;
+      if (!smallest || q.memory.total < smallest.memory.total) smallest = q;
+      if (n <= 2 || p.opts.weightsStreamSlots !== undefined) return null;
+      q = withWeightStream(p, true, n - 1);
+    }
+  };
+  /**
+   * The first variant / norm mode that makes `tile` fit, resident weights before streamed ones, or null
+   * (remembering the smallest plan seen). `probe`: tile-major plans are probes (one tile per shape).
+   */
+  const tryNorms = (precision: Precision, weightsPrecision: WeightsPrecision, tile: Omit<NonNullable<PlanOptions['tile']>, 'order'> | undefined, probe = false): Plan | null => {
+    for (const stream of streams)
+      for (const v of tile ? variants : [null])
+        for (const norm of norms) {
+          const o: PlanOptions = { ...base, weightsStream: false, precision, weightsPrecision, tile: tile && v ? { ...tile, order: v.order, ...(v.store ? { store: v.store } : {}), ...(probe && v.order === 'tile-major' ? { probe } : {}) } : undefined, cacheOffload: !!v?.cacheOffload, norm, normChunk: r.normChunk };
+          const key = JSON.stringify(o);
+          const p = planned.get(key) ?? plan(cfg, o);
+          planned.set(key, p);
+          const f = fitting(p, stream);
+          if (f) return f;
+          if (!smallest || p.memory.total < smallest.memory.total) smallest = p;
+        }
     return null;
   };
+  /** The plan to run for a fitting one: a probe planned in full (the same GPU bytes), else itself. */
+  const full = (p: Plan): Plan => {
+    if (!p.opts.tile?.probe) return p;
+    const q = plan(cfg, { ...p.opts, tile: { ...p.opts.tile, probe: false } });
+    if (q.memory.total !== p.memory.total || q.largestBinding !== p.largestBinding)
+      throw new DecoderError('internal', `fitPlan: the probe of ${q.tiles!.length} tiles planned ${p.memory.total} bytes, the full plan ${q.memory.total}`);
+    return q;
+  };
+  const streamText = (p: Plan) => (p.weightStream ? `, weights streamed through ${p.weightStream.slots} ring slots (${mib(p.weightStream.busBytesPerChunk)} over the bus per chunk)` : '');
   const tileOf = (th: number, tw: number) => ({ th, tw, mode: r.tileMode ?? 'exact' });
+  const tiled = (g: { th: number; tw: number; n: number }, probe: Plan, precision: Precision): Fit => {
+    const p = full(probe);
+    return { plan: p, reason: `${p.tiles!.length} tiles of ${g.th}x${g.tw} latent px (${r.tileMode ?? 'exact'}, ${p.opts.tile!.order}), ${precision}${wText(p)}, ${normText(p)}${streamText(p)}: ${mib(p.memory.total)}, ${((p.tileOverhead - 1) * 100).toFixed(0)}% more compute in the tiled part` };
+  };
   for (const [precision, wp] of combos) {
     if (r.tile !== 'auto' && r.tile !== 'none') {
       const p = tryNorms(precision, wp, tileOf(r.tile.th, r.tile.tw));
-      if (p) return { plan: p, reason: `${r.tile.th}x${r.tile.tw} tiles, ${precision}${wText(p)}, ${normText(p)}: ${mib(p.memory.total)}` };
+      if (p) return { plan: p, reason: `${r.tile.th}x${r.tile.tw} tiles, ${precision}${wText(p)}, ${normText(p)}${streamText(p)}: ${mib(p.memory.total)}` };
       continue;
     }
     const whole = tryNorms(precision, wp, undefined);
-    if (whole) return { plan: whole, reason: `whole frames, ${precision}${wText(whole)}, ${normText(whole)}: ${mib(whole.memory.total)}` };
+    if (whole) return { plan: whole, reason: `whole frames, ${precision}${wText(whole)}, ${normText(whole)}${streamText(whole)}: ${mib(whole.memory.total)}` };
     if (r.tile === 'none') continue;
     const gs = grids(base.h, base.w);
-    // the finest grid is (nearly) the smallest plan: when it does not fit, no grid does (fail fast)
+    // the finest grid is (nearly) the smallest plan: when it does not fit, no grid of these does
     const finest = gs.reduce((a, g) => (g.n > a.n ? g : a), gs[0]!);
-    if (!finest || !tryNorms(precision, wp, tileOf(finest.th, finest.tw))) continue;
-    for (const g of gs) {
-      const p = tryNorms(precision, wp, tileOf(g.th, g.tw));
-      if (p)
-        return { plan: p, reason: `${g.n} tiles of ${g.th}x${g.tw} latent px (${r.tileMode ?? 'exact'}, ${p.opts.tile!.order}), ${precision}${wText(p)}, ${normText(p)}: ${mib(p.memory.total)}, ${((p.tileOverhead - 1) * 100).toFixed(0)}% more compute in the tiled part` };
+    if (finest && tryNorms(precision, wp, tileOf(finest.th, finest.tw), true)) {
+      for (const g of gs) {
+        const p = tryNorms(precision, wp, tileOf(g.th, g.tw), true);
+        if (p) return tiled(g, p, precision);
+      }
     }
+    // finer grids (hundreds of tiles): bisection for the fewest tiles that fit, over probes (the GPU
+    // bytes fall with the tile count, nearly monotonically: the grid found fits, a few fewer might too)
+    const fine = fineGrids(base.h, base.w);
+    if (!fine.length || !tryNorms(precision, wp, tileOf(fine.at(-1)!.th, fine.at(-1)!.tw), true)) continue;
+    let lo = 0, hi = fine.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (tryNorms(precision, wp, tileOf(fine[mid]!.th, fine[mid]!.tw), true)) hi = mid;
+      else lo = mid + 1;
+    }
+    return tiled(fine[lo]!, tryNorms(precision, wp, tileOf(fine[lo]!.th, fine[lo]!.tw), true)!, precision);
   }
   const lim = Math.min(r.limits.maxStorageBufferBindingSize, r.limits.maxBufferSize);
   throw new DecoderError(
     'limits',
     `no plan fits${r.budget !== undefined ? ` a budget of ${mib(r.budget)}` : ''}${r.cpuBudget !== undefined ? ` (CPU budget ${mib(r.cpuBudget)})` : ''} with bindings of at most ${mib(lim)}: the smallest found needs ${mib(smallest!.memory.total)} ` +
-      `(largest binding ${mib(smallest!.largestBinding)}; ${smallest!.opts.tile ? `${smallest!.tiles!.length} tiles` : 'whole frames'}, ${smallest!.opts.precision}${wText(smallest!)}, ${normText(smallest!)})` +
+      `(largest binding ${mib(smallest!.largestBinding)}; ${smallest!.opts.tile ? `${Math.ceil(base.h / smallest!.opts.tile.th) * Math.ceil(base.w / smallest!.opts.tile.tw)} tiles` : 'whole frames'}${streamText(smallest!)}, ${smallest!.opts.precision}${wText(smallest!)}, ${normText(smallest!)})` +
       `${r.precisions.includes('f16') ? '' : '; f16 storage (where the adapter offers shader-f16) would halve it'}${norms.includes('fused') ? '' : "; norm 'fused' would drop the normalised tensors"}` +
-      `${r.weightsPrecisions?.includes('int8') || base.weightsPrecision === 'int8' ? '' : `; int8 weights (--weights-precision auto) would take the weights (${mib(smallest!.memory.weights)}) to about a quarter`}`,
+      `${r.weightsPrecisions?.includes('int8') || base.weightsPrecision === 'int8' ? '' : `; int8 weights (--weights-precision auto) would take the weights (${mib(smallest!.memory.weights)}) to about a quarter`}` +
+      `${streams.includes('on') ? '' : '; weight streaming (--weights-stream auto) would keep the conv weights in CPU memory and a ring of a few layers on the GPU'}`,
   );
 }

@@ -29,6 +29,23 @@ export interface TileOption {
    * of one frame per tile and chunk).
    */
   store?: OptionValue<'tileStore'>;
+  /**
+   * fitPlan's search only (tile-major): plan one tile per distinct shape. Every GPU memory figure and
+   * limit equals the full plan's (test/levers/fit-grids.node.test.ts); tiles, bus and host figures do
+   * not, and such a plan is never run.
+   */
+  probe?: boolean;
+}
+
+/** One tile per distinct (computed, kept, written) size: a probe plan's tiles (TileOption.probe). */
+function distinctTiles(tiles: Tile[]): Tile[] {
+  const seen = new Map<string, Tile>();
+  const dims = (r: Tile['core']) => `${r.y1 - r.y0}x${r.x1 - r.x0}`;
+  for (const t of tiles) {
+    const k = `${dims(t.ext)}|${dims(t.core)}|${dims(t.out)}`;
+    if (!seen.has(k)) seen.set(k, t);
+  }
+  return [...seen.values()];
 }
 
 export interface PlanOptions {
@@ -279,7 +296,7 @@ function assignSlots(progs: Program[], elemBytes: number, slots: Slot[]): Int32A
       grp.bytes = Math.max(grp.bytes, align4(t.elems * elemBytes));
       groups.set(r, grp);
     }
-    all.push(...groups.values());
+    for (const grp of groups.values()) all.push(grp); // not push(...): a frame-major program of 144 tiles has >100k groups (stack overflow)
     return new Int32Array(g.tensors.length).fill(-1);
   });
   // live ranges placed in each slot, per program
@@ -330,7 +347,10 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const wFormat = convWeightFormat(opts.precision, opts.weightsPrecision); // throws for f32 weights with f16 storage
   // packed weights (int8) run the portable conv3d-wq: such a plan has no tensor cores (and no operand copy)
   if (wFormat !== 'elem') opts.tensorCores = false;
-  const tiles = opts.tile ? makeTiles(h, w, { th: opts.tile.th, tw: opts.tile.tw, mode: opts.tile.mode, halo: opts.tile.halo }) : null;
+  const allTiles = opts.tile ? makeTiles(h, w, { th: opts.tile.th, tw: opts.tile.tw, mode: opts.tile.mode, halo: opts.tile.halo }) : null;
+  // fitPlan's probe (tile-major): one tile per distinct shape, whose programs stand for all the others
+  // (tile rings and slots are sized by the largest tile; tiles of one shape share a slot assignment)
+  const tiles = allTiles && opts.tile?.probe && opts.tile.order === 'tile-major' ? distinctTiles(allTiles) : allTiles;
   const tiling: TilePlan | undefined = tiles && opts.tile
     ? { order: opts.tile.order, tiles, overlap: opts.tile.mode === 'blend' ? (opts.tile.halo ?? 2) : 0 }
     : undefined;

@@ -68,6 +68,11 @@ export function weightBytesByKey(steps: Step[], opts: Pick<Plan['opts'], 'precis
  * levels run once per frame of the chunk: their groups then stay in the ring between the frames).
  */
 export function planWeightStream(order: Program[], runs: Program[], frames: number, bytesOf: (key: string) => number, slotsWanted?: number): WeightStreamPlan {
+  return streamGroups(order, runs, bytesOf).withSlots(frames, slotsWanted);
+}
+
+/** The groups of planWeightStream and the fewest slots without repeats, then the ring of any slot count (fitPlan tries several). */
+function streamGroups(order: Program[], runs: Program[], bytesOf: (key: string) => number): { withSlots(frames: number, slotsWanted?: number): WeightStreamPlan } {
   const align = (n: number) => Math.ceil(n / STREAM_ALIGN) * STREAM_ALIGN;
   const keys: string[] = [];
   const seen = new Set<string>();
@@ -115,12 +120,20 @@ export function planWeightStream(order: Program[], runs: Program[], frames: numb
   // the fewest slots with which every program, run alone from a cold ring, uploads each of its groups once
   const once = (n: number) => [...seqOf.values()].every((seq) => replay(n, [seq]).count === new Set(seq).size);
   while (slotsNoRepeat < most && !once(slotsNoRepeat)) slotsNoRepeat++;
+  const residentBytes = [...entries.values()].reduce((a, e) => a + Math.ceil(e.bytes / 4) * 4, 0);
+  const runSeqs = runs.map((p) => seqOf.get(p)!);
+  return {
+    withSlots(frames: number, slotsWanted?: number): WeightStreamPlan {
   const slots = Math.min(slotsWanted ?? slotsNoRepeat, most);
   const slotBytes = Array.from({ length: slots }, (_, k) => Math.max(STREAM_ALIGN, ...groups.filter((_, g) => g % slots === k)));
-  const { bytes: busBytes, count: uploads } = replay(slots, runs.map((p) => seqOf.get(p)!));
-  const residentBytes = [...entries.values()].reduce((a, e) => a + Math.ceil(e.bytes / 4) * 4, 0);
+  const { bytes: busBytes, count: uploads } = replay(slots, runSeqs);
   return { slots, slotBytes, groups, entries, hostBytes, residentBytes, busBytes, busBytesPerChunk: busBytes / frames, uploads, slotsNoRepeat };
+    },
+  };
 }
+
+/** streamGroups of a plan's programs (by identity: withWeightStream's copies share them), for fitPlan's tries of several slot counts */
+const groupsOf = new WeakMap<Plan['programs'], { bytes: Map<string, number>; groups: ReturnType<typeof streamGroups> }>();
 
 /** The group of each segment of a program: a new segment wherever a conv reads a group other than the last one's. */
 export function segmentGroups(p: Program, entries: Map<string, StreamEntry>): number[] {
@@ -154,9 +167,15 @@ export function runOrder(p: Pick<Plan, 'programs' | 'opts'>): Program[] {
 export function withWeightStream(p: Plan, stream: boolean, slots?: number): Plan {
   if (slots !== undefined && !(Number.isInteger(slots) && slots >= 2))
     throw new DecoderError('bad-input', `weight stream slots must be an integer >= 2, got ${String(slots)}`);
-  const all = Object.values(p.programs).flat().map((x) => x.prog);
-  const bytes = weightBytesByKey(all.flatMap((g) => g.steps), p.opts);
-  const ws = stream ? planWeightStream([...(p.programs.steady ?? []).map((x) => x.prog), ...all], runOrder(p), p.opts.frames, (k) => bytes.get(k)!, slots) : null;
+  let g = groupsOf.get(p.programs);
+  if (!g) {
+    const all = Object.values(p.programs).flat().map((x) => x.prog);
+    const bytes = weightBytesByKey(all.flatMap((x) => x.steps), p.opts);
+    g = { bytes, groups: streamGroups([...(p.programs.steady ?? []).map((x) => x.prog), ...all], runOrder(p), (k) => bytes.get(k)!) };
+    groupsOf.set(p.programs, g);
+  }
+  const bytes = g.bytes;
+  const ws = stream ? g.groups.withSlots(p.opts.frames, slots) : null;
   let weights = 0;
   for (const [k, b] of bytes) if (!ws?.entries.has(k)) weights += b;
   if (ws) weights += ws.slotBytes.reduce((a, b) => a + b, 0);

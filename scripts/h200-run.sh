@@ -66,6 +66,25 @@ case "${1:-decodes}" in
     fi
     (cd "$OUT" && tar czf profile-all.tgz --exclude=profile-all.tgz . && find . -type f ! -name profile-all.tgz -delete)
     ;;
+  s4)
+    # issue 11, session 4 (carry .h200: dist, bench-node.mjs): per-layer profiles of the Wan2.1 480x832x81 f16
+    # decode with and without tensor cores, the tensor-core kernel rows (pack + GEMM vs the portable conv),
+    # CLI decodes (portable / tensor cores whole / tensor cores --budget 1536) compared with compare-npy;
+    # everything under $OUT packed into one tarball (the device tool returns at most 8 files).
+    P="node out/bench/bench-node.mjs --profile --out $OUT --dawn-flags $F ${COMMIT:+--commit $COMMIT}"
+    L=--synthetic\ 2.1\ --latent-size\ ${T:-21}x60x104
+    for tc in ${PROFILE_TC:-on off}; do
+      timeout 150 $P --model 2.1 --latent ${T:-21}x60x104 --precision f16 --tensor-cores $tc --name profile-wan2.1-${T:-21}x60x104-f16-tc-$tc > "$OUT/profile-tc-$tc.log" 2>&1
+      grep -E "plain decode|profiled decode|^\| (conv|norm|attn|output|dupadd|crop) \|" "$OUT/profile-tc-$tc.log" | head -9
+    done
+    timeout ${BENCH_TMO:-200} node out/bench/bench-node.mjs --only ${ONLY:-conv3d/96ch-480x832-mma,conv3d/192ch-240x416-mma,conv3d/384ch-120x208-mma,conv3d/384ch-60x104-mma} --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 --tag mma-s4 ${COMMIT:+--commit $COMMIT} > "$OUT/bench-mma.log" 2>&1
+    grep -E "ms \(p10|failed|Error" "$OUT/bench-mma.log" | cut -c1-200 | head -12
+    d $L --tile none --precision f16 --tensor-cores off && mv /tmp/v.npy /tmp/portable.npy
+    d $L --tile none --precision f16 --tensor-cores on && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/decode.jsonl"
+    d $L --budget 1536 --precision f16 --tensor-cores on && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/decode.jsonl"
+    rm -f "$OUT"/*.svg
+    (cd "$OUT" && tar czf s4-all.tgz --exclude=s4-all.tgz . && find . -type f ! -name s4-all.tgz -delete)
+    ;;
   tuning)
     # conv3d per-cout blocks (96 / 16 channels): kernel rows and two decodes
     timeout 240 node out/bench/bench-node.mjs --only conv3d --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 > "$OUT/bench-conv.log" 2>&1

@@ -5,13 +5,11 @@
 // then the fewest tiles; precision: f32, then f16 where the adapter has shader-f16; norm: full,
 // chunked, fused; store: gpu, then cpu).
 import type { FitRequest } from '../plan/auto';
+import { tried } from '../options/auto';
 import type { DecoderClient } from '../worker/client';
 import type { PlanInfo, WorkerDecodeOptions } from '../worker/protocol';
 import type { GpuProbe } from './gpu-probe';
 import { hasStore, optionProblem, storeChoices, tileCore, toWorkerOptions, type DemoOptions } from './options';
-
-/** 'auto' norm: the order fitPlan tries the modes at each tiling, as the CLI's --norm auto (all exact) */
-const AUTO_NORMS: NonNullable<FitRequest['norms']> = ['full', 'chunked', 'fused'];
 
 export interface Resolved {
   /** what the worker decodes with */
@@ -31,12 +29,13 @@ export function fitRequest(o: DemoOptions, shape: readonly number[], gpu: GpuPro
   return {
     budget: o.budget === null ? undefined : o.budget * 2 ** 20,
     limits: gpu.limits,
-    precisions: o.precision !== 'auto' ? [o.precision] : gpu.f16 ? ['f32', 'f16'] : ['f32'],
+    // 'auto': the schema's values in their order, as the CLI's (src/options/auto.ts); f16 only with shader-f16
+    precisions: tried('precision', o.precision).filter((p) => p === 'f32' || gpu.f16 || o.precision !== 'auto'),
     tile: grid ? { th: grid.th, tw: grid.tw } : o.tile === 'auto' ? 'auto' : 'none',
     tileMode: o.tileMode,
     tileOrder: o.tileOrder,
     stores: storeChoices(o),
-    norms: o.norm === 'auto' ? [...AUTO_NORMS] : [o.norm],
+    norms: tried('norm', o.norm),
     normChunk: o.norm === 'chunked' ? o.normChunk : undefined,
   };
 }

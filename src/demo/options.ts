@@ -3,6 +3,7 @@
 // follows from the latent size. 'auto' (tiles, precision, norm, tile store) and the budget are resolved
 // by fitPlan (fit.ts), as the CLI's --tile/--precision/--norm/--tile-store auto and --budget are.
 import { problem } from '../options/check';
+import { tried } from '../options/auto';
 import { OPTION_KEYS, OPTIONS, spec, type DemoValue, type OptionKey } from '../options/schema';
 import type { WorkerDecodeOptions } from '../worker/protocol';
 
@@ -190,7 +191,7 @@ export function hasStore(o: DemoOptions): boolean {
 
 /** The tile-major stores fitPlan may use, in order of preference (the CLI's --tile-store: auto = gpu, else cpu). */
 export function storeChoices(o: DemoOptions): ('gpu' | 'cpu')[] {
-  return o.tileStore === 'auto' ? ['gpu', 'cpu'] : [o.tileStore];
+  return tried('tileStore', o.tileStore);
 }
 
 /** The tile core (latent px) of a chosen grid (with the store when one is set), null for whole frames or 'auto'. */

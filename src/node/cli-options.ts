@@ -4,6 +4,7 @@
 import { DecoderError } from '../gpu/errors';
 import type { FitRequest } from '../plan/auto';
 import { allowedValues, optionError, problem } from '../options/check';
+import { tried } from '../options/auto';
 import { OPTION_KEYS, OPTIONS, spec, type OptionKey, type OptionOrAuto } from '../options/schema';
 
 export type Args = Record<string, string | true>;
@@ -117,9 +118,6 @@ function tileStore(a: Args): OptionOrAuto<'tileStore'> {
   return store;
 }
 
-/** --norm auto: the order in which fitPlan tries the norm modes at each tiling (all exact) */
-const AUTO_NORMS = ['full', 'chunked', 'fused'] as const;
-
 /** The levers (--cache, --precision, --norm, --norm-chunk, --tile*, --budget, --weights-precision) -> a FitRequest. */
 export function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on' | 'off'; req: FitRequest } {
   const cache = cliValue(a, 'cache');
@@ -142,14 +140,15 @@ export function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on'
       budget: mib === null ? undefined : mib * 2 ** 20,
       limits,
       tile,
-      precisions: precision === 'auto' ? ['f32', 'f16'] : [precision],
+      // 'auto': the schema's values in their order (src/options/auto.ts)
+      precisions: tried('precision', precision),
       // auto: f16 then int8 weights only where nothing at full weights fits (fitPlan's order)
-      weightsPrecisions: wp === 'auto' ? ['f32', 'f16', 'int8'] : wp ? [wp] : undefined,
-      norms: norm === 'auto' ? [...AUTO_NORMS] : [norm],
+      weightsPrecisions: wp ? tried('weightsPrecision', wp) : undefined,
+      norms: tried('norm', norm),
       normChunk,
       tileMode: cliValue(a, 'tileMode'),
       tileOrder: cliValue(a, 'tileOrder'),
-      stores: (({ auto: ['gpu', 'cpu'], gpu: ['gpu'], cpu: ['cpu'] }) as const)[tileStore(a)].slice(),
+      stores: tried('tileStore', tileStore(a)),
     },
   };
 }

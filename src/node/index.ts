@@ -3,3 +3,4 @@
 // `navigator.gpu`. Decode in-process with WanVaeDecoder: Node has no Web Worker for createDecoder.
 export * from '../index';
 export { installNodeWebGPU } from './install-webgpu';
+export { DecoderPool, listAdapters, type PoolResult } from './pool';

@@ -56,7 +56,7 @@ function copyNavigatorFields(nav: object | undefined): Record<string, unknown> {
 }
 
 /** The optional peer dependency `webgpu` (Dawn's Node addon), or a DecoderError saying how to install it. */
-async function loadDawn(): Promise<typeof import('webgpu')> {
+export async function loadDawn(): Promise<typeof import('webgpu')> {
   try {
     return await import('webgpu');
   } catch (e) {

@@ -15,6 +15,7 @@ import { fitPlan } from '../plan/auto';
 import { DEFAULT_NORM_CHUNK, plan, type Plan } from '../plan/planner';
 import { problem } from '../options/check';
 import type { DecodeOptions, DecodeResult } from '../options/decode-options';
+import { OPTIONS } from '../options/schema';
 import { DeviceSlot, lostWithin, OOM_TEXT, type GpuEntry } from './device';
 
 /** The OOM injection of a decode: opts.injectOom, else WAN_VAE_INJECT_OOM from the environment (Node). */
@@ -116,7 +117,8 @@ export class GpuSession {
   /** The planner's next plan below `p` (same precision, exact levers first), or 'oom' with the smallest plan's size. */
   private smallerPlan(p: Plan, limits: GPUSupportedLimits, fault: string): { plan: Plan; reason: string } {
     const o = p.opts;
-    const norms = [o.norm ?? 'full', ...(['full', 'chunked', 'fused'] as const).filter((n) => n !== (o.norm ?? 'full'))];
+    // the plan's norm mode first, then the others in the schema's order
+    const norms = [o.norm, ...OPTIONS.norm.values.filter((n) => n !== o.norm)];
     try {
       return fitPlan(this.cfg, { frames: o.frames, h: o.h, w: o.w, cache: o.cache, rgba: o.rgba, tensorCores: o.tensorCores, weightsPrecision: o.weightsPrecision }, {
         budget: p.memory.total - 1,

@@ -34,6 +34,7 @@ interface Base {
 
 export interface ChoiceSpec extends Base {
   kind: 'choice';
+  /** the values the API takes, in order of preference: 'auto' tries them in this order (auto.ts) */
   values: readonly string[];
   /** CLI and demo also take 'auto' (fitPlan searches the values); the text says in which order */
   auto?: true;

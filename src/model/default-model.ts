@@ -1,7 +1,8 @@
-// The embedded default: the model and the latent decoded when no weights / latents are given (the
-// worker's `load(null)` / `latents(null)`, the CLI without --weights, `embeddedDefault()` of the API).
-// One place, so the page, the CLI and the Node API decode the same thing. Async: a default read from a
-// file (fetch in the browser, fs in Node) keeps this signature.
+// The embedded default: the generated model and latent decoded when no weights / latents are given to
+// the worker (`load(null)` / `latents(null)`, `createDecoder(null)`), by `embeddedDefault()` of the API
+// and by the CLI's `--sample generated` (the CLI without --weights decodes the trained model of models/,
+// src/node/samples-cli.ts). One place, so they decode the same thing. Async: a default read from a file
+// (fetch in the browser, fs in Node) keeps this signature.
 import type { Latents } from './latents';
 import { syntheticLatents, syntheticWeights } from './synthetic';
 import type { Weights } from './weights';

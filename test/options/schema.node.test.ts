@@ -159,6 +159,11 @@ describe('the demo form has a control for every demo option value', () => {
       for (const v of values) expect(form.includes(`name="${key}" value="${v}"`) || select.includes(`<option value="${v}"`), `${key}=${v}`).toBe(true);
     }
     for (const m of form.matchAll(/data-explain="(\w+)"/g)) expect(OPTION_KEYS, m[1]).toContain(m[1]);
+    // the controls' names as the schema labels them (the HTML keeps them for a page before its script runs)
+    for (const key of OPTION_KEYS) {
+      const label = new RegExp(`id="opt-${key}-name">([^<]*)<`).exec(form)?.[1];
+      if (label !== undefined) expect(label, key).toBe(OPTIONS[key].demo);
+    }
   });
 });
 

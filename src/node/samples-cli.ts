@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DecoderError } from '../gpu/errors';
+import { GENERATED_DEFAULT } from '../model/default-model';
 import { defaultSample, loadModelWeights, loadSample, MODEL_DECODER_FILE, MODEL_NAME, SAMPLES, type LoadedSample, type ModelReader } from '../model/samples';
 import type { Weights } from '../model/weights';
 
@@ -32,7 +33,7 @@ export function nodeModelsReader(dir = modelsDir()): ModelReader {
 export async function loadCliSample(name: string | undefined): Promise<{ weights: Weights; sample: LoadedSample; source: string }> {
   const read = nodeModelsReader();
   const info = name === undefined ? defaultSample() : SAMPLES.find((s) => s.name === name);
-  if (!info) throw new DecoderError('bad-input', `--sample ${name}: no such sample (wan-vae samples lists them: ${SAMPLES.map((s) => s.name).join(', ')}; 'generated' is the random dim-16 model)`);
+  if (!info) throw new DecoderError('bad-input', `--sample ${name}: no such sample (wan-vae samples lists them: ${SAMPLES.map((s) => s.name).join(', ')}; 'generated' is ${GENERATED_DEFAULT.description})`);
   const [weights, sample] = await Promise.all([loadModelWeights(read), loadSample(info.name, read)]);
   return { weights, sample, source: `${MODEL_NAME}, sample ${info.name}` };
 }

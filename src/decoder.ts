@@ -11,9 +11,9 @@ import type { Latents } from './model/latents';
 import { denormalize, noStats, officialStats } from './model/stats';
 import { loadWeights, type Weights } from './model/weights';
 import type { Frame } from './runtime/assembler';
-import { DEFAULT_NORM_CHUNK, plan, type Plan } from './plan/planner';
+import { plan, type Plan } from './plan/planner';
 import { checkDecodeOptions } from './options/check';
-import { WAN22_CACHE_OFF } from './options/schema';
+import { OPTIONS, WAN22_CACHE_OFF } from './options/schema';
 import type { DecodeOptions, DecodeResult } from './options/decode-options';
 import { GpuSession } from './decode/gpu-session';
 import { decodeCpu } from './decode/cpu-path';
@@ -57,11 +57,11 @@ export class WanVaeDecoder {
   /** Dry run: the plan of a decode of a latent [z, T, h, w] (no GPU touched). */
   plan(shape: [number, number, number, number], opts: DecodeOptions = {}): Plan {
     checkDecodeOptions(opts);
-    const precision = opts.precision ?? 'f32';
+    const precision = opts.precision ?? OPTIONS.precision.default;
     // tensor cores (f16 only): the plan counts their operand copy; the GPU session re-plans without it where the device has none
     const weightsPrecision = opts.weightsPrecision ?? precision;
     // tensor cores read f16 weights only: packed (int8) weights run the portable conv3d-wq
-    return plan(this.cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? 'on', precision, weightsPrecision, rgba: opts.rgba ?? false, tile: opts.tile, norm: opts.norm, normChunk: opts.normChunk, tensorCores: opts.tensorCores === true && precision === 'f16' && weightsPrecision === 'f16' });
+    return plan(this.cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? OPTIONS.cache.default, precision, weightsPrecision, rgba: opts.rgba ?? OPTIONS.rgba.default, tile: opts.tile, cacheOffload: opts.cacheOffload === 'on', weightsStream: opts.weightsStream === 'on', weightsStreamSlots: opts.weightsStreamSlots, norm: opts.norm, normChunk: opts.normChunk, tensorCores: opts.tensorCores === true && precision === 'f16' && weightsPrecision === 'f16' });
   }
 
   /** The device's buffer limits (requests the device). */
@@ -121,9 +121,10 @@ export class WanVaeDecoder {
   }
 
   private async decodeNow(latents: Latents, opts: DecodeOptions): Promise<DecodeResult> {
-    const cache = opts.cache ?? 'on', precision = opts.precision ?? 'f32', backend = opts.backend ?? 'webgpu';
-    const norm = opts.norm ?? 'full', normChunk = norm === 'chunked' ? (opts.normChunk ?? DEFAULT_NORM_CHUNK) : null;
-    const statsName = typeof opts.latentStats === 'object' ? 'file' : (opts.latentStats ?? 'official');
+    // defaults: the schema's (src/options/schema.ts)
+    const cache = opts.cache ?? OPTIONS.cache.default, precision = opts.precision ?? OPTIONS.precision.default, backend = opts.backend ?? OPTIONS.backend.default;
+    const norm = opts.norm ?? OPTIONS.norm.default, normChunk = norm === 'chunked' ? (opts.normChunk ?? OPTIONS.normChunk.default) : null;
+    const statsName = typeof opts.latentStats === 'object' ? 'file' : (opts.latentStats ?? OPTIONS.latentStats.default);
     const input = this.prepare(latents, opts.latentStats);
     const [, T, h, w] = latents.shape;
     if (cache === 'off' && this.cfg.version === '2.2') throw new DecoderError('unsupported', WAN22_CACHE_OFF);
@@ -141,7 +142,7 @@ export class WanVaeDecoder {
       opts.onFrame?.(f);
     };
     const t0 = performance.now();
-    const result: DecodeResult = { video, frames, height: H, width: W, seconds: 0, backend, adapter: 'cpu (reference)', options: { cache, precision, norm, normChunk, latentStats: statsName, tile: opts.tile ?? null, tensorCores: false, weightsPrecision: opts.weightsPrecision ?? precision }, replans: [] };
+    const result: DecodeResult = { video, frames, height: H, width: W, seconds: 0, backend, adapter: 'cpu (reference)', options: { cache, precision, norm, normChunk, latentStats: statsName, tile: opts.tile ?? null, cacheOffload: false, tensorCores: false, weightsPrecision: opts.weightsPrecision ?? precision }, replans: [] };
     const { signal, unlink } = this.linkSignal(opts.signal);
     try {
       // the CPU reference of packed weights: the same decode with the conv weights the GPU would hold

@@ -128,6 +128,10 @@ export class GpuSession {
         tileMode: o.tile?.mode ?? 'exact',
         tileOrder: o.tile?.order ?? 'tile-major',
         stores: o.tile?.order === 'frame-major' ? ['gpu'] : ['gpu', 'cpu'],
+        // frame-major: parking the idle tiles' caches in CPU memory is exact too
+        cacheOffloads: ['off', 'on'],
+        // streamed conv weights are exact too
+        weightsStreams: o.weightsStream ? ['on'] : ['off', 'on'],
         norms,
         normChunk: o.normChunk,
       });
@@ -174,7 +178,7 @@ export class GpuSession {
     if (failure) throw failure;
     if (v) throw new DecoderError('validation', `a decode submission failed validation: ${v.message}`);
     const o = p.opts;
-    result.options = { ...result.options, precision: o.precision, tile: o.tile ?? null, norm: o.norm ?? 'full', normChunk: o.norm === 'chunked' ? (o.normChunk ?? DEFAULT_NORM_CHUNK) : null, tensorCores: !!mma, weightsPrecision: o.weightsPrecision ?? o.precision };
+    result.options = { ...result.options, precision: o.precision, tile: o.tile ?? null, cacheOffload: !!o.cacheOffload, norm: o.norm ?? 'full', normChunk: o.norm === 'chunked' ? (o.normChunk ?? DEFAULT_NORM_CHUNK) : null, tensorCores: !!mma, weightsPrecision: o.weightsPrecision ?? o.precision };
     result.adapter = d.description;
     result.peakGpuBytes = dec.arena.peak;
     result.plannedPeakGpuBytes = p.memory.total;

@@ -1,6 +1,7 @@
 // The CLI's view of the decode options, derived from the schema (src/options/schema.ts): which flags a
 // command takes, their parsing with the schema's one-line errors, the options part of --help, and the
 // FitRequest the levers make (what fitPlan needs besides the latent size and the adapter's limits).
+import { totalmem } from 'node:os';
 import { DecoderError } from '../gpu/errors';
 import type { FitRequest } from '../plan/auto';
 import { allowedValues, optionError, problem } from '../options/check';
@@ -118,6 +119,17 @@ function tileStore(a: Args): OptionOrAuto<'tileStore'> {
   return store;
 }
 
+/**
+ * --cpu-budget in bytes: a number of MiB; auto = half this machine's memory (a 16 GB laptop keeps 8 GB
+ * for the rest: a long tile-major decode, whose frames wait in CPU memory for the last tile, moves to
+ * frame-major order, which streams in constant CPU memory); none = no limit (undefined).
+ */
+export function cpuBudgetBytes(a: Args): number | undefined {
+  const v = cliValue(a, 'cpuBudget');
+  if (v === 'none') return undefined;
+  return v === 'auto' ? Math.floor(totalmem() / 2) : Number(v) * 2 ** 20;
+}
+
 /** The levers (--cache, --precision, --norm, --norm-chunk, --tile*, --budget, --weights-precision) -> a FitRequest. */
 export function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on' | 'off'; req: FitRequest } {
   const cache = cliValue(a, 'cache');
@@ -134,6 +146,9 @@ export function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on'
   const m = /^(\d+)x(\d+)$/.exec(tileArg);
   const tile: FitRequest['tile'] = m ? { th: Number(m[1]), tw: Number(m[2]) } : (tileArg as 'auto' | 'none');
   const mib = a.budget === undefined ? null : cliValue(a, 'budget');
+  const offload = cliValue(a, 'cacheOffload');
+  if (offload === 'on' && a['tile-order'] === 'tile-major')
+    throw new DecoderError('bad-input', '--cache-offload on parks the caches of frame-major tiles: it needs --tile-order frame-major or auto (tile-major already keeps one tile\'s cache on the GPU)');
   return {
     cache,
     req: {
@@ -149,6 +164,11 @@ export function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on'
       tileMode: cliValue(a, 'tileMode'),
       tileOrder: cliValue(a, 'tileOrder'),
       stores: tried('tileStore', tileStore(a)),
+      cacheOffloads: offload === 'auto' ? ['off', 'on'] : [offload],
+      // weight streaming: auto = resident first at each tiling, then streamed (plan/auto.ts)
+      weightsStreams: tried('weightsStream', cliValue(a, 'weightsStream')),
+      weightsStreamSlots: a['weights-stream-slots'] === undefined ? undefined : cliValue(a, 'weightsStreamSlots'),
+      cpuBudget: cpuBudgetBytes(a),
     },
   };
 }

@@ -9,7 +9,8 @@ import { OFFICIAL, syntheticLatents, syntheticWeights } from '../model/synthetic
 import { embeddedDefault, GENERATED_DEFAULT } from '../model/default-model';
 import { Weights } from '../model/weights';
 import { framesFor, inferConfig } from '../model/config';
-import { type Plan } from '../plan/planner';
+import { plan, type Plan } from '../plan/planner';
+import { busText, hostLines, hostText } from '../plan/host-text';
 import { fitPlan } from '../plan/auto';
 import { checkCliOptions, choice, cliValue, fitOptions, optionFlags, optionHelp, optionSynopsis, parseArgs } from './cli-options';
 import { installNodeWebGPU } from './install-webgpu';
@@ -63,6 +64,9 @@ function planSummary(p: Plan) {
     transientSlots: p.slots.length,
     largestBufferBytes: p.largestBuffer,
     hostStoreBytes: p.hostStoreBytes,
+    // CPU memory by owner (and each owner's growth per latent frame) and bytes over the bus (src/plan/host-text.ts)
+    host: { ...p.host, lines: hostLines(p, plan(p.cfg, { ...p.opts, frames: p.opts.frames + 1 })) },
+    bus: { ...p.bus },
     dispatchesPerChunk: p.maxDispatches,
   };
 }
@@ -124,7 +128,7 @@ async function decodeCmd(argv: string[]): Promise<number> {
     // operand copy (661 MiB there) that the plans below count; the default is the portable path
     const tensorCores = cliValue(a, 'tensorCores');
     const fit = fitPlan(dec.cfg, { frames: latents.shape[1], h: latents.shape[2], w: latents.shape[3], cache, tensorCores }, req);
-    opts = { ...opts, cache, precision: fit.plan.opts.precision, weightsPrecision: fit.plan.opts.weightsPrecision, tile: fit.plan.opts.tile, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk, tensorCores };
+    opts = { ...opts, cache, precision: fit.plan.opts.precision, weightsPrecision: fit.plan.opts.weightsPrecision, tile: fit.plan.opts.tile, cacheOffload: fit.plan.opts.cacheOffload ? 'on' : 'off', weightsStream: fit.plan.weightStream ? 'on' : 'off', weightsStreamSlots: fit.plan.weightStream?.slots, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk, tensorCores };
     reason = fit.reason;
   } else {
     const cache = cliValue(a, 'cache');
@@ -204,9 +208,9 @@ function planCmd(argv: string[]): number {
   if (a.json) console.log(JSON.stringify({ vae, ...s, plan: reason }));
   else {
     console.log(`Wan${vae} ${H}x${W}, ${p.framesOut} frames (${T} latents), cache ${cache}: ${reason}`);
-    for (const [k, v] of Object.entries(p.memory)) if (k !== 'total') console.log(`  ${k.padEnd(12)} ${mib(v)}${k === 'weights' ? ` (conv weights ${p.opts.weightsPrecision ?? p.opts.precision})` : ''}`);
-    if (p.hostStoreBytes) console.log(`  (CPU memory: the latent-rate store, ${mib(p.hostStoreBytes)})`);
+    for (const [k, v] of Object.entries(p.memory)) if (k !== 'total') console.log(`  ${k.padEnd(12)} ${mib(v)}${k === 'weights' ? ` (conv weights ${p.opts.weightsPrecision ?? p.opts.precision}${p.weightStream ? `, streamed: a ring of ${p.weightStream.slots} slots; ${mib(p.weightStream.hostBytes)} in CPU memory, ${mib(p.weightStream.busBytesPerChunk)} over the bus per latent chunk` : ''})` : ''}`);
     console.log(`  ${'total'.padEnd(12)} ${mib(p.memory.total)}\n  largest binding ${mib(p.largestBinding)}, tiled-part compute x${p.tileOverhead.toFixed(2)}`);
+    for (const l of [...hostText(p, plan(p.cfg, { ...p.opts, frames: p.opts.frames + 1 })), busText(p.bus, p.framesOut)]) console.log(`  ${l}`);
   }
   return 0;
 }

@@ -22,6 +22,12 @@ export interface DecodeOptions {
   rgba?: boolean;
   /** spatial tiling (tile core in latent pixels, exact or blended, tile- or frame-major, store); default none */
   tile?: TileOption;
+  /** frame-major tiles: 'on' parks the idle tiles' cache rings in CPU memory (one tile's on the GPU); exact */
+  cacheOffload?: OptionValue<'cacheOffload'>;
+  /** 'on': the conv weights stay in CPU memory and stream through a ring of GPU buffers (exact); plan/weight-stream.ts */
+  weightsStream?: OptionValue<'weightsStream'>;
+  /** ring slots of the weight stream (>= 2; default: the fewest with no group uploaded twice in a chunk) */
+  weightsStreamSlots?: number;
   /** where RMS_norm results live: 'full' (default), 'chunked' (in place, normChunk px per dispatch), 'fused' */
   norm?: OptionValue<'norm'>;
   normChunk?: number;
@@ -66,7 +72,7 @@ export interface DecodeResult {
   seconds: number;
   backend: OptionValue<'backend'>;
   adapter: string;
-  options: { cache: OptionValue<'cache'>; precision: Precision; norm: NormMode['mode']; normChunk: number | null; latentStats: string; tile: TileOption | null; tensorCores: boolean; weightsPrecision: WeightsPrecision };
+  options: { cache: OptionValue<'cache'>; precision: Precision; norm: NormMode['mode']; normChunk: number | null; latentStats: string; tile: TileOption | null; cacheOffload: boolean; tensorCores: boolean; weightsPrecision: WeightsPrecision };
   /** measured by the arena (GPU only) */
   peakGpuBytes?: number;
   plannedPeakGpuBytes?: number;

@@ -101,16 +101,32 @@ export const OPTIONS = {
     help: 'Spatial tiles from up block 0 on (attention stays global; HxW: the tile core in latent pixels; the demo: a grid): less GPU memory, more compute. auto: whole frames when they fit, else the fewest tiles that do.',
   },
   tileMode: { kind: 'choice', flag: 'tile-mode', commands: BOTH, api: 'tile.mode', demo: 'Tile mode', values: ['exact', 'blend'], default: 'exact', help: 'exact: a 7-latent-pixel halo, output identical to whole frames; blend: a 2-pixel halo with linear blending, faster, not exact.' },
-  tileOrder: { kind: 'choice', flag: 'tile-order', commands: BOTH, api: 'tile.order', demo: 'Tile order', values: ['tile-major', 'frame-major'], default: 'tile-major', help: "tile-major: one tile's cache on the GPU at a time, frames appear at the end; frame-major: every tile's cache stays, frames stream." },
+  tileOrder: {
+    kind: 'choice', flag: 'tile-order', commands: BOTH, api: 'tile.order', demo: 'Tile order', values: ['tile-major', 'frame-major'], auto: true, default: 'tile-major', cliDefault: 'auto', demoValues: ['tile-major', 'frame-major'],
+    help: "tile-major: one tile's cache on the GPU at a time, frames appear at the end (CPU memory holds every frame until then); frame-major: every tile's cache stays, frames stream (constant CPU memory). auto: tile-major, else frame-major at the same tiles (e.g. when tile-major's CPU memory exceeds --cpu-budget).",
+  },
   tileStore: {
     kind: 'choice', flag: 'tile-store', commands: BOTH, api: 'tile.store', demo: 'Tile store', values: ['gpu', 'cpu'], auto: true, default: 'gpu', cliDefault: 'auto', demoDefault: 'auto',
     help: 'Tile-major only: where the latent-rate output of every frame waits for the tiles. gpu: one GPU buffer; cpu: CPU memory, one chunk uploaded before each tile (fewer GPU bytes, PCIe traffic); auto: gpu, else cpu.',
+  },
+  cacheOffload: {
+    kind: 'choice', flag: 'cache-offload', commands: BOTH, api: true, demo: null, values: ['off', 'on'], auto: true, default: 'off', cliDefault: 'auto',
+    help: "Frame-major tiles only: on parks the cache rings of the tiles not being decoded in CPU memory (the GPU holds one tile's; twice their bytes cross the bus per chunk), exact; auto: on only when nothing fits without it.",
   },
   norm: {
     kind: 'choice', flag: 'norm', commands: BOTH, api: true, demo: 'Norm', values: ['full', 'chunked', 'fused'], auto: true, default: 'full', cliDefault: 'auto',
     help: 'Where RMS_norm results live, all exact. full: a separate tensor (as PyTorch); chunked: in place, norm-chunk px per dispatch; fused: the next conv normalises while loading (least memory); auto: the first that fits.',
   },
+  weightsStream: {
+    kind: 'choice', flag: 'weights-stream', commands: BOTH, api: true, demo: null, values: ['off', 'on'], auto: true, default: 'off', cliDefault: 'auto',
+    help: 'on: the conv weights stay in CPU memory and stream through a small ring of GPU buffers, a few layers at a time, before the steps that read them (exact; costs bus traffic per chunk). auto: on only when nothing fits the budget without it.',
+  },
+  weightsStreamSlots: { kind: 'int', flag: 'weights-stream-slots', commands: BOTH, api: true, demo: null, min: 2, unit: 'slots', default: null, help: 'Ring slots of the weight stream (each holds a group of layers): more slots, fewer uploads; default the fewest with which no group is uploaded twice in a chunk (under --budget: the most that fit).' },
   normChunk: { kind: 'int', flag: 'norm-chunk', commands: BOTH, api: true, demo: 'Norm chunk', min: 1, unit: 'pixels', default: DEFAULT_NORM_CHUNK, help: 'Pixels per norm dispatch with norm chunked.' },
+  cpuBudget: {
+    kind: 'custom', flag: 'cpu-budget', commands: BOTH, api: false, demo: null, syntax: 'MiB|auto|none', examples: ['512', '0.5', 'auto', 'none'], default: null, cliDefault: 'auto',
+    help: "CPU memory the decoder may keep besides the written video (tile-major's store and its frames waiting for the last tile grow with the video length; parked caches): plans above it are not chosen. auto: half this machine's memory; none: no limit.",
+  },
   budget: { kind: 'number', flag: 'budget', commands: BOTH, api: false, demo: 'Budget', min: 0, unit: 'MiB', default: null, help: "GPU memory budget: the planner fits the decode to it and the adapter's limits, choosing the levers on auto (it checks the others as set)." },
   tensorCores: {
     kind: 'bool', flag: 'tensor-cores', commands: DECODE, api: true, demo: null, default: false,

@@ -37,6 +37,8 @@ export interface FitRequest {
    * tiling every resident variant is tried first; then streamed, the most ring slots that fit (least bus)
    */
   weightsStreams?: ('off' | 'on')[];
+  /** ring slots of a streamed plan (default: the most that fit, from the fewest without repeated uploads down to 2) */
+  weightsStreamSlots?: number;
   /** tile-major stores allowed, in order of preference (default ['gpu']); 'cpu' keeps them in host memory */
   stores?: ('gpu' | 'cpu')[];
   /** norm modes allowed, in order of preference (default ['full']) */
@@ -50,9 +52,10 @@ export interface Fit {
   reason: string;
 }
 
-const fits = (p: Plan, r: FitRequest) =>
-  p.largestBinding <= r.limits.maxStorageBufferBindingSize && p.largestBuffer <= r.limits.maxBufferSize && (r.budget === undefined || p.memory.total <= r.budget) &&
-  (r.cpuBudget === undefined || p.host.total <= r.cpuBudget);
+/** Fits the adapter's limits and the GPU budget (the CPU budget aside). */
+const fitsGpu = (p: Plan, r: FitRequest) =>
+  p.largestBinding <= r.limits.maxStorageBufferBindingSize && p.largestBuffer <= r.limits.maxBufferSize && (r.budget === undefined || p.memory.total <= r.budget);
+const fits = (p: Plan, r: FitRequest) => fitsGpu(p, r) && (r.cpuBudget === undefined || p.host.total <= r.cpuBudget);
 
 /**
  * Finer grids than grids() (more than 12 tiles a side), searched by bisection when none of those fits:
@@ -97,7 +100,7 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
   // the variants of a tiling: tile-major with each store (a store exists in tile-major order only), then
   // frame-major with each cache offload (offload needs the cache)
   const orders = r.tileOrder === 'auto' ? (['tile-major', 'frame-major'] as const) : [r.tileOrder ?? 'tile-major'];
-  const offloads = base.cache === 'off' ? (['off'] as const) : r.cacheOffloads?.length ? r.cacheOffloads : (['off'] as const);
+  const offloads: ('off' | 'on')[] = base.cache === 'off' ? ['off'] : r.cacheOffloads?.length ? r.cacheOffloads : ['off'];
   interface Variant { order: 'tile-major' | 'frame-major'; store?: 'gpu' | 'cpu'; cacheOffload: boolean }
   const variants = orders.flatMap((order): Variant[] =>
     order === 'tile-major'
@@ -106,15 +109,30 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
   );
   // every plan made in this search, by its options (the bisection and the stream variants meet them again)
   const planned = new Map<string, Plan>();
-  const streams = r.weightsStreams?.length ? r.weightsStreams : ([base.weightsStream ? 'on' : 'off'] as const);
+  const streams: ('off' | 'on')[] = r.weightsStreams?.length ? r.weightsStreams : [base.weightsStream ? 'on' : 'off'];
+  const slotsWanted = r.weightsStreamSlots ?? base.weightsStreamSlots;
+  // tile-major plans that fit the GPU but not the CPU budget were seen at the tiling being tried: only then
+  // does 'auto' order try frame-major there (its plans hold every tile: slow to make at many tiles)
+  let cpuBound = false;
+  // the plan of least CPU memory among those that fit the GPU but not the CPU budget (for the error)
+  let cpuSmallest = null as Plan | null;
+  // 'auto' order in the fail-fast check and the fine grids (hundreds of tiles): tile-major only
+  let tileMajorOnly = false;
   /** `p`, or `p` with streamed weights (the most ring slots that fit: least bus traffic), that fits; null: none */
   const fitting = (p: Plan, stream: 'off' | 'on'): Plan | null => {
-    if (stream === 'off') return fits(p, r) ? p : null;
-    let q = withWeightStream(p, true, p.opts.weightsStreamSlots);
+    if (stream === 'off') {
+      if (fits(p, r)) return p;
+      if (fitsGpu(p, r)) {
+        cpuBound = true;
+        if (!cpuSmallest || p.host.total < cpuSmallest.host.total) cpuSmallest = p;
+      }
+      return null;
+    }
+    let q = withWeightStream(p, true, slotsWanted);
     for (let n = q.weightStream!.slots; ; n--) {
       if (fits(q, r)) return q;
       if (!smallest || q.memory.total < smallest.memory.total) smallest = q;
-      if (n <= 2 || p.opts.weightsStreamSlots !== undefined) return null;
+      if (n <= 2 || slotsWanted !== undefined) return null;
       q = withWeightStream(p, true, n - 1);
     }
   };
@@ -123,9 +141,11 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
    * (remembering the smallest plan seen). `probe`: tile-major plans are probes (one tile per shape).
    */
   const tryNorms = (precision: Precision, weightsPrecision: WeightsPrecision, tile: Omit<NonNullable<PlanOptions['tile']>, 'order'> | undefined, probe = false): Plan | null => {
+    cpuBound = false;
     for (const stream of streams)
       for (const v of tile ? variants : [null])
         for (const norm of norms) {
+          if (v?.order === 'frame-major' && orders.length > 1 && (!cpuBound || tileMajorOnly)) continue;
           const o: PlanOptions = { ...base, weightsStream: false, precision, weightsPrecision, tile: tile && v ? { ...tile, order: v.order, ...(v.store ? { store: v.store } : {}), ...(probe && v.order === 'tile-major' ? { probe } : {}) } : undefined, cacheOffload: !!v?.cacheOffload, norm, normChunk: r.normChunk };
           const key = JSON.stringify(o);
           const p = planned.get(key) ?? plan(cfg, o);
@@ -151,6 +171,7 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
     return { plan: p, reason: `${p.tiles!.length} tiles of ${g.th}x${g.tw} latent px (${r.tileMode ?? 'exact'}, ${p.opts.tile!.order}), ${precision}${wText(p)}, ${normText(p)}${streamText(p)}: ${mib(p.memory.total)}, ${((p.tileOverhead - 1) * 100).toFixed(0)}% more compute in the tiled part` };
   };
   for (const [precision, wp] of combos) {
+    tileMajorOnly = false;
     if (r.tile !== 'auto' && r.tile !== 'none') {
       const p = tryNorms(precision, wp, tileOf(r.tile.th, r.tile.tw));
       if (p) return { plan: p, reason: `${r.tile.th}x${r.tile.tw} tiles, ${precision}${wText(p)}, ${normText(p)}${streamText(p)}: ${mib(p.memory.total)}` };
@@ -160,9 +181,13 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
     if (whole) return { plan: whole, reason: `whole frames, ${precision}${wText(whole)}, ${normText(whole)}${streamText(whole)}: ${mib(whole.memory.total)}` };
     if (r.tile === 'none') continue;
     const gs = grids(base.h, base.w);
-    // the finest grid is (nearly) the smallest plan: when it does not fit, no grid of these does
+    // the finest grid is (nearly) the smallest plan on the GPU: when it does not fit, no grid of these does
+    // (CPU memory need not fall with finer tiles: frame-major's parked caches grow with the halos)
     const finest = gs.reduce((a, g) => (g.n > a.n ? g : a), gs[0]!);
-    if (finest && tryNorms(precision, wp, tileOf(finest.th, finest.tw), true)) {
+    tileMajorOnly = true;
+    const finestFits = !!finest && (!!tryNorms(precision, wp, tileOf(finest.th, finest.tw), true) || cpuBound);
+    tileMajorOnly = false;
+    if (finestFits) {
       for (const g of gs) {
         const p = tryNorms(precision, wp, tileOf(g.th, g.tw), true);
         if (p) return tiled(g, p, precision);
@@ -171,6 +196,7 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
     // finer grids (hundreds of tiles): bisection for the fewest tiles that fit, over probes (the GPU
     // bytes fall with the tile count, nearly monotonically: the grid found fits, a few fewer might too)
     const fine = fineGrids(base.h, base.w);
+    tileMajorOnly = true;
     if (!fine.length || !tryNorms(precision, wp, tileOf(fine.at(-1)!.th, fine.at(-1)!.tw), true)) continue;
     let lo = 0, hi = fine.length - 1;
     while (lo < hi) {
@@ -187,6 +213,7 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
       `(largest binding ${mib(smallest!.largestBinding)}; ${smallest!.opts.tile ? `${Math.ceil(base.h / smallest!.opts.tile.th) * Math.ceil(base.w / smallest!.opts.tile.tw)} tiles` : 'whole frames'}${streamText(smallest!)}, ${smallest!.opts.precision}${wText(smallest!)}, ${normText(smallest!)})` +
       `${r.precisions.includes('f16') ? '' : '; f16 storage (where the adapter offers shader-f16) would halve it'}${norms.includes('fused') ? '' : "; norm 'fused' would drop the normalised tensors"}` +
       `${r.weightsPrecisions?.includes('int8') || base.weightsPrecision === 'int8' ? '' : `; int8 weights (--weights-precision auto) would take the weights (${mib(smallest!.memory.weights)}) to about a quarter`}` +
-      `${streams.includes('on') ? '' : '; weight streaming (--weights-stream auto) would keep the conv weights in CPU memory and a ring of a few layers on the GPU'}`,
+      `${streams.includes('on') ? '' : '; weight streaming (--weights-stream auto) would keep the conv weights in CPU memory and a ring of a few layers on the GPU'}` +
+      `${cpuSmallest ? `; plans that fit the GPU need at least ${mib(cpuSmallest.host.total)} of CPU memory (${cpuSmallest.opts.tile?.order === 'tile-major' ? 'tile-major: the store and every frame wait for the last tile, growing with the video length' : 'parked tile caches'})${orders.length > 1 && offloads.includes('on') ? '' : ': frame-major order (--tile-order auto) with --cache-offload auto streams in CPU memory constant in the video length'}` : ''}`,
   );
 }

@@ -83,7 +83,27 @@ case "${1:-decodes}" in
     d $L --tile none --precision f16 --tensor-cores on && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/decode.jsonl"
     d $L --budget 1536 --precision f16 --tensor-cores on && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/decode.jsonl"
     rm -f "$OUT"/*.svg
-    (cd "$OUT" && tar czf s4-all.tgz --exclude=s4-all.tgz . && find . -type f ! -name s4-all.tgz -delete)
+    (cd "$OUT" && tar czf /tmp/s4-all.tgz . && find . -type f -delete && mv /tmp/s4-all.tgz .)
+    ;;
+  s4final)
+    # issue 11, session 4, last call: profiles with tensor cores (norm full and fused), then CLI decodes:
+    # Wan2.1 480x832x81 portable f16 (the reference for compare-npy), tensor cores whole / norm fused /
+    # --budget 1536, Wan2.1 720x1280x81 and Wan2.2 704x1280x121 with tensor cores. One tarball + decode.jsonl.
+    P="node out/bench/bench-node.mjs --profile --out $OUT --dawn-flags $F ${COMMIT:+--commit $COMMIT}"
+    L=--synthetic\ 2.1\ --latent-size\ 21x60x104
+    for nm in full fused; do
+      timeout 120 $P --model 2.1 --latent 21x60x104 --precision f16 --tensor-cores on --norm $nm --name profile-wan2.1-21x60x104-f16-tc-on-norm-$nm > "$OUT/profile-norm-$nm.log" 2>&1
+      grep -E "plain decode|profiled decode|^\| (conv|norm|attn) \|" "$OUT/profile-norm-$nm.log" | head -5
+    done
+    d $L --tile none --precision f16 --tensor-cores off && mv /tmp/v.npy /tmp/portable.npy
+    d $L --tile none --precision f16 --tensor-cores on && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/decode.jsonl"
+    d $L --tile none --precision f16 --norm fused --tensor-cores on && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/decode.jsonl"
+    d $L --budget 1536 --precision f16 --tensor-cores on && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/decode.jsonl"
+    rm -f /tmp/portable.npy /tmp/v.npy
+    d --synthetic 2.1 --latent-size 21x90x160 --tile none --precision f16 --tensor-cores on
+    TMO=240 d --synthetic 2.2 --latent-size 31x88x160 --tile none --precision f16 --tensor-cores on
+    rm -f /tmp/v.npy
+    (cd "$OUT" && tar czf /tmp/s4final.tgz . && mv /tmp/s4final.tgz . && rm -f *.log)
     ;;
   tuning)
     # conv3d per-cout blocks (96 / 16 channels): kernel rows and two decodes

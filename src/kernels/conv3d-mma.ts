@@ -118,8 +118,17 @@ export const MMA_MIN_GROUPS = 1024;
  */
 export function mmaTilesFor(p: { cin: number; cout: number; h: number; w: number }, ks: number): [number, number] {
   const g = mmaGeometry(p, ks);
-  return Math.ceil(g.tiles / MMA_TN) * Math.ceil(g.ob / MMA_TM) >= MMA_MIN_GROUPS ? [MMA_TM, MMA_TN] : [1, 1];
+  const [tm0, tn] = MMA_TILES_BY_COUT[p.cout] ?? [MMA_TM, MMA_TN];
+  const tm = Math.min(tm0, g.ob); // the 3-channel head: one output block, not three copies of it
+  return Math.ceil(g.tiles / tn) * Math.ceil(g.ob / tm) >= MMA_MIN_GROUPS ? [tm, tn] : [1, 1];
 }
+
+/**
+ * Output widths whose measured best differs from MMA_TM x MMA_TN (H200, 2026-12-01 s4, GEMM alone,
+ * bench/results/h200/mma-2026-12-01-s4/h200-2026-12-01-mma-s4.json): 192 channels at 240x416 ran 4x2 at
+ * 79.8 / 73.1 TFLOP/s (plain / fused-norm row) against 3x2 at 70.5; the decode's largest share (29%).
+ */
+const MMA_TILES_BY_COUT: Record<number, [number, number]> = { 192: [4, 2] };
 
 /** The operand copy of one conv call (the frames tap0..KT-1 of x and the cache ring, padding, UP, NORM). */
 export const conv3dMmaPack: KernelDef<Conv3dParams> = {

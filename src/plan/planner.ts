@@ -5,8 +5,8 @@
 import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
 import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type NormMode, type Program, type Step, type TilePlan, type View } from './graph';
-import { convWeightFormat, packedWeightBytes, type WeightsPrecision } from '../model/quantize';
-import { kindOf, mmaScratchOf, weightBuffers } from './step-kinds';
+import { convWeightFormat, type WeightsPrecision } from '../model/quantize';
+import { convWeightBytes, kindOf, mmaScratchOf, weightBuffers } from './step-kinds';
 import { makeTiles, tileOverhead, type Tile } from './tiling';
 import { withWeightStream, type WeightStreamPlan } from './weight-stream';
 import { optionError, problem } from '../options/check';
@@ -422,7 +422,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const storeBytes = storeEntryBytes * storePerChunk * frames;
   const memory: MemoryBreakdown = {
     // conv weights by the weights precision (int8: 1 byte per weight + a 4-byte scale per output channel)
-    weights: weightBuffers(all.flatMap((g) => g.steps)).reduce((a, w) => a + (w.conv ? packedWeightBytes(wFormat, w.conv.cout, w.conv.rows, elemBytes) : align4(w.elems * elemBytes)), 0),
+    weights: weightBuffers(all.flatMap((g) => g.steps)).reduce((a, w) => a + (w.conv ? convWeightBytes(w.conv, wFormat, elemBytes, !!opts.tensorCores && opts.precision === 'f16') : align4(w.elems * elemBytes)), 0),
     // cache offload: the shared buffers of one tile's rings (+ the latent-rate part's rings)
     cache: [...ringBuffers.values()].reduce((a, b) => a + b, 0),
     // + tensor cores: one operand copy of the largest conv call (exec/resources.ts allocates it)

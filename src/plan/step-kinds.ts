@@ -6,10 +6,10 @@
 // Pure: kernel descriptions and buffer handles given by the executor; no GPU object is created here.
 import type { AnyKernelDef, Elem } from '../gpu/kernel';
 import { conv3dTuningForCout, packConvWeight, packedConvWeightLength } from '../kernels/conv3d';
-import { conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../kernels/conv3d-mma';
+import { blockedConvWeightLength, conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../kernels/conv3d-mma';
 import { kernels } from '../kernels/index';
 import { invMaxFor } from '../kernels/rms-norm';
-import { convWeightFormat, wqOverride, type WeightsPrecision } from '../model/quantize';
+import { convWeightFormat, packedWeightBytes, wqOverride, type WeightsPrecision } from '../model/quantize';
 import type { DecoderConfig } from '../model/config';
 import type { Weights } from '../model/weights';
 import type { AttnStep, ConvStep, CropStep, DupAddStep, NormStep, OutputStep, Step, StoreStep, View } from './graph';
@@ -20,8 +20,12 @@ export interface WeightUse {
   elems: number;
   /** the values to upload, checked against the step's shape (`mma`: the tensor-core layout where it differs) */
   data(w: Weights, mma: boolean): Float32Array;
-  /** a conv weight in conv3d's order ([rows = taps * cin][cout4 * 4]): stored by the weights precision (model/quantize.ts) */
-  conv?: { cout: number; rows: number };
+  /**
+   * a conv weight in conv3d's order ([rows = taps * cin][cout4 * 4]): stored by the weights precision
+   * (model/quantize.ts); `blocked`: its elements in conv3d-mma's blocked layout (tensor-core plans with
+   * f16 weights hold that instead: convWeightBytes)
+   */
+  conv?: { cout: number; rows: number; blocked: number };
 }
 
 /** What the executor resolves for a step of one program (slots are per program). */
@@ -77,8 +81,17 @@ export interface StepKind<S extends Step> {
   params(s: S, ringCount: (key: string) => number): Record<string, number>[];
 }
 
-/** Tensor cores run every conv with at least 16 output channels (the 3-channel head stays portable). */
-export const onTensorCores = (s: ConvStep): boolean => s.cout >= 16;
+/**
+ * Tensor cores run every conv, the 3-channel head too (its output block is 16 channels wide, 13 of them
+ * computed and dropped: 312 ms of the 4.96 s Wan2.1 480x832x81 decode on the portable conv at 1.6 TFLOP/s,
+ * H200 profile 2026-12-01 s4).
+ */
+export const onTensorCores = (_s: ConvStep): boolean => true;
+
+/** GPU bytes of conv weight `w`: conv3d-mma's blocked layout in a tensor-core plan with f16 weights, else packedWeightBytes. */
+export function convWeightBytes(w: NonNullable<WeightUse['conv']>, format: Parameters<typeof packedWeightBytes>[0], elemBytes: number, tensorCores: boolean): number {
+  return tensorCores && format === 'elem' ? Math.ceil((w.blocked * elemBytes) / 4) * 4 : packedWeightBytes(format, w.cout, w.rows, elemBytes);
+}
 
 const conv: StepKind<ConvStep> = {
   views: (s) => (s.res ? [s.x, s.y, s.res] : [s.x, s.y]),
@@ -88,7 +101,7 @@ const conv: StepKind<ConvStep> = {
     {
       key: `${s.wkey}.weight`,
       elems: packedConvWeightLength(s.cout, s.cin, s.kt, s.ks),
-      conv: { cout: s.cout, rows: s.kt * s.ks * s.ks * s.cin },
+      conv: { cout: s.cout, rows: s.kt * s.ks * s.ks * s.cin, blocked: blockedConvWeightLength(s.cout, s.cin, s.kt, s.ks) },
       data(w, mma) {
         const t = w.get(`${s.wkey}.weight`);
         const want = s.up ? [s.cout, s.cin, 3, 3] : t.shape.length === 4 ? [s.cout, s.cin, 1, 1] : [s.cout, s.cin, s.kt, s.ks, s.ks];

@@ -11,10 +11,10 @@
 // submitted, so no fence is needed; the upload itself runs between two compute segments on the GPU (one
 // queue), the host copy into the upload staging happens while the GPU runs the work already submitted.
 import { DecoderError } from '../gpu/errors';
-import { convWeightFormat, packedWeightBytes } from '../model/quantize';
+import { convWeightFormat } from '../model/quantize';
 import type { Program, Step } from './graph';
 import { BUS_BYTES_PER_S, type Plan } from './planner';
-import { kindOf, weightBuffers } from './step-kinds';
+import { convWeightBytes, kindOf, weightBuffers } from './step-kinds';
 
 /** Storage-buffer offsets must be multiples of minStorageBufferOffsetAlignment: 256 is its largest allowed value. */
 export const STREAM_ALIGN = 256;
@@ -55,10 +55,10 @@ export function streamedKey(s: Step): string | null {
 }
 
 /** Bytes of every weight buffer of `steps` as the GPU holds it (conv weights by the weights precision's format). */
-export function weightBytesByKey(steps: Step[], opts: Pick<Plan['opts'], 'precision' | 'weightsPrecision'>): Map<string, number> {
+export function weightBytesByKey(steps: Step[], opts: Pick<Plan['opts'], 'precision' | 'weightsPrecision' | 'tensorCores'>): Map<string, number> {
   const elemBytes = opts.precision === 'f16' ? 2 : 4;
   const f = convWeightFormat(opts.precision, opts.weightsPrecision);
-  return new Map(weightBuffers(steps).map((w) => [w.key, w.conv ? packedWeightBytes(f, w.conv.cout, w.conv.rows, elemBytes) : Math.ceil((w.elems * elemBytes) / 4) * 4]));
+  return new Map(weightBuffers(steps).map((w) => [w.key, w.conv ? convWeightBytes(w.conv, f, elemBytes, !!opts.tensorCores && opts.precision === 'f16') : Math.ceil((w.elems * elemBytes) / 4) * 4]));
 }
 
 /**

@@ -1,6 +1,7 @@
-// The tensor-core conv path inside a whole decode (src/runtime/gpu-decoder.ts with `mma`): every conv with
-// >= 16 output channels runs conv3d-mma-pack + the blocked GEMM over weights re-blocked at upload, the
-// head stays on the portable conv. Here the GEMM is its scalar twin conv3d-mma-emu (no CI adapter has
+// The tensor-core conv path inside a whole decode (src/runtime/gpu-decoder.ts with `mma`): every conv, the
+// 3-channel head too (one 16-channel output block; its blocked weights are larger than conv3d's, which the
+// plan counts: allocated = planned fails if it does not), runs conv3d-mma-pack + the blocked GEMM over
+// weights re-blocked at upload. Here the GEMM is its scalar twin conv3d-mma-emu (no CI adapter has
 // subgroup matrices; the H200 run compares the real one, scripts/h200-run.sh mma), so this checks the
 // decoder wiring: weights blocked per conv, the pack reading x / the cache ring / gamma with the conv's
 // params, the shared operand copy, in-place residuals, fused norm. Generated Wan2.1 decoder (dim 16 so

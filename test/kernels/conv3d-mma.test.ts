@@ -133,9 +133,11 @@ describe('conv3d-mma', () => {
     needF16(ctx);
     await runCase(c, conv3dMmaTiles(conv3dMmaEmu, t[0], t[1]), 32);
   });
-  it('mmaTilesFor: the shipped 3 x 2 unless it makes fewer than 1024 workgroups, then 1 x 1', () => {
+  it('mmaTilesFor: the shipped 3 x 2 (4 x 2 at 192 output channels) unless it makes fewer than 1024 workgroups, then 1 x 1', () => {
     expect(mmaTilesFor({ cin: 96, cout: 96, h: 480, w: 832 }, 3)).toEqual([3, 2]);
     expect(mmaTilesFor({ cin: 384, cout: 384, h: 60, w: 104 }, 3)).toEqual([3, 2]);
+    expect(mmaTilesFor({ cin: 192, cout: 192, h: 240, w: 416 }, 3)).toEqual([4, 2]); // measured best there
+    expect(mmaTilesFor({ cin: 96, cout: 3, h: 480, w: 832 }, 3)).toEqual([1, 2]); // one output block
     expect(mmaTilesFor({ cin: 16, cout: 16, h: 4, w: 6 }, 3)).toEqual([1, 1]);
   });
   it.for(cases.map((c) => [name(c), c] as const))('tensor cores %s', async ([, c], ctx) => {

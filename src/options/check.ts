@@ -57,6 +57,10 @@ export function problem(key: OptionKey, value: unknown, surface: Surface): strin
     const vec = (a: unknown) => ArrayBuffer.isView(a) || Array.isArray(a);
     return o && typeof o === 'object' && vec(o.mean) && vec(o.std) ? '' : `must be 'official', 'none' or {mean, std} (one value per latent channel), got ${show(value)}`;
   }
+  if (key === 'cpuBudget') {
+    const ok = value === 'auto' || value === 'none' || (typeof value === 'string' && value.trim() !== '' && Number(value) > 0) || (typeof value === 'number' && value > 0);
+    return ok ? '' : `must be a positive number of MiB, auto (half this machine's memory) or none, got ${show(value)}`;
+  }
   if (key === 'injectOom') {
     const ok = isWhole(value, 0) || (typeof value === 'string' && /^\d+\+?$/.test(value));
     return ok ? '' : `must be N or N+ (the GPU buffer allocation of the decode to fail; + also every later one), got ${show(value)}`;

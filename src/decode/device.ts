@@ -34,6 +34,14 @@ export function lostWithin(d: GpuEntry, ms: number): Promise<boolean> {
   });
 }
 
+/** Record the loss of `e` once and tell the waiting decodes. */
+function markLost(e: GpuEntry, info: GPUDeviceLostInfo): void {
+  if (e.lost) return;
+  e.lost = info;
+  for (const f of [...e.onLost]) f(info);
+  e.onLost.clear();
+}
+
 /** A device-lost message that says the device ran out of memory (Dawn: "vkAllocateMemory failed with VK_ERROR_OUT_OF_DEVICE_MEMORY"). */
 export const OOM_TEXT = /out.?of.?(device.?|host.?)?memory|OutOfMemory/i;
 
@@ -48,11 +56,7 @@ export class DeviceSlot {
     this.device ??= (this.given ? Promise.resolve(this.given) : requestDecoderDevice({ wantF16: true })).then((d) => {
       const i = d.info;
       const e: GpuEntry = { device: d.device, description: [i.vendor, i.architecture, i.description].filter(Boolean).join(' / ') || 'unknown adapter', info: i, f16: d.f16, mma: d.mma ?? null, lost: null, onLost: new Set() };
-      void d.device.lost.then((info) => {
-        e.lost = info;
-        for (const f of [...e.onLost]) f(info);
-        e.onLost.clear();
-      });
+      void d.device.lost.then((info) => markLost(e, info));
       return e;
     });
     // a device request that failed is not cached: the next call tries again
@@ -69,8 +73,15 @@ export class DeviceSlot {
     this.given = undefined;
   }
 
-  /** Destroy the current device (fault injection: as a GPU reset would); nothing when none was requested. */
+  /**
+   * Destroy the current device (fault injection: as a GPU reset would); nothing when none was requested.
+   * It is marked lost at once: Dawn settles device.lost only when it next processes events, and the next
+   * decode would otherwise start on the destroyed device (its reads fail with a bare AbortError).
+   */
   async lose(): Promise<void> {
-    if (this.device) (await this.device).device.destroy();
+    if (!this.device) return;
+    const e = await this.device;
+    e.device.destroy();
+    markLost(e, { reason: 'destroyed', message: 'destroyed by loseDevice()' } as GPUDeviceLostInfo);
   }
 }

@@ -30,7 +30,8 @@ function oomInjection(opt: DecodeOptions['injectOom']): OomInjection | null {
 
 export class GpuSession {
   private readonly slot: DeviceSlot;
-  private gpu: { key: string; dec: GpuDecoder } | null = null;
+  /** the GpuDecoder of the last plan and the device it lives on (a new device after a loss: rebuilt) */
+  private gpu: { key: string; dec: GpuDecoder; device: GPUDevice } | null = null;
 
   /** `stop`: aborted by the decoder's dispose() (a GpuDecoder finished after it is freed at once). */
   constructor(
@@ -147,14 +148,14 @@ export class GpuSession {
     if (p.opts.tensorCores && !d.mma) p = plan(this.cfg, { ...p.opts, tensorCores: false });
     const mma = p.opts.tensorCores && d.mma ? d.mma : null;
     const key = JSON.stringify([p.opts, !!mma]);
-    if (this.gpu?.key !== key) {
+    if (this.gpu?.key !== key || this.gpu.device !== d.device) {
       this.free();
       const dec = await withOomInjection(inj, () => GpuDecoder.create(d.device, p, this.weights, { tuning: conv3dTuningFor(d.info), mma }));
       if (this.stop.aborted) {
         dec.dispose();
         throw new DecoderError('disposed', 'the decoder was disposed while it was being built');
       }
-      this.gpu = { key, dec };
+      this.gpu = { key, dec, device: d.device };
     }
     const dec = this.gpu.dec;
     let onLost!: (info: GPUDeviceLostInfo) => void;

@@ -420,13 +420,15 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   if (opts.tile?.store === 'cpu' && opts.tile.order !== 'tile-major')
     throw new DecoderError('bad-input', "a CPU store needs tile-major order (frame-major keeps no store)");
   const storeBytes = storeEntryBytes * storePerChunk * frames;
+  // tensor cores: one operand copy of the largest conv call (exec/resources.ts allocates it, bound whole)
+  const mmaScratchBytes = opts.tensorCores && opts.precision === 'f16' && wFormat === 'elem' ? align4(mmaScratchOf(all.flatMap((g) => g.steps)) * elemBytes) : 0;
   const memory: MemoryBreakdown = {
     // conv weights by the weights precision (int8: 1 byte per weight + a 4-byte scale per output channel)
     weights: weightBuffers(all.flatMap((g) => g.steps)).reduce((a, w) => a + (w.conv ? convWeightBytes(w.conv, wFormat, elemBytes, !!opts.tensorCores && opts.precision === 'f16') : align4(w.elems * elemBytes)), 0),
     // cache offload: the shared buffers of one tile's rings (+ the latent-rate part's rings)
     cache: [...ringBuffers.values()].reduce((a, b) => a + b, 0),
     // + tensor cores: one operand copy of the largest conv call (exec/resources.ts allocates it)
-    activations: slots.reduce((a, s) => a + s.bytes, 0) + (opts.tensorCores && opts.precision === 'f16' && wFormat === 'elem' ? align4(mmaScratchOf(all.flatMap((g) => g.steps)) * elemBytes) : 0),
+    activations: slots.reduce((a, s) => a + s.bytes, 0) + mmaScratchBytes,
     // 'cpu': one chunk's entries (the upload window); the host keeps all of them
     store: storeWhere === 'cpu' ? storeEntryBytes * storePerChunk : storeBytes,
     // latent frame in; rgb f32 (+ rgba) regions of one program out; a 4-byte dummy for unused bindings
@@ -439,7 +441,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
     total: 0,
   };
   memory.total = memory.weights + memory.cache + memory.activations + memory.store + memory.io + memory.staging + memory.uniforms;
-  const largestBinding = Math.max(outBytes, storeEntryBytes, ...rings.map((r) => r.bytes), ...slots.map((s) => s.bytes));
+  const largestBinding = Math.max(outBytes, storeEntryBytes, mmaScratchBytes, ...rings.map((r) => r.bytes), ...slots.map((s) => s.bytes));
   const largestBuffer = Math.max(largestBinding, memory.store, parkStagingBytes);
   const hostStoreBytes = storeWhere === 'cpu' ? storeBytes : 0;
   const parkBytes = park ? park.reduce((a, t) => a + t.bytes, 0) : 0;

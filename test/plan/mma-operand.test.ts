@@ -1,0 +1,39 @@
+// The tensor-core operand copy in the plan (src/plan/planner.ts with tensorCores): counted in the
+// activations AND as a binding (exec/resources.ts binds it whole to conv3d-mma-pack and the GEMM), so a
+// decode whose copy exceeds maxStorageBufferBindingSize fails planning with a clear 'limits' error (and
+// fitPlan tiles it) instead of a WebGPU validation error at bind-group creation: Wan2.2 704x1280 whole
+// frames in f16 failed that way on the H200 (2026-12-01, "CreateBindGroup conv2"). Shapes only, no GPU.
+import { describe, expect, it } from 'vitest';
+import { mmaScratchElems } from '../../src/kernels/conv3d-mma';
+import { inferConfig } from '../../src/model/config';
+import { OFFICIAL, syntheticWeights } from '../../src/model/synthetic';
+import { fitPlan } from '../../src/plan/auto';
+import { checkLimits, plan } from '../../src/plan/planner';
+
+const wan21 = inferConfig(syntheticWeights(OFFICIAL['2.1'], { values: false }));
+const wan22 = inferConfig(syntheticWeights(OFFICIAL['2.2'], { values: false }));
+const H200 = { maxStorageBufferBindingSize: 2 ** 31 - 4, maxBufferSize: 2 ** 40 };
+
+describe('tensor-core operand copy in the plan', () => {
+  it('Wan2.1 480x832: the copy is the 96-channel conv at 480x832 (one copy per frame, 3 frames), counted once', () => {
+    const base = { frames: 21, h: 60, w: 104, cache: 'on', precision: 'f16' } as const;
+    const off = plan(wan21, base), on = plan(wan21, { ...base, tensorCores: true });
+    const copy = 2 * mmaScratchElems({ cin: 96, cout: 96, h: 480, w: 832 }, 3, 3);
+    // a wrong layout size (e.g. the three x-shifted copies of before: 3x) or a second copy fails this
+    expect(on.memory.activations - off.memory.activations).toBe(copy);
+    expect(copy).toBe(3 * 6 * 482 * 834 * 16 * 2);
+    expect(on.largestBinding).toBeGreaterThanOrEqual(copy);
+  });
+  it('Wan2.2 704x1280: the copy binds more than 2 GiB whole, so checkLimits refuses it and fitPlan tiles it', () => {
+    const base = { frames: 31, h: 88, w: 160, cache: 'on', precision: 'f16' } as const;
+    const on = plan(wan22, { ...base, tensorCores: true });
+    expect(on.largestBinding).toBeGreaterThan(H200.maxStorageBufferBindingSize);
+    expect(() => checkLimits(on, H200)).toThrow(/maxStorageBufferBindingSize/);
+    // without tensor cores the same whole-frame plan binds less than the limit (the copy was the culprit)
+    expect(() => checkLimits(plan(wan22, base), H200)).not.toThrow();
+    const { precision: _p, ...fitBase } = base;
+    const fit = fitPlan(wan22, { ...fitBase, tensorCores: true }, { limits: H200, precisions: ['f16'], tile: 'auto' });
+    expect(fit.plan.opts.tensorCores).toBe(true);
+    expect(fit.plan.largestBinding).toBeLessThanOrEqual(H200.maxStorageBufferBindingSize);
+  });
+});

@@ -112,7 +112,7 @@ export class CpuDecoder {
     const chunks: Tensor[] = [];
     for (let i = 0; i < T; i++) {
       await new Promise((r) => setTimeout(r, 0));
-      if (opts.signal?.aborted) throw new DecoderError('bad-input', 'decode cancelled');
+      if (opts.signal?.aborted) throw new DecoderError('cancelled', 'decode cancelled');
       const xi = tensor([zc, 1, h, w]);
       for (let c = 0; c < zc; c++) xi.data.set(x.data.subarray((c * T + i) * h * w, (c * T + i + 1) * h * w), c * h * w);
       cache.idx = 0;

@@ -89,8 +89,6 @@ let fit: Fit = { fits: true, warning: '' };
 let running = false;
 /** a Decode click is waiting for the latest replan */
 let starting = false;
-/** backend of the running decode: the cpu reference decoder runs synchronously in the worker and cannot be cancelled */
-let runningBackend: 'webgpu' | 'cpu' = 'webgpu';
 let cancelRequested = false;
 /** the user was warned that this decode will not fit; the next click decodes anyway */
 let warnedOversize = false;
@@ -111,8 +109,9 @@ function refreshButtons(): void {
   decodeBtn.disabled = running || !ready || blocked !== '';
   decodeBtn.title = blocked ? `nothing to decode: ${blocked}` : '';
   decodeBtn.textContent = warnedOversize ? 'Decode anyway' : 'Decode';
-  cancelBtn.disabled = !running || runningBackend === 'cpu';
-  cancelBtn.title = running && runningBackend === 'cpu' ? 'the cpu reference decoder runs in one go inside the worker and cannot be interrupted' : 'stop the decode (within one chunk)';
+  // both backends stop between chunks (the CPU reference yields to the worker's event loop after each)
+  cancelBtn.disabled = !running;
+  cancelBtn.title = 'stop the decode (within one chunk)';
   exportPanel.enable(!running && !!current && current.store.count > 0);
   pinBtn.disabled = running || !current || current.store.count === 0 || compare.pinned === current;
   clearPinBtn.disabled = !compare.pinned;
@@ -349,11 +348,10 @@ async function decode(): Promise<void> {
   }
   warnedOversize = false;
   running = true;
-  runningBackend = opts.backend;
   cancelRequested = false;
   msg.clearError();
   refreshButtons();
-  msg.status(opts.backend === 'cpu' ? 'decoding on the cpu (cannot be cancelled)…' : 'decoding…', 'running');
+  msg.status(opts.backend === 'cpu' ? 'decoding on the cpu reference…' : 'decoding…', 'running');
   const n = ++decodes;
   const run = opts.latentStats === 'file' && latents.stats ? { ...plan, worker: { ...plan.worker, latentStats: latents.stats } } : plan;
   const { record, error } = await runDecode(client, latents, opts, run, `#${n}`, {

@@ -7,6 +7,7 @@ import type { DecoderConfig } from '../model/config';
 import type { WeightsPrecision } from '../model/quantize';
 import { plan, type Plan, type PlanOptions, type Precision } from './planner';
 import { withWeightStream } from './weight-stream';
+import type { OptionOrAuto, OptionValue } from '../options/schema';
 
 export interface FitRequest {
   /** bytes; undefined = only the adapter limits constrain */
@@ -27,20 +28,20 @@ export interface FitRequest {
   weightsPrecisions?: WeightsPrecision[];
   /** 'auto' searches grids; 'none' forbids tiling; a fixed tile is taken as given */
   tile: 'auto' | 'none' | { th: number; tw: number };
-  tileMode?: 'exact' | 'blend';
+  tileMode?: OptionValue<'tileMode'>;
   /** 'auto': at each tiling tile-major first (its stores), then frame-major (its cache offloads) */
-  tileOrder?: 'tile-major' | 'frame-major' | 'auto';
+  tileOrder?: OptionOrAuto<'tileOrder'>;
   /** frame-major caches allowed, in order of preference (default ['off']); 'on' parks the idle tiles' rings in CPU memory */
-  cacheOffloads?: ('off' | 'on')[];
+  cacheOffloads?: OptionValue<'cacheOffload'>[];
   /**
    * weight streaming allowed, in order of preference (default: base.weightsStream, else ['off']). At each
    * tiling every resident variant is tried first; then streamed, the most ring slots that fit (least bus)
    */
-  weightsStreams?: ('off' | 'on')[];
+  weightsStreams?: OptionValue<'weightsStream'>[];
   /** ring slots of a streamed plan (default: the most that fit, from the fewest without repeated uploads down to 2) */
   weightsStreamSlots?: number;
   /** tile-major stores allowed, in order of preference (default ['gpu']); 'cpu' keeps them in host memory */
-  stores?: ('gpu' | 'cpu')[];
+  stores?: OptionValue<'tileStore'>[];
   /** norm modes allowed, in order of preference (default ['full']) */
   norms?: NonNullable<PlanOptions['norm']>[];
   normChunk?: number;

@@ -1,7 +1,8 @@
 // The compare view: A (pinned) and B (the latest decode) side by side at time-aligned frames, the
 // difference heat map, PSNR and SSIM per frame as a chart and a table, a note explaining the alignment,
 // and, for decodes of a trained-model sample, PSNR and SSIM of A and of B against the sample's source clip.
-import { againstSource, alignFrames, diffHeatmap, frameSsim, maxAbsDiff, psnr, type SourceClip } from './compare';
+import { againstSource, alignFrames, diffHeatmap, frameSsim, maxAbsDiff, psnr, SSIM_MAX_PIXELS, type SourceClip } from './compare';
+import { SSIM_WINDOW } from '../model/quality';
 import { byTestId, h, svg } from './dom';
 import { formatDb } from './format';
 import { drawRgba } from './player';
@@ -20,6 +21,7 @@ export class CompareView {
   private b: DecodeRecord | null = null;
   private pairs: Pair[] = [];
   private scale = 0;
+  private ssimOn = true;
   private readonly root: HTMLElement;
   private readonly labels: HTMLElement;
   private readonly scrub: HTMLInputElement;
@@ -60,6 +62,7 @@ export class CompareView {
     this.labels.textContent = `A: ${this.a?.label ?? '–'} · B: ${this.b?.label ?? '–'}`;
     const { a, b } = this;
     this.pairs = [];
+    this.sourceLine.hidden = true;
     if (!a || !b) {
       this.root.hidden = true;
       return;
@@ -72,10 +75,13 @@ export class CompareView {
       return;
     }
     const nA = a.store.total, nB = b.store.total;
+    // SSIM costs ~100 operations a pixel on the main thread: left out ('–') for long or large decodes
+    // (and for frames smaller than its 11x11 window)
+    this.ssimOn = Math.max(nA, nB) * a.store.height * a.store.width <= SSIM_MAX_PIXELS && Math.min(a.store.height, a.store.width) >= SSIM_WINDOW;
     for (const p of alignFrames(nA, nB)) {
       const fa = a.store.get(p.a), fb = b.store.get(p.b);
       if (!fa || !fb) continue;
-      this.pairs.push({ ...p, psnr: psnr(fa.rgb, fb.rgb), ssim: frameSsim(fa.rgb, fb.rgb, a.store.height, a.store.width), maxAbs: maxAbsDiff(fa.rgb, fb.rgb) });
+      this.pairs.push({ ...p, psnr: psnr(fa.rgb, fb.rgb), ssim: this.ssimOn ? frameSsim(fa.rgb, fb.rgb, a.store.height, a.store.width) : NaN, maxAbs: maxAbsDiff(fa.rgb, fb.rgb) });
     }
     this.renderSource();
     this.scale = Math.max(0, ...this.pairs.map((p) => p.maxAbs));
@@ -103,12 +109,12 @@ export class CompareView {
     for (const [name, r] of [['A', this.a], ['B', this.b]] as const) {
       const src = r && this.sources.get(r);
       if (!r || !src || src.height !== r.store.height || src.width !== r.store.width) continue;
-      const q = againstSource((i) => r.store.get(i)?.rgb, r.store.total, src);
-      if (q) parts.push(`${name}: ${formatDb(q.psnr)} PSNR, SSIM ${q.ssim.toFixed(4)} (${q.frames} frames)`);
+      const q = againstSource((i) => r.store.get(i)?.rgb, r.store.total, src, { ssim: this.ssimOn });
+      if (q) parts.push(`${name}: ${formatDb(q.psnr)} PSNR${this.ssimOn ? `, SSIM ${q.ssim.toFixed(4)}` : ''} (${q.frames} frames)`);
     }
     const src = (this.a && this.sources.get(this.a)) ?? (this.b && this.sources.get(this.b));
     this.sourceLine.hidden = parts.length === 0;
-    this.sourceLine.textContent = parts.length ? `Against the source clip of ${src!.name} (the original video): ${parts.join(' · ')}. SSIM: luma, 11×11 Gaussian window, mean over frames.` : '';
+    this.sourceLine.textContent = parts.length ? `Against the source clip of ${src!.name} (the original video): ${parts.join(' · ')}. ${this.ssimOn ? 'SSIM: luma, 11×11 Gaussian window, mean over frames.' : `SSIM left out (above ${SSIM_MAX_PIXELS / 1e6} M pixels, or frames under ${SSIM_WINDOW}×${SSIM_WINDOW}).`}` : '';
   }
 
   private clearCharts(): void {
@@ -141,14 +147,14 @@ export class CompareView {
         'tbody',
         {},
         ...this.pairs.map((p, k) => {
-          const tr = h('tr', { 'data-pair': String(k) }, h('td', {}, String(p.a + 1)), h('td', {}, String(p.b + 1)), h('td', {}, formatDb(p.psnr)), h('td', {}, p.ssim.toFixed(4)), h('td', {}, p.maxAbs.toExponential(2)));
+          const tr = h('tr', { 'data-pair': String(k) }, h('td', {}, String(p.a + 1)), h('td', {}, String(p.b + 1)), h('td', {}, formatDb(p.psnr)), h('td', {}, Number.isNaN(p.ssim) ? '–' : p.ssim.toFixed(4)), h('td', {}, p.maxAbs.toExponential(2)));
           tr.addEventListener('click', () => {
             this.scrub.value = String(k);
             this.showPair(k);
           });
           return tr;
         }),
-        h('tr', {}, h('td', { colspan: '2' }, 'mean (finite)'), h('td', { 'data-testid': 'psnr-mean' }, finite.length ? formatDb(mean) : '∞ (identical)'), h('td', { 'data-testid': 'ssim-mean' }, (this.pairs.reduce((t, p) => t + p.ssim, 0) / this.pairs.length).toFixed(4)), h('td', {}, this.scale.toExponential(2))),
+        h('tr', {}, h('td', { colspan: '2' }, 'mean (finite)'), h('td', { 'data-testid': 'psnr-mean' }, finite.length ? formatDb(mean) : '∞ (identical)'), h('td', { 'data-testid': 'ssim-mean' }, this.ssimOn ? (this.pairs.reduce((t, p) => t + p.ssim, 0) / this.pairs.length).toFixed(4) : '–'), h('td', {}, this.scale.toExponential(2))),
       ),
     );
   }

@@ -124,9 +124,9 @@ async function decodeCmd(argv: string[]): Promise<number> {
     const { cache, req } = fitOptions(a, limits);
     if (!(await dec.hasF16())) req.precisions = req.precisions.filter((p) => p === 'f32');
     if (!req.precisions.length) throw new DecoderError('unsupported', "--precision f16 needs the WebGPU feature 'shader-f16', which this adapter does not offer");
-    // opt in: conv3d-mma (f16 plans) is faster on the H200 (480x832x81: 13.6 -> 7.2-7.6 s) and needs an
-    // operand copy (661 MiB there) that the plans below count; the default is the portable path
-    const tensorCores = cliValue(a, 'tensorCores');
+    // on by default where the device has them: conv3d-mma (f16 plans) is faster on the H200 (480x832x81:
+    // 10.8 -> 4.5 s warm) and needs an operand copy (232 MB there) that the plans below count
+    const tensorCores = cliValue(a, 'tensorCores') && (await dec.hasTensorCores());
     const fit = fitPlan(dec.cfg, { frames: latents.shape[1], h: latents.shape[2], w: latents.shape[3], cache, tensorCores }, req);
     opts = { ...opts, cache, precision: fit.plan.opts.precision, weightsPrecision: fit.plan.opts.weightsPrecision, tile: fit.plan.opts.tile, cacheOffload: fit.plan.opts.cacheOffload ? 'on' : 'off', weightsStream: fit.plan.weightStream ? 'on' : 'off', weightsStreamSlots: fit.plan.weightStream?.slots, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk, tensorCores };
     reason = fit.reason;
@@ -160,7 +160,7 @@ async function decodeCmd(argv: string[]): Promise<number> {
   }
   // a decode whose last chunks were already on the GPU when Ctrl-C came completes: honour the Ctrl-C anyway
   if (cancel.signal.aborted) throw new DecoderError('cancelled', 'decode cancelled (Ctrl-C)');
-  if (opts.tensorCores && !r.options.tensorCores)
+  if (a['tensor-cores'] === 'on' && !r.options.tensorCores)
     console.error(`wan-vae: note: --tensor-cores on was not used: ${r.options.precision !== 'f16' ? 'it needs --precision f16' : r.options.weightsPrecision === 'int8' ? 'int8 weights run the portable conv (conv3d-wq)' : "this adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (Dawn: --dawn-flags enable-dawn-features=allow_unsafe_apis)"}; the portable kernels ran`);
   const written = await writeOutput(target, r, { fps, onFrame: progress ? (d, n) => progress.writing(d, n) : undefined });
   // PSNR vs the sample's source clip (frames the cache-off remedy drops make it incomparable)

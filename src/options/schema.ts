@@ -129,8 +129,8 @@ export const OPTIONS = {
   },
   budget: { kind: 'number', flag: 'budget', commands: BOTH, api: false, demo: 'Budget', min: 0, unit: 'MiB', default: null, help: "GPU memory budget: the planner fits the decode to it and the adapter's limits, choosing the levers on auto (it checks the others as set)." },
   tensorCores: {
-    kind: 'bool', flag: 'tensor-cores', commands: DECODE, api: true, demo: null, default: false,
-    help: 'Convs on tensor cores (conv3d-mma) where the adapter offers subgroup matrices, with f16 storage and weights; off by default: correct, slower than the portable conv on most devices.',
+    kind: 'bool', flag: 'tensor-cores', commands: DECODE, api: true, demo: null, default: true,
+    help: 'Convs on tensor cores (conv3d-mma) where the adapter offers subgroup matrices, with f16 storage and weights (else the portable conv runs); on by default: Wan2.1 480x832x81 on an H200 decodes in 4.5 s warm against 10.8 s. off: always the portable conv.',
   },
   collect: { kind: 'bool', flag: null, commands: [], api: true, demo: null, default: true, help: 'Keep the whole video in the result; false: frames only through onFrame (constant CPU memory).' },
   injectOom: {

@@ -9,6 +9,7 @@ import { inferConfig } from '../../src/model/config';
 import { OFFICIAL, syntheticWeights } from '../../src/model/synthetic';
 import { fitPlan } from '../../src/plan/auto';
 import { checkLimits, plan } from '../../src/plan/planner';
+import { WanVaeDecoder } from '../../src/decoder';
 
 const wan21 = inferConfig(syntheticWeights(OFFICIAL['2.1'], { values: false }));
 const wan22 = inferConfig(syntheticWeights(OFFICIAL['2.2'], { values: false }));
@@ -23,6 +24,17 @@ describe('tensor-core operand copy in the plan', () => {
     expect(on.memory.activations - off.memory.activations).toBe(copy);
     expect(copy).toBe(3 * 6 * 482 * 834 * 16 * 2);
     expect(on.largestBinding).toBeGreaterThanOrEqual(copy);
+  });
+  it('tensor cores are the default for f16 plans (tensorCores: false opts out; f32 and int8 weights never)', () => {
+    // a default still off (or on for f32 / int8 weights, which conv3d-mma cannot read) fails one of these
+    const dec = new WanVaeDecoder(syntheticWeights(OFFICIAL['2.1'], { values: false }));
+    const shape: [number, number, number, number] = [16, 3, 60, 104];
+    expect(dec.plan(shape, { precision: 'f16' }).opts.tensorCores).toBe(true);
+    expect(dec.plan(shape, { precision: 'f16', tensorCores: false }).opts.tensorCores).toBe(false);
+    expect(dec.plan(shape, { precision: 'f32' }).opts.tensorCores).toBe(false);
+    expect(dec.plan(shape, { precision: 'f16', weightsPrecision: 'int8' }).opts.tensorCores).toBe(false);
+    const copy = dec.plan(shape, { precision: 'f16' }).memory.activations - dec.plan(shape, { precision: 'f16', tensorCores: false }).memory.activations;
+    expect(copy).toBe(2 * mmaScratchElems({ cin: 96, cout: 96, h: 480, w: 832 }, 3, 3));
   });
   it('Wan2.2 704x1280: the copy binds more than 2 GiB whole, so checkLimits refuses it and fitPlan tiles it', () => {
     const base = { frames: 31, h: 88, w: 160, cache: 'on', precision: 'f16' } as const;

@@ -2,7 +2,8 @@
 // (src/runtime/exec/encode.ts passProfile), each pass timed by timestamp queries (bench/lib/pass-probe.ts),
 // summed per step kind / kernel and per layer (the vae.py module path of the step) over all chunks.
 // Run from the Node bench bundle: node out/bench/bench-node.mjs --profile --model 2.1 --latent 21x60x104
-//   --precision f16 --tensor-cores on [--norm fused] --name NAME --out DIR --dawn-flags F --commit SHA
+//   --precision f16 --tensor-cores on [--norm fused] [--tile exact:60x52:tile-major:cpu] --name NAME --out DIR
+//   --dawn-flags F --commit SHA
 // Writes DIR/NAME.json (every layer row) and DIR/NAME.md (the tables of the README). Before the profiled
 // decode: one plain decode (compiles, warms) and one timed plain decode (wall ms, what a caller waits for).
 // Separate passes add a small gap per dispatch: the profiled sum is GPU time, not the plain decode's wall.
@@ -12,6 +13,7 @@ import { WanVaeDecoder, type DecodeOptions } from '../src/decoder';
 import { requestDecoderDevice } from '../src/gpu/device';
 import { installNodeWebGPU } from '../src/node/install-webgpu';
 import { passProfile } from '../src/runtime/exec/encode';
+import { decodeOptions } from './lib/decode';
 import { decodeFlops, latentsFor, modelFor } from './lib/models';
 import { PassProbe } from './lib/pass-probe';
 import type { ModelSpec } from './lib/types';
@@ -71,6 +73,9 @@ export async function profileMain(argv: string[]): Promise<number> {
     norm: arg(argv, 'norm', 'full') as 'full' | 'fused',
     latentStats: 'none',
     collect: false,
+    // --tile MODE:HxW[:ORDER][:STORE] as the bench's decode switch (e.g. exact:60x52:tile-major:cpu, the
+    // plan --budget 1536 picks at 480x832 f16 with tensor cores); default whole frames
+    ...decodeOptions({ tile: arg(argv, 'tile', 'none') }),
   };
   const name = arg(argv, 'name', `profile-wan${version}-${latent.join('x')}-${opts.precision}${opts.tensorCores ? '-mma' : ''}`);
   const outDir = resolve(arg(argv, 'out', 'bench/results'));

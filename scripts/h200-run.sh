@@ -105,6 +105,17 @@ case "${1:-decodes}" in
     rm -f /tmp/v.npy
     (cd "$OUT" && tar czf /tmp/s4final.tgz . && mv /tmp/s4final.tgz . && rm -f *.log)
     ;;
+  s4last)
+    # issue 11, session 4: the default (no --tensor-cores flag) CLI decode, the warm decode of the
+    # --budget 1536 plan (2 exact tiles, CPU store) through the profiler, Wan2.2 704x1280x121 with tensor
+    # cores (the CLI fits the tiles: the whole-frame operand copy binds > 2 GiB).
+    L=--synthetic\ 2.1\ --latent-size\ 21x60x104
+    d $L --precision f16 --norm fused
+    timeout 120 node out/bench/bench-node.mjs --profile --out $OUT --dawn-flags $F ${COMMIT:+--commit $COMMIT} --model 2.1 --latent 21x60x104 --precision f16 --tensor-cores on --tile exact:60x52:tile-major:cpu --name profile-wan2.1-21x60x104-f16-tc-on-budget1536-tiles > "$OUT/p.log" 2>&1
+    grep -E "plain decode|profiled decode" "$OUT/p.log"; rm -f "$OUT/p.log"
+    TMO=200 d --synthetic 2.2 --latent-size 31x88x160 --precision f16 --tensor-cores on
+    rm -f /tmp/v.npy
+    ;;
   tuning)
     # conv3d per-cout blocks (96 / 16 channels): kernel rows and two decodes
     timeout 240 node out/bench/bench-node.mjs --only conv3d --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 > "$OUT/bench-conv.log" 2>&1

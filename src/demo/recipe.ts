@@ -53,7 +53,7 @@ function isShape(s: unknown): s is [number, number, number, number] {
 export function parseRecipe(value: unknown): Recipe {
   const r = value as Partial<Recipe> | null;
   if (!r || typeof r !== 'object' || r.app !== 'wan-vae-webgpu demo') throw new Error('not a wan-vae-webgpu demo recipe (missing "app": "wan-vae-webgpu demo")');
-  if (r.version !== 1) throw new Error(`recipe version ${String(r.version)} is not supported (this page reads version 1)`);
+  if (r.version !== 1) throw new Error(`recipe version ${JSON.stringify(r.version) ?? typeof r.version} is not supported (this page reads version 1)`);
   const w = r.weights as WeightsRef | undefined;
   const weights: WeightsRef =
     w?.kind === 'url' && typeof w.url === 'string' ? { kind: 'url', url: w.url } : w?.kind === 'file' && typeof w.name === 'string' ? { kind: 'file', name: w.name } : { kind: 'default' };
@@ -61,9 +61,9 @@ export function parseRecipe(value: unknown): Recipe {
   let latents: LatentsRef = { kind: 'default' };
   if (l?.kind === 'inline') {
     if (!isShape(l.shape) || typeof l.f32 !== 'string') throw new Error('recipe: inline latents need a shape [z, T, h, w] and base64 f32 data');
-    latents = { kind: 'inline', name: String(l.name ?? 'latents'), shape: l.shape, f32: l.f32 };
-  } else if (l?.kind === 'url' && typeof l.url === 'string') latents = { kind: 'url', url: l.url, ...(l.key ? { key: String(l.key) } : {}) };
-  else if (l?.kind === 'file' && typeof l.name === 'string') latents = { kind: 'file', name: l.name, ...(l.key ? { key: String(l.key) } : {}) };
+    latents = { kind: 'inline', name: typeof l.name === 'string' ? l.name : 'latents', shape: l.shape, f32: l.f32 };
+  } else if (l?.kind === 'url' && typeof l.url === 'string') latents = { kind: 'url', url: l.url, ...(typeof l.key === 'string' && l.key ? { key: l.key } : {}) };
+  else if (l?.kind === 'file' && typeof l.name === 'string') latents = { kind: 'file', name: l.name, ...(typeof l.key === 'string' && l.key ? { key: l.key } : {}) };
   const fps = Number(r.fps);
   return { app: 'wan-vae-webgpu demo', version: 1, weights, latents, options: recipeOptions(r.options), fps: fps >= 1 && fps <= 60 ? fps : 16 };
 }

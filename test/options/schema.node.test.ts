@@ -169,6 +169,12 @@ describe('the demo form has a control for every demo option value', () => {
 
 describe('the demo recipe takes every demo option, as the schema says', () => {
   const base: Recipe = { app: 'wan-vae-webgpu demo', version: 1, weights: { kind: 'default' }, latents: { kind: 'default' }, options: DEFAULT_OPTIONS, fps: 16 };
+  it('values whose String() throws are named, not a TypeError (found by the fuzz test: version {"toString": []})', () => {
+    expect(() => parseRecipe({ ...base, version: { toString: [] } })).toThrow(/^recipe version \{"toString":\[\]\} is not supported/);
+    const l = parseRecipe({ ...base, latents: { kind: 'inline', name: { toString: [] }, shape: [1, 1, 1, 1], f32: 'AACAPw==' } }).latents;
+    expect(l).toMatchObject({ kind: 'inline', name: 'latents' });
+    expect(() => parseRecipe({ ...base, options: { ...DEFAULT_OPTIONS, cache: { toString: [] } } })).toThrow(`recipe option 'cache' must be one of on|off, got {"toString":[]}`);
+  });
   for (const key of OPTION_KEYS.filter((k) => OPTIONS[k].demo !== null)) {
     it(`${key}: each schema value survives the JSON file and the link; a wrong one is the schema's error`, () => {
       const s = spec(key);

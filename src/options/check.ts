@@ -8,7 +8,16 @@ import { OPTION_KEYS, OPTIONS, spec, type OptionKey } from './schema';
 
 export type Surface = 'api' | 'cli' | 'demo';
 
-const show = (v: unknown): string => (typeof v === 'string' ? `'${v}'` : v === undefined ? 'nothing' : (JSON.stringify(v) ?? String(v)));
+/** A value in an error: strings quoted, the rest as JSON (cyclic or otherwise unprintable: its type). */
+function show(v: unknown): string {
+  if (typeof v === 'string') return `'${v}'`;
+  if (v === undefined) return 'nothing';
+  try {
+    return JSON.stringify(v) ?? typeof v;
+  } catch {
+    return `a ${typeof v} that cannot be printed`;
+  }
+}
 
 const isWhole = (n: unknown, min: number): n is number => typeof n === 'number' && Number.isInteger(n) && n >= min;
 

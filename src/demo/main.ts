@@ -2,6 +2,7 @@
 // together. Every decode and every file parse runs in the decoder worker (createDecoder); this file only
 // holds UI state.
 import type { Latents } from '../model/latents';
+import { EMBEDDED_DEFAULT_SOURCE } from '../model/default-model';
 import { DecoderError } from '../gpu/errors';
 import { createDecoder, type DecoderClient } from '../worker/client';
 import { CompareView } from './compare-view';
@@ -422,7 +423,7 @@ async function applyRecipe(r: Recipe, from: string): Promise<void> {
     selectSource(byTestId('model-card'), 'weights-src', 'url');
     byTestId<HTMLInputElement>('weights-url').value = url;
     await loadModelFrom(weightsFromUrl(url), () => ({ kind: 'url', url }));
-  } else if (r.weights.kind === 'default' && weightsRef.kind !== 'default') await loadModel(null, 'embedded default', { kind: 'default' });
+  } else if (r.weights.kind === 'default' && weightsRef.kind !== 'default') await loadModel(null, EMBEDDED_DEFAULT_SOURCE, { kind: 'default' });
   else if (r.weights.kind === 'file') notes.push(`it used the weights file "${r.weights.name}": open that file in step 1`);
   const l = r.latents;
   if (l.kind === 'inline') {
@@ -463,7 +464,7 @@ function wireEvents(): void {
   const modelCard = byTestId('model-card'), latentsCard = byTestId('latents-card');
   preventStrayDrops();
   wireSourceRadios(modelCard, 'weights-src', () => {
-    if (weightsRef.kind !== 'default') void loadModel(null, 'embedded default', { kind: 'default' });
+    if (weightsRef.kind !== 'default') void loadModel(null, EMBEDDED_DEFAULT_SOURCE, { kind: 'default' });
   });
   wireSourceRadios(latentsCard, 'latents-src', () => {
     if (latentsRef.kind !== 'default') void useDefaultLatents();
@@ -602,7 +603,7 @@ async function start(): Promise<void> {
   // a hardware adapter starts on the trained model's default sample; a software one (SwiftShader, ~1 GFLOP/s)
   // on the generated dim-16 model, which decodes in seconds there
   const trained = !!samples && gpu.available && !gpu.fallback && !recipe && (await samples.loadDefault().then(() => true, () => false));
-  if (!trained || !client) await loadModel(null, 'embedded default', { kind: 'default' });
+  if (!trained || !client) await loadModel(null, EMBEDDED_DEFAULT_SOURCE, { kind: 'default' });
   if (recipe) await applyRecipe(recipe, 'the link');
 }
 

@@ -35,6 +35,10 @@ export function fitRequest(o: DemoOptions, shape: readonly number[], gpu: GpuPro
     tileMode: o.tileMode,
     tileOrder: o.tileOrder,
     stores: storeChoices(o),
+    // frame-major tiles may park the idle tiles' caches in CPU memory (exact) when nothing else fits
+    cacheOffloads: o.tileOrder === 'frame-major' ? ['off', 'on'] : undefined,
+    // half the memory the browser reports (navigator.deviceMemory, GiB, capped at 8 by Chrome; absent elsewhere: no limit)
+    cpuBudget: typeof navigator !== 'undefined' && 'deviceMemory' in navigator ? ((navigator as { deviceMemory: number }).deviceMemory * 2 ** 30) / 2 : undefined,
     norms: tried('norm', o.norm),
     normChunk: o.norm === 'chunked' ? o.normChunk : undefined,
   };
@@ -50,6 +54,6 @@ export async function resolvePlan(client: DecoderClient, shape: [number, number,
   const base = toWorkerOptions(o, shape);
   if (!usesFit(o)) return { worker: base, plan: await client.plan(shape, base), reason: null };
   const f = await client.fit(shape, base, fitRequest(o, shape, gpu));
-  const worker: WorkerDecodeOptions = { ...base, precision: f.options.precision, tile: f.options.tile, norm: f.options.norm, normChunk: f.options.normChunk };
+  const worker: WorkerDecodeOptions = { ...base, precision: f.options.precision, tile: f.options.tile, cacheOffload: f.options.cacheOffload, norm: f.options.norm, normChunk: f.options.normChunk };
   return { worker, plan: f.plan, reason: f.reason };
 }

@@ -38,13 +38,17 @@ export function renderPlan(el: HTMLElement, plan: PlanInfo, gpu: GpuProbe, backe
     : h('span', { class: 'muted' }, `largest buffer ${formatBytes(plan.largestBufferBytes)} (no adapter to check against)`);
   el.replaceChildren(
     h('div', {}, h('span', { class: 'peak', 'data-testid': 'plan-peak', 'data-bytes': String(plan.plannedPeakGpuBytes) }, formatBytes(plan.plannedPeakGpuBytes)), ' peak GPU memory'),
-    ...(plan.hostStoreBytes > 0
+    // CPU memory by owner (src/plan/host-text.ts: the same lines as `wan-vae plan`), growth per latent frame
+    ...(plan.host.total > 0
       ? [
           h(
             'div',
-            { class: 'host-store', 'data-testid': 'plan-host', 'data-bytes': String(plan.hostStoreBytes), title: OWNER_HELP.store },
-            `+ ${formatBytes(plan.hostStoreBytes)} in CPU memory`,
-            h('span', { class: 'muted' }, ' (the tile store: the GPU holds one chunk of it, uploaded before each tile)'),
+            { class: 'host-store', 'data-testid': 'plan-host', 'data-bytes': String(plan.host.total), title: OWNER_HELP.store },
+            `+ ${formatBytes(plan.host.total)} in CPU memory`,
+            h('span', { class: 'muted' }, ` (${plan.host.lines.map((l) => `${l.text}: ${formatBytes(l.bytes)}${l.perLatentFrame ? `, +${formatBytes(l.perLatentFrame)} per latent frame` : ''}`).join('; ')})`),
+            ...(plan.bus.store + plan.bus.cache + plan.bus.weights > 0
+              ? [h('div', { class: 'muted', 'data-testid': 'plan-bus', 'data-bytes': String(plan.bus.total) }, `${formatBytes(plan.bus.total / Math.max(1, plan.frames))} per frame over the bus (levers ${formatBytes(plan.bus.store + plan.bus.cache + plan.bus.weights)} in all)`)]
+              : []),
           ),
         ]
       : []),

@@ -11,7 +11,8 @@ import { liveArenas } from '../runtime/arena';
 import { fitPlan, type FitRequest } from '../plan/auto';
 import { checkDecodeOptions } from '../options/check';
 import type { Frame } from '../runtime/gpu-decoder';
-import type { Plan } from '../plan/planner';
+import { plan, type Plan } from '../plan/planner';
+import { hostLines } from '../plan/host-text';
 import type { FitInfo, ModelInfo, PlanInfo, WorkerDecodeOptions, WorkerDecodeResult, WorkerStats, Wrapped } from './protocol';
 
 let decoder: WanVaeDecoder | null = null;
@@ -49,6 +50,8 @@ function planInfo(p: Plan): PlanInfo {
     largestBufferBytes: p.largestBuffer,
     storeWhere: p.storeWhere,
     hostStoreBytes: p.hostStoreBytes,
+    host: { total: p.host.total, lines: hostLines(p, plan(p.cfg, { ...p.opts, frames: p.opts.frames + 1 })) },
+    bus: { ...p.bus },
   };
 }
 
@@ -84,7 +87,7 @@ const api = {
       checkDecodeOptions(opts); // plan() and decode() check through the decoder
       const { plan: p, reason } = fitPlan(need().cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? 'on', rgba: opts.rgba ?? false, weightsPrecision: opts.weightsPrecision }, req);
       const o = p.opts;
-      return { reason, options: { precision: o.precision, weightsPrecision: o.weightsPrecision ?? o.precision, tile: o.tile, norm: o.norm, ...(o.norm === 'chunked' ? { normChunk: o.normChunk } : {}) }, plan: planInfo(p) };
+      return { reason, options: { precision: o.precision, weightsPrecision: o.weightsPrecision ?? o.precision, tile: o.tile, cacheOffload: o.cacheOffload ? 'on' : 'off', norm: o.norm, ...(o.norm === 'chunked' ? { normChunk: o.normChunk } : {}) }, plan: planInfo(p) };
     });
   },
 

@@ -2,7 +2,8 @@
 // default throw handler keeps only name, message and stack).
 import type { DecoderErrorCode } from '../gpu/errors';
 import type { DecodeOptions, Replan } from '../options/decode-options';
-import type { MemoryBreakdown } from '../plan/planner';
+import type { HostLine } from '../plan/host-text';
+import type { BusTraffic, MemoryBreakdown } from '../plan/planner';
 
 export type Wrapped<T> = { ok: true; value: T } | { ok: false; code: DecoderErrorCode; message: string };
 
@@ -26,6 +27,10 @@ export interface PlanInfo {
   storeWhere: 'gpu' | 'cpu' | null;
   /** bytes of host (CPU) memory the store takes ('cpu' store; 0 otherwise): not in the GPU figures */
   hostStoreBytes: number;
+  /** CPU memory the decoder keeps, by owner with its growth per latent frame (src/plan/host-text.ts), and its total */
+  host: { total: number; lines: HostLine[] };
+  /** bytes over the bus in the decode (levers: store, parked caches, streamed weights) */
+  bus: BusTraffic;
 }
 
 /**
@@ -39,7 +44,7 @@ export type WorkerDecodeOptions = Omit<DecodeOptions, 'signal' | 'onFrame'>;
 /** fitPlan's choice (src/plan/auto.ts): the options it picked, why, and the plan they give. */
 export interface FitInfo {
   reason: string;
-  options: Required<Pick<WorkerDecodeOptions, 'precision' | 'norm'>> & Pick<WorkerDecodeOptions, 'tile' | 'normChunk' | 'weightsPrecision'>;
+  options: Required<Pick<WorkerDecodeOptions, 'precision' | 'norm'>> & Pick<WorkerDecodeOptions, 'tile' | 'normChunk' | 'weightsPrecision' | 'cacheOffload'>;
   plan: PlanInfo;
 }
 

@@ -15,6 +15,15 @@
 # ".gpu-bundle/dawn.node.xz", ".gpu-bundle/debs", ".gpu-bundle/webgpu", ".h200"] (ignored files already
 # there are kept) with `rm -rf dist && cp -r .h200/dist dist && mkdir -p out/bench && cp
 # .h200/bench-node.mjs out/bench/ && COMMIT=<sha> bash scripts/h200-run.sh mma`.
+# Session 4 (2026-12-01): the tree alone is ~43 MiB, so even node.xz (21 MiB) no longer fits beside it in one
+# call. What worked: `split -b 11000000 .gpu-bundle/node.xz .gpu-bundle/np/node.xz.` here; call 1 carries
+# [".gpu-bundle/np/node.xz.aa"] with a trivial command; call 2, at once on the warm machine, carries
+# [".gpu-bundle/np/node.xz.ab", ".gpu-bundle/boot.sh", ".gpu-bundle/dawn.node.xz", ".gpu-bundle/debs",
+# ".gpu-bundle/webgpu", ".h200/dist", ".h200/bench-node.mjs"] and starts with `cat .gpu-bundle/np/node.xz.aa
+# .gpu-bundle/np/node.xz.ab > .gpu-bundle/node.xz && rm -rf dist && cp -r .h200/dist dist && mkdir -p out/bench
+# && cp .h200/bench-node.mjs out/bench/ && COMMIT=<sha> bash scripts/h200-run.sh <section>`. Build .h200 from
+# `git archive <sha>` (HEAD can be mid-way through another engineer's commits: check tsc on the archive).
+# The device tool returns at most 8 files: sections tar the rest.
 set -u
 source .gpu-bundle/boot.sh >/dev/null
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$OUT/gpu.txt" 2>&1

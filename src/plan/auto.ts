@@ -194,19 +194,25 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
         if (p) return tiled(g, p, precision);
       }
     }
-    // finer grids (hundreds of tiles): bisection for the fewest tiles that fit, over probes (the GPU
-    // bytes fall with the tile count, nearly monotonically: the grid found fits, a few fewer might too)
-    const fine = fineGrids(base.h, base.w);
+  }
+  // finer grids (hundreds of tiles), only when no combination fits with up to 12x12 tiles: per combination
+  // a bisection for the fewest tiles that fit, over probes (the GPU bytes fall with the tile count, nearly
+  // monotonically: the grid found fits, a few fewer might too); the fewest tiles of all combinations win
+  // (ties: the preferred combination), so f32 storage at 600 tiles does not beat f16 at 300
+  let best: { g: { th: number; tw: number; n: number }; p: Plan; precision: Precision } | null = null;
+  const fine = r.tile === 'auto' ? fineGrids(base.h, base.w) : [];
+  for (const [precision, wp] of fine.length ? combos : []) {
     tileMajorOnly = true;
-    if (!fine.length || !tryNorms(precision, wp, tileOf(fine.at(-1)!.th, fine.at(-1)!.tw), true)) continue;
+    if (!tryNorms(precision, wp, tileOf(fine.at(-1)!.th, fine.at(-1)!.tw), true)) continue;
     let lo = 0, hi = fine.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (tryNorms(precision, wp, tileOf(fine[mid]!.th, fine[mid]!.tw), true)) hi = mid;
       else lo = mid + 1;
     }
-    return tiled(fine[lo]!, tryNorms(precision, wp, tileOf(fine[lo]!.th, fine[lo]!.tw), true)!, precision);
+    if (!best || fine[lo]!.n < best.g.n) best = { g: fine[lo]!, p: tryNorms(precision, wp, tileOf(fine[lo]!.th, fine[lo]!.tw), true)!, precision };
   }
+  if (best) return tiled(best.g, best.p, best.precision);
   const lim = Math.min(r.limits.maxStorageBufferBindingSize, r.limits.maxBufferSize);
   throw new DecoderError(
     'limits',

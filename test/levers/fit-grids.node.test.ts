@@ -6,7 +6,9 @@
 //   12x12 fits, the bisection over finer grids finds one, and it fits; the search time is printed
 //   (bench/results has the measured numbers; no timing is asserted);
 // - with weight streaming allowed the same budget is met with far fewer tiles, streamed weights only
-//   where no resident plan of that tiling fits, and the streamed plan's figures are its full plan's.
+//   where no resident plan of that tiling fits, and the streamed plan's figures are its full plan's;
+//   with f32 storage allowed too, f32 at ~600 tiles (found by a search that tried fine grids before the
+//   next combination) must not win over f16 at 16 tiles.
 // Node only: pure planning, no GPU.
 import { describe, expect, it } from 'vitest';
 import { inferConfig } from '../../src/model/config';
@@ -60,6 +62,11 @@ describe('fitPlan beyond 12x12', () => {
     // the same tiling with resident weights does not fit (streaming is taken only then)
     const resident = plan(wan22, { ...p.opts, weightsStream: false, weightsStreamSlots: undefined });
     expect(resident.memory.total).toBeGreaterThan(GiB);
+    // everything allowed (f32 storage first): f32 reaches 1 GiB only with ~600 tiles of 2x3 latent px, so
+    // the fine grids come after every combination's coarse grids: f16 storage with 16 streamed tiles wins
+    const any = fitPlan(wan22, base, { ...req, precisions: ['f32', 'f16'], weightsPrecisions: ['f32', 'f16', 'int8'], norms: ['full'], weightsStreams: ['off', 'on'] });
+    expect(any.plan.tiles!.length).toBeLessThanOrEqual(144);
+    expect(any.plan.opts.precision).toBe('f16');
     const again = plan(wan22, { ...p.opts });
     expect(again.memory).toEqual(p.memory);
     expect(again.weightStream!.busBytes).toBe(p.weightStream!.busBytes);

@@ -1,7 +1,8 @@
 // conv3d-mma: one output frame of conv3d (causal 3x3x3, 3x1x1 time conv, 1x1, the upsample Conv2d) on
 // tensor cores through WGSL subgroup matrices (Chromium / Dawn experimental feature
 // `chromium-experimental-subgroup-matrix`, 16x16x16 f16 products accumulated in f32), reading both
-// operands straight from storage in the tile-blocked layouts of shaders/conv3d-mma-common.wgsl: no
+// operands straight from storage in the layouts of shaders/conv3d-mma-common.wgsl (blocked weights, the
+// channels-innermost operand read column-major): no
 // workgroup-memory staging, every matrix load a contiguous 16x16 tile (stride 16; the operand's column-major).
 // The operand copy
 // (padding, nearest-2x, cache frames, fused norm + SiLU) is written by shaders/conv3d-mma-pack.wgsl in

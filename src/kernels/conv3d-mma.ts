@@ -1,5 +1,5 @@
 // conv3d on tensor cores (WGSL subgroup matrices), as two dispatches per conv call:
-//   conv3dMmaPack  the conv's operand frames -> the tile-blocked copy `s` (shaders/conv3d-mma-pack.wgsl)
+//   conv3dMmaPack  the conv's operand frames -> one channels-innermost copy per frame `s` (shaders/conv3d-mma-pack.wgsl)
 //   conv3dMma      the blocked GEMM + bias / residual epilogue (shaders/conv3d-mma.wgsl), weights
 //                  re-blocked once at upload (packConvWeightBlocked)
 // conv3dMmaEmu is conv3dMma with scalar products (any adapter): the CPU-reference test of the layouts.

@@ -1,7 +1,7 @@
 // conv3d on tensor cores (src/kernels/conv3d-mma.ts) against the CPU reference (src/cpu/ops.ts), one
 // output frame, f16 storage (inputs rounded to f16 for the reference too; NMSE <= 1e-4 as conv3d's f16
 // cases). Two dispatches per case, as the decoder runs them: conv3d-mma-pack (operand frames -> the
-// blocked copy) then the GEMM over the blocked weights (packConvWeightBlocked). The GEMM runs as
+// channels-innermost copy, one per frame) then the GEMM over the blocked weights (packConvWeightBlocked). The GEMM runs as
 // conv3d-mma-emu (scalar products, any adapter: checks the layouts, the tile walk with its tails and the
 // epilogue) and, where the adapter offers 16x16x16 f16 -> f32 subgroup matrices, as conv3d-mma itself
 // (no CI platform has them: skipped there with the reason; the H200 benchmark checks it against conv3d).

@@ -25,9 +25,18 @@ export interface DecoderClient {
    * DecoderError: 'cancelled' after cancel(), 'disposed' after dispose(), 'device-lost' (the next decode
    * gets a new device), 'oom' when no smaller plan fits, ...
    */
-  decode(latents: Latents, opts?: WorkerDecodeOptions, onFrame?: (f: Frame) => void): Promise<WorkerDecodeResult>;
-  /** Cancel the running (and queued) decodes; resolves once they have stopped and returned their buffers. */
+  decode(latents: Latents, opts?: WorkerDecodeOptions, onFrame?: (f: Frame) => void, signal?: AbortSignal): Promise<WorkerDecodeResult>;
+  /**
+   * Cancel the running (and queued) decodes of this client (with share(): of this handle only); resolves
+   * once they have stopped and returned their buffers. `signal` in decode() cancels one decode.
+   */
   cancel(): Promise<void>;
+  /**
+   * Another handle on the same worker, device and weights (nothing is loaded again): for a second caller
+   * in the page. Its decodes queue with the others in the worker; its cancel() and signals stop its own
+   * decodes only; the worker ends when the last handle is disposed.
+   */
+  share(): DecoderClient;
   /** Fault injection: destroy the worker's GPU device (a running decode ends with 'device-lost'). */
   loseDevice(): Promise<void>;
   /** Memory held in the worker now (GPU bytes of every arena, JS heap where known). */
@@ -70,21 +79,54 @@ export async function createDecoder(weights: Uint8Array | null, source = 'weight
     inflight.clear();
   };
   worker.addEventListener('error', (ev) => end(new DecoderError('internal', `the decoder worker crashed: ${ev.message || 'error event'}`)));
-  return {
-    model,
-    latents: (bytes, src = 'latents', key) =>
-      call(async () => unwrap(await (bytes ? api.latents(Comlink.transfer(bytes, [bytes.buffer]), src, key) : api.latents(null, src, key)))),
-    plan: (shape, opts = {}) => call(async () => unwrap(await api.plan(shape, opts))),
-    fit: (shape, opts, req) => call(async () => unwrap(await api.fit(shape, opts, req))),
-    decode: (latents, opts = {}, onFrame) => call(async () => unwrap(await api.decode(latents, opts, onFrame ? Comlink.proxy(onFrame) : undefined))),
-    cancel: () => (gone ? Promise.resolve() : call(() => api.cancel())),
-    loseDevice: () => call(async () => unwrap(await api.loseDevice())),
-    stats: () => call(() => api.stats()),
-    dispose: () => {
-      if (gone) return;
-      end(new DecoderError('disposed', 'the decoder was disposed (its worker is terminated): create a new one'));
-      // the worker cancels its decodes and frees its buffers before it is terminated
-      void Promise.race([api.dispose(), new Promise((r) => setTimeout(r, 5000))]).finally(() => worker.terminate());
-    },
+  let handles = 0;
+  let nextId = 1;
+  const makeHandle = (): DecoderClient => {
+    handles++;
+    // this handle's decodes not yet ended, by id (per-item cancel in the worker)
+    const mine = new Set<number>();
+    let closed: DecoderError | null = null;
+    const mcall = <T>(fn: () => Promise<T>): Promise<T> => (closed ? Promise.reject(closed) : call(fn));
+    const cancelMine = () => (mine.size ? call(() => api.cancelOne([...mine])) : Promise.resolve());
+    const handle: DecoderClient = {
+      model,
+      latents: (bytes, src = 'latents', key) =>
+        mcall(async () => unwrap(await (bytes ? api.latents(Comlink.transfer(bytes, [bytes.buffer]), src, key) : api.latents(null, src, key)))),
+      plan: (shape, opts = {}) => mcall(async () => unwrap(await api.plan(shape, opts))),
+      fit: (shape, opts, req) => mcall(async () => unwrap(await api.fit(shape, opts, req))),
+      decode: (latents, opts = {}, onFrame, signal) => {
+        if (signal?.aborted) return Promise.reject(new DecoderError('cancelled', 'decode cancelled before it started'));
+        const id = nextId++;
+        mine.add(id);
+        const stop = () => void call(() => api.cancelOne([id])).catch(() => undefined);
+        signal?.addEventListener('abort', stop, { once: true });
+        return mcall(async () => unwrap(await api.decode(latents, opts, onFrame ? Comlink.proxy(onFrame) : undefined, id))).finally(() => {
+          mine.delete(id);
+          signal?.removeEventListener('abort', stop);
+        });
+      },
+      // the only handle: every decode in the worker (as before share() existed); else this handle's
+      cancel: () => (gone || closed ? Promise.resolve() : handles === 1 ? call(() => api.cancel()) : cancelMine()),
+      loseDevice: () => mcall(async () => unwrap(await api.loseDevice())),
+      stats: () => mcall(() => api.stats()),
+      share: () => {
+        if (gone || closed) throw gone ?? closed;
+        return makeHandle();
+      },
+      dispose: () => {
+        if (gone || closed) return;
+        closed = new DecoderError('disposed', handles > 1 ? 'this decoder handle was disposed (the worker goes on for the other handles of share())' : 'the decoder was disposed (its worker is terminated): create a new one');
+        if (--handles > 0) {
+          // other handles go on: only this one's decodes stop
+          void cancelMine().catch(() => undefined);
+          return;
+        }
+        end(closed);
+        // the worker cancels its decodes and frees its buffers before it is terminated
+        void Promise.race([api.dispose(), new Promise((r) => setTimeout(r, 5000))]).finally(() => worker.terminate());
+      },
+    };
+    return handle;
   };
+  return makeHandle();
 }

@@ -17,7 +17,7 @@ import type { FitInfo, ModelInfo, PlanInfo, WorkerDecodeOptions, WorkerDecodeRes
 
 let decoder: WanVaeDecoder | null = null;
 /** decodes started and not yet ended: their cancel switch and their end (never rejects) */
-const running = new Set<{ abort: AbortController; ended: Promise<unknown> }>();
+const running = new Set<{ abort: AbortController; ended: Promise<unknown>; id?: number }>();
 
 async function wrap<T>(fn: () => T | Promise<T>): Promise<Wrapped<T>> {
   try {
@@ -91,7 +91,8 @@ const api = {
     });
   },
 
-  decode(latents: Latents, opts: WorkerDecodeOptions, onFrame?: (f: Frame) => void): Promise<Wrapped<WorkerDecodeResult>> {
+  /** `id`: the page's name for this decode, for cancelOne (per-item cancel of a shared client) */
+  decode(latents: Latents, opts: WorkerDecodeOptions, onFrame?: (f: Frame) => void, id?: number): Promise<Wrapped<WorkerDecodeResult>> {
     const abort = new AbortController();
     // the callback is a comlink proxy on its own channel: wait until every frame has been delivered,
     // or the result (or the error) could overtake the last frames
@@ -110,7 +111,7 @@ const api = {
         await Promise.allSettled(delivered);
       }
     })();
-    const entry = { abort, ended: job.catch(() => undefined) };
+    const entry = { abort, ended: job.catch(() => undefined), id };
     running.add(entry);
     void entry.ended.then(() => running.delete(entry));
     return wrap(() => job);
@@ -122,6 +123,13 @@ const api = {
    */
   cancel(): Promise<void> {
     return cancelAll();
+  },
+
+  /** Cancel the decodes started with `ids` (running or queued: they reject with 'cancelled'); resolves once they have ended. */
+  async cancelOne(ids: number[]): Promise<void> {
+    const some = [...running].filter((r) => r.id !== undefined && ids.includes(r.id));
+    for (const r of some) r.abort.abort();
+    await Promise.all(some.map((r) => r.ended));
   },
 
   /**

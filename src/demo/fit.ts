@@ -9,7 +9,7 @@ import { tried } from '../options/auto';
 import type { DecoderClient } from '../worker/client';
 import type { PlanInfo, WorkerDecodeOptions } from '../worker/protocol';
 import type { GpuProbe } from './gpu-probe';
-import { hasStore, optionProblem, storeChoices, tileCore, toWorkerOptions, type DemoOptions } from './options';
+import { hasOffload, hasStore, optionProblem, storeChoices, tileCore, toWorkerOptions, type DemoOptions } from './options';
 
 export interface Resolved {
   /** what the worker decodes with */
@@ -20,7 +20,7 @@ export interface Resolved {
 }
 
 export function usesFit(o: DemoOptions): boolean {
-  return o.backend === 'webgpu' && (o.budget !== null || o.tile === 'auto' || o.precision === 'auto' || o.norm === 'auto' || (hasStore(o) && o.tileStore === 'auto'));
+  return o.backend === 'webgpu' && (o.budget !== null || o.tile === 'auto' || o.precision === 'auto' || o.norm === 'auto' || (hasStore(o) && o.tileStore === 'auto') || (hasOffload(o) && o.cacheOffload === 'auto'));
 }
 
 /** The FitRequest for the options (valid ones: see optionProblem) on a latent [z, T, h, w]. */
@@ -36,7 +36,7 @@ export function fitRequest(o: DemoOptions, shape: readonly number[], gpu: GpuPro
     tileOrder: o.tileOrder,
     stores: storeChoices(o),
     // frame-major tiles may park the idle tiles' caches in CPU memory (exact) when nothing else fits
-    cacheOffloads: o.tileOrder === 'frame-major' ? ['off', 'on'] : undefined,
+    cacheOffloads: hasOffload(o) ? tried('cacheOffload', o.cacheOffload) : undefined,
     // half the memory the browser reports (navigator.deviceMemory, GiB, capped at 8 by Chrome; absent elsewhere: no limit)
     cpuBudget: typeof navigator !== 'undefined' && 'deviceMemory' in navigator ? ((navigator as { deviceMemory: number }).deviceMemory * 2 ** 30) / 2 : undefined,
     norms: tried('norm', o.norm),

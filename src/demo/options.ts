@@ -158,6 +158,10 @@ export function applyConstraints(form: HTMLFormElement, caps: Capabilities): Dem
   const store = choice(form, 'tileStore') as HTMLSelectElement;
   store.disabled = tiled.tile === 'none' || tiled.tileOrder !== 'tile-major';
   if (tiled.tile !== 'none' && tiled.tileOrder !== 'tile-major') notes.tileStore = 'Frame-major order keeps no store: every tile keeps its own cache instead.';
+  // cache offload parks the caches of frame-major tiles (tile-major keeps one tile's cache already)
+  const offload = choice(form, 'cacheOffload') as HTMLSelectElement;
+  offload.disabled = !hasOffload(tiled);
+  if (!cpu && !hasOffload(tiled)) notes.cacheOffload = 'Applies to frame-major tiles with the cache on: tile-major keeps one tile\'s cache on the GPU already.';
   const norm = choice(form, 'norm') as HTMLSelectElement;
   norm.disabled = cpu;
   if (cpu) notes.norm = 'Norm modes apply to the webgpu backend (the CPU reference normalises as PyTorch does).';
@@ -181,7 +185,13 @@ export function toWorkerOptions(o: DemoOptions, shape: readonly number[]): Worke
   if (tile) out.tile = tile;
   if (o.norm !== 'auto') out.norm = o.norm;
   if (o.norm === 'chunked') out.normChunk = o.normChunk;
+  if (hasOffload(o) && o.cacheOffload !== 'auto') out.cacheOffload = o.cacheOffload;
   return out;
+}
+
+/** Whether cache offload applies (frame-major tiles with the cache on, webgpu backend). */
+export function hasOffload(o: DemoOptions): boolean {
+  return o.backend === 'webgpu' && o.tile !== 'none' && o.tileOrder === 'frame-major' && o.cache === 'on';
 }
 
 /** Whether the tile store applies (tiles in tile-major order on the webgpu backend). */
@@ -209,7 +219,7 @@ export function describeDecode(o: DemoOptions, w: WorkerDecodeOptions, shape: re
   if (o.latentStats !== 'official') parts.push(`stats ${o.latentStats}`);
   if (o.backend === 'webgpu') {
     if (w.norm && w.norm !== 'full') parts.push(`norm ${w.norm}${w.norm === 'chunked' ? ` ${w.normChunk} px` : ''}`);
-    if (w.tile) parts.push(`${Math.ceil(shape[2]! / w.tile.th)}x${Math.ceil(shape[3]! / w.tile.tw)} tiles ${w.tile.mode} ${w.tile.order}${w.tile.store === 'cpu' ? ' store cpu' : ''}`);
+    if (w.tile) parts.push(`${Math.ceil(shape[2]! / w.tile.th)}x${Math.ceil(shape[3]! / w.tile.tw)} tiles ${w.tile.mode} ${w.tile.order}${w.tile.store === 'cpu' ? ' store cpu' : ''}${w.cacheOffload === 'on' ? ' caches offloaded' : ''}`);
     if (o.budget !== null) parts.push(`budget ${o.budget} MiB`);
   }
   return parts.join(' · ');

@@ -110,7 +110,7 @@ export const OPTIONS = {
     help: 'Tile-major only: where the latent-rate output of every frame waits for the tiles. gpu: one GPU buffer; cpu: CPU memory, one chunk uploaded before each tile (fewer GPU bytes, PCIe traffic); auto: gpu, else cpu.',
   },
   cacheOffload: {
-    kind: 'choice', flag: 'cache-offload', commands: BOTH, api: true, demo: null, values: ['off', 'on'], auto: true, default: 'off', cliDefault: 'auto',
+    kind: 'choice', flag: 'cache-offload', commands: BOTH, api: true, demo: 'Cache offload', values: ['off', 'on'], auto: true, default: 'off', cliDefault: 'auto', demoDefault: 'auto',
     help: "Frame-major tiles only: on parks the cache rings of the tiles not being decoded in CPU memory (the GPU holds one tile's; twice their bytes cross the bus per chunk), exact; auto: on only when nothing fits without it.",
   },
   norm: {

@@ -10,7 +10,7 @@ import type { Weights } from '../model/weights';
 import { conv3dTuningFor } from '../kernels/conv3d';
 import { GpuDecoder } from '../runtime/gpu-decoder';
 import type { Frame } from '../runtime/assembler';
-import { withOomInjection, type OomInjection } from '../runtime/arena';
+import { destroyReleased, withOomInjection, type OomInjection } from '../runtime/arena';
 import { fitPlan } from '../plan/auto';
 import { DEFAULT_NORM_CHUNK, plan, type Plan } from '../plan/planner';
 import { problem } from '../options/check';
@@ -149,8 +149,15 @@ export class GpuSession {
     const mma = p.opts.tensorCores && d.mma ? d.mma : null;
     const key = JSON.stringify([p.opts, !!mma]);
     if (this.gpu?.key !== key || this.gpu.device !== d.device) {
+      // a new plan on the same device: the weights stay on the GPU, adopted by the new decoder
+      const kept = this.gpu && this.gpu.device === d.device ? this.gpu.dec.releaseWeights(this.weights) : null;
       this.free();
-      const dec = await withOomInjection(inj, () => GpuDecoder.create(d.device, p, this.weights, { tuning: conv3dTuningFor(d.info), mma }));
+      let dec: GpuDecoder;
+      try {
+        dec = await withOomInjection(inj, () => GpuDecoder.create(d.device, p, this.weights, { tuning: conv3dTuningFor(d.info), mma, reuse: kept }));
+      } finally {
+        if (kept) destroyReleased(kept.buffers.values());
+      }
       if (this.stop.aborted) {
         dec.dispose();
         throw new DecoderError('disposed', 'the decoder was disposed while it was being built');

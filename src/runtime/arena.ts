@@ -41,6 +41,8 @@ export const liveArenas = { bytes: 0, buffers: 0 };
 
 export class Arena {
   private readonly buffers: GPUBuffer[] = [];
+  /** the owner of each buffer (release / adopt move a decoder's weights to the next decoder on the device) */
+  private readonly owners = new Map<GPUBuffer, Owner>();
   readonly bytes: MemoryBreakdown = { weights: 0, cache: 0, activations: 0, store: 0, io: 0, staging: 0, uniforms: 0, total: 0 };
   /** highest total ever allocated at once */
   peak = 0;
@@ -56,6 +58,7 @@ export class Arena {
       throw new DecoderError('oom', `${label}: injected out-of-memory at GPU buffer allocation ${inj.count} of this decode (${size} bytes; WAN_VAE_INJECT_OOM=${inj.failAt}${inj.repeat ? '+' : ''})`);
     const buf = this.device.createBuffer({ label, size: Math.max(4, size), usage });
     this.buffers.push(buf);
+    this.owners.set(buf, owner);
     this.bytes[owner] += buf.size;
     this.bytes.total += buf.size;
     this.peak = Math.max(this.peak, this.bytes.total);
@@ -64,12 +67,47 @@ export class Arena {
     return buf;
   }
 
+  /**
+   * Takes `owner`'s buffers out of this arena without destroying them (still counted in liveArenas): the
+   * next arena adopts the ones it needs; the caller destroys the rest with `destroyReleased`.
+   */
+  release(owner: Owner): GPUBuffer[] {
+    const out = this.buffers.filter((b) => this.owners.get(b) === owner);
+    for (const b of out) {
+      this.buffers.splice(this.buffers.indexOf(b), 1);
+      this.owners.delete(b);
+      this.bytes[owner] -= b.size;
+      this.bytes.total -= b.size;
+    }
+    return out;
+  }
+
+  /** Counts a released buffer of another arena as this arena's (no allocation: no injected fault either). */
+  adopt(owner: Owner, buf: GPUBuffer): GPUBuffer {
+    this.buffers.push(buf);
+    this.owners.set(buf, owner);
+    this.bytes[owner] += buf.size;
+    this.bytes.total += buf.size;
+    this.peak = Math.max(this.peak, this.bytes.total);
+    return buf;
+  }
+
   dispose(): void {
+    this.owners.clear();
     for (const b of this.buffers.splice(0)) {
       liveArenas.bytes -= b.size;
       liveArenas.buffers -= 1;
       b.destroy();
     }
     for (const k of Object.keys(this.bytes) as (keyof MemoryBreakdown)[]) this.bytes[k] = 0;
+  }
+}
+
+/** Destroys released buffers no arena adopted (liveArenas counts them until then). */
+export function destroyReleased(bufs: Iterable<GPUBuffer>): void {
+  for (const b of bufs) {
+    liveArenas.bytes -= b.size;
+    liveArenas.buffers -= 1;
+    b.destroy();
   }
 }

@@ -8,6 +8,7 @@
 import { DecoderError } from '../gpu/errors';
 import { PipelineCache, type Elem } from '../gpu/kernel';
 import { conv3dTuning } from '../kernels/conv3d';
+import { convWeightFormat } from '../model/quantize';
 import type { Weights } from '../model/weights';
 import { Arena } from './arena';
 import { FrameAssembler, type Frame } from './assembler';
@@ -21,6 +22,13 @@ import type { ChunkKind, OutputStep } from '../plan/graph';
 import { checkLimits, type Plan, type ProgramPlan } from '../plan/planner';
 
 export type { Frame } from './assembler';
+
+/** Weight buffers released by a GpuDecoder (releaseWeights), by key, with what they hold. */
+export interface ReleasedWeights {
+  weights: Weights;
+  format: string;
+  buffers: Map<string, GPUBuffer>;
+}
 
 export class GpuDecoder {
   readonly arena: Arena;
@@ -52,7 +60,7 @@ export class GpuDecoder {
    * `tuning`: conv3d tiling overrides for the adapter (conv3dTuningFor(info)); default the CPU-adapter tuning.
    * `mma`: run the convs on tensor cores (conv3d-mma; needs f16 storage and the device's subgroup-matrix feature).
    */
-  static async create(device: GPUDevice, plan: Plan, weights: Weights, opts: { tuning?: Record<string, number>; mma?: { subgroupSize: number; emulate?: boolean } | null } = {}): Promise<GpuDecoder> {
+  static async create(device: GPUDevice, plan: Plan, weights: Weights, opts: { tuning?: Record<string, number>; mma?: { subgroupSize: number; emulate?: boolean } | null; reuse?: ReleasedWeights | null } = {}): Promise<GpuDecoder> {
     checkLimits(plan, device.limits);
     if (plan.opts.precision === 'f16' && !device.features.has('shader-f16'))
       throw new DecoderError('unsupported', "f16 storage needs the WebGPU feature 'shader-f16', which this adapter does not offer: use precision f32");
@@ -65,7 +73,9 @@ export class GpuDecoder {
     device.pushErrorScope('validation');
     let failure: unknown = null;
     try {
-      d.res = new Resources(device, d.arena, plan, weights, !!d.mma);
+      // the previous decoder's weight buffers when they hold the same weights packed the same way
+      const reuse = opts.reuse && opts.reuse.weights === weights && opts.reuse.format === d.weightFormat ? opts.reuse.buffers : undefined;
+      d.res = new Resources(device, d.arena, plan, weights, !!d.mma, reuse);
       d.store = new StoreWindow(device, plan, d.res);
       if (plan.park) d.park = new CachePark(device, plan, d.res);
       d.encoder = new StepEncoder(device, d.cache, plan, d.res, d.store, { tuning: d.tuning, mma: d.mma });
@@ -244,6 +254,21 @@ export class GpuDecoder {
       }
     })();
     return { placed };
+  }
+
+  /** How the weight buffers are packed: storage, conv weight format, tensor-core layout (equal: reusable). */
+  private get weightFormat(): string {
+    return `${this.plan.opts.precision}|${convWeightFormat(this.plan.opts.precision, this.plan.opts.weightsPrecision)}|${this.mma ? `mma${this.mma.emulate ? '-emu' : ''}` : 'portable'}`;
+  }
+
+  /**
+   * Takes the weight buffers out of this decoder, for the next decoder built on the same device (a new
+   * plan of the same model: GpuDecoder.create's `reuse` adopts them instead of uploading again). Dispose
+   * this decoder next; destroy what the next one did not adopt with `destroyReleased(r.buffers.values())`.
+   */
+  releaseWeights(weights: Weights): ReleasedWeights {
+    const buffers = new Map(this.arena.release('weights').map((b) => [b.label, b] as const));
+    return { weights, format: this.weightFormat, buffers };
   }
 
   /** weight streaming: bytes and writes uploaded into the ring since the decoder was built (null: resident weights) */

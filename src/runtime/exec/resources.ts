@@ -34,12 +34,13 @@ export class Resources {
   /** tensor cores: the blocked operand copy, one conv call at a time (conv3d-mma-pack writes, conv3d-mma reads) */
   readonly mmaScratch: GPUBuffer | null = null;
 
-  constructor(device: GPUDevice, readonly arena: Arena, readonly plan: Plan, weights: Weights, mma: boolean) {
+  /** `reuse`: weight buffers of the previous decoder on this device (same model and packing), adopted by key */
+  constructor(device: GPUDevice, readonly arena: Arena, readonly plan: Plan, weights: Weights, mma: boolean, reuse?: Map<string, GPUBuffer>) {
     const p = plan;
     const elem: Elem = p.opts.precision;
     const steps = Object.values(p.programs).flat().flatMap((pp) => pp.prog.steps);
     const sp = p.weightStream;
-    this.weights = uploadWeights(device, arena, steps, weights, elem, mma, p.opts.weightsPrecision, sp?.entries);
+    this.weights = uploadWeights(device, arena, steps, weights, elem, mma, p.opts.weightsPrecision, sp?.entries, reuse);
     if (sp) this.stream = new WeightStream(device, arena, sp, steps, weights, elem, mma, p.opts.weightsPrecision);
     // one GPU buffer per ring `buffer` (cache offload: ring s<k> of every tile shares one, sized for the largest)
     const ringBuffers = new Map<string, GPUBuffer>();

@@ -21,13 +21,20 @@ export function packWeight(w: WeightUse, weights: Weights, elem: Elem, mma: bool
 }
 
 /**
- * Uploads every weight buffer `steps` read, except the keys in `skip` (streamed ones); returns them by
- * key. Shapes are checked (DecoderError naming the key).
+ * Uploads every weight buffer `steps` read, except the keys in `skip` (streamed ones), adopting the ones
+ * in `reuse` (by key; taken out of it); returns them by key. Shapes are checked (DecoderError naming the key).
  */
-export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<Step>, weights: Weights, elem: Elem, mma: boolean, weightsPrecision?: WeightsPrecision, skip?: ReadonlySet<string> | ReadonlyMap<string, unknown>): Map<string, GPUBuffer> {
+export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<Step>, weights: Weights, elem: Elem, mma: boolean, weightsPrecision?: WeightsPrecision, skip?: ReadonlySet<string> | ReadonlyMap<string, unknown>, reuse?: Map<string, GPUBuffer>): Map<string, GPUBuffer> {
   const out = new Map<string, GPUBuffer>();
   for (const w of weightBuffers(steps)) {
     if (skip?.has(w.key)) continue;
+    // the previous decoder's buffer of this key (same model, storage and packing: GpuDecoder checks): adopted, not uploaded again
+    const old = reuse?.get(w.key);
+    if (old) {
+      reuse!.delete(w.key);
+      out.set(w.key, arena.adopt('weights', old));
+      continue;
+    }
     const bytes = packWeight(w, weights, elem, mma, weightsPrecision);
     const buf = arena.create('weights', w.key, bytes.byteLength, storageUsage());
     device.queue.writeBuffer(buf, 0, bytes);

@@ -1,7 +1,7 @@
 // Node only: a pool of decoders, one per GPU adapter (Dawn), sharing one host copy of the weights. Each
 // adapter gets its own Dawn GPU object (`create(['adapter=NAME'])`, the selection the npm `webgpu`
 // package documents), one device and one WanVaeDecoder; the decoder uploads the weights to its device
-// once and keeps them while the plan stays the same (a new latent size re-plans and uploads again).
+// once and keeps them (a new latent size re-plans and adopts the same buffers: gpu-decoder releaseWeights).
 // Decodes are queued in arrival order and each goes to the first decoder that is free; per item:
 // progress (onFrame), cancel (signal: a queued item leaves the queue at once, a running one stops
 // between chunks) and its own result or error, with the adapter it ran on.

@@ -110,7 +110,7 @@ case "${1:-decodes}" in
     d $L --budget 1536 --precision f16 --tensor-cores on && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/decode.jsonl"
     rm -f /tmp/portable.npy /tmp/v.npy
     d --synthetic 2.1 --latent-size 21x90x160 --tile none --precision f16 --tensor-cores on
-    TMO=240 d --synthetic 2.2 --latent-size 31x88x160 --tile none --precision f16 --tensor-cores on
+    TMO=240 d --synthetic 2.2 --latent-size 31x44x80 --tile none --precision f16 --tensor-cores on
     rm -f /tmp/v.npy
     (cd "$OUT" && tar czf /tmp/s4final.tgz . && mv /tmp/s4final.tgz . && rm -f *.log)
     ;;
@@ -122,7 +122,7 @@ case "${1:-decodes}" in
     d $L --precision f16 --norm fused
     timeout 120 node out/bench/bench-node.mjs --profile --out $OUT --dawn-flags $F ${COMMIT:+--commit $COMMIT} --model 2.1 --latent 21x60x104 --precision f16 --tensor-cores on --tile exact:60x52:tile-major:cpu --name profile-wan2.1-21x60x104-f16-tc-on-budget1536-tiles > "$OUT/p.log" 2>&1
     grep -E "plain decode|profiled decode" "$OUT/p.log"; rm -f "$OUT/p.log"
-    TMO=200 d --synthetic 2.2 --latent-size 31x88x160 --precision f16 --tensor-cores on
+    TMO=200 d --synthetic 2.2 --latent-size 31x44x80 --precision f16 --tensor-cores on
     rm -f /tmp/v.npy
     ;;
   tuning)

@@ -60,14 +60,22 @@ export function parseNpy(buf: Uint8Array, source = 'npy file'): NpyArray {
   return { shape, data };
 }
 
-export function writeNpy(shape: number[], data: Float32Array): Uint8Array {
+/** The .npy v1.0 preamble (magic, header length, dict padded to 64 bytes) of a float32 C-order array. */
+export function npyHeader(shape: number[]): Uint8Array {
   let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
   const total = 10 + header.length + 1;
   header += ' '.repeat((64 - (total % 64)) % 64) + '\n';
-  const out = new Uint8Array(10 + header.length + data.byteLength);
+  const out = new Uint8Array(10 + header.length);
   out.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);
   new DataView(out.buffer).setUint16(8, header.length, true);
   out.set(new TextEncoder().encode(header), 10);
-  out.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), 10 + header.length);
+  return out;
+}
+
+export function writeNpy(shape: number[], data: Float32Array): Uint8Array {
+  const head = npyHeader(shape);
+  const out = new Uint8Array(head.length + data.byteLength);
+  out.set(head);
+  out.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), head.length);
   return out;
 }

@@ -13,6 +13,7 @@ import { encodeGif } from '../../src/node/output/gif';
 import { resolveOutput, writeOutput } from '../../src/node/output/write';
 import { Progress } from '../../src/node/output/progress';
 import { main } from '../../src/node/cli';
+import { parseNpy } from '../../src/model/npy';
 
 /** A [3, F, H, W] video whose values encode (channel, frame, y, x), in [-1, 1]. */
 function video(frames: number, height: number, width: number): Video {
@@ -125,6 +126,10 @@ describe('output writers', () => {
     expect(ticks).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     await writeOutput(resolveOutput(join(d, 'v.npy')), v, { fps: 16 });
     expect(readFileSync(join(d, 'v.npy')).subarray(0, 80).toString('latin1')).toContain("'shape': (3, 9, 6, 10)");
+    // the .npy is written as header + the video's bytes in slices (never joined): a dropped or reordered slice fails here
+    const back = parseNpy(new Uint8Array(readFileSync(join(d, 'v.npy'))));
+    expect(back.shape).toEqual([3, 9, 6, 10]);
+    expect(Buffer.from(back.data.buffer, back.data.byteOffset, back.data.byteLength).equals(Buffer.from(v.video.buffer, v.video.byteOffset, v.video.byteLength))).toBe(true);
     expect(readdirSync(d).filter((n) => n.includes('partial'))).toEqual([]);
   });
 

@@ -1,10 +1,10 @@
 // The CLI's output by the name given to --out: .gif (animated), .png (contact sheet, or the frame
 // itself for a one-frame video), DIR/ (a folder of PNG frames), .mp4 / .webm / .webp (through ffmpeg),
 // .npy (float32 [3, F, H, W]). resolveOutput checks the name (and ffmpeg) before any decoding.
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { DecoderError } from '../../gpu/errors';
-import { writeNpy } from '../../model/npy';
+import { npyHeader } from '../../model/npy';
 import { findFfmpeg, writeWithFfmpeg, type FfmpegFormat } from './ffmpeg';
 import { contactSheet, frameRgba, type Video } from './frames';
 import { encodeGif } from './gif';
@@ -28,14 +28,25 @@ export function resolveOutput(path: string, env: NodeJS.ProcessEnv = process.env
   throw new DecoderError('bad-input', `--out ${path}: unknown extension '.${ext}' (written: ${OUTPUT_KINDS})`);
 }
 
-/** Write to a temporary name beside `path`, then rename: a failed or interrupted write leaves no half file. */
-function writeAtomic(path: string, bytes: Uint8Array): void {
+/**
+ * Write `parts` one after the other to a temporary name beside `path`, then rename: a failed or interrupted
+ * write leaves no half file. Parts are written in slices, never joined, so a video larger than one JS
+ * array may hold (Node: 4 GiB per Uint8Array, e.g. a 121-frame 1408x2560 .npy is 5.2 GB) is written too.
+ */
+function writeAtomic(path: string, parts: Uint8Array | Uint8Array[]): void {
   mkdirSync(dirname(path) || '.', { recursive: true });
   const tmp = join(dirname(path) || '.', `.${Date.now()}-${process.pid}.partial${extname(path)}`);
+  const SLICE = 1 << 28;
+  let fd: number | undefined;
   try {
-    writeFileSync(tmp, bytes);
+    fd = openSync(tmp, 'w');
+    for (const p of Array.isArray(parts) ? parts : [parts])
+      for (let o = 0; o < p.length; ) o += writeSync(fd, p, o, Math.min(SLICE, p.length - o));
+    closeSync(fd);
+    fd = undefined;
     renameSync(tmp, path);
   } catch (e) {
+    if (fd !== undefined) closeSync(fd);
     rmSync(tmp, { force: true });
     throw new DecoderError('bad-input', `cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
@@ -53,7 +64,7 @@ export async function writeOutput(t: OutputTarget, v: Video, o: WriteOptions): P
   const tick = (d: number) => o.onFrame?.(d, v.frames);
   switch (t.kind) {
     case 'npy':
-      writeAtomic(t.path, writeNpy([3, v.frames, v.height, v.width], v.video));
+      writeAtomic(t.path, [npyHeader([3, v.frames, v.height, v.width]), new Uint8Array(v.video.buffer, v.video.byteOffset, v.video.byteLength)]);
       return { files: 1, description: `float32 [3, ${v.frames}, ${v.height}, ${v.width}] in [-1, 1]` };
     case 'gif':
       writeAtomic(t.path, encodeGif(v, o.fps, tick));

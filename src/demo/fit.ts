@@ -39,6 +39,10 @@ export function fitRequest(o: DemoOptions, shape: readonly number[], gpu: GpuPro
     cacheOffloads: hasOffload(o) ? tried('cacheOffload', o.cacheOffload) : undefined,
     // half the memory the browser reports (navigator.deviceMemory, GiB, capped at 8 by Chrome; absent elsewhere: no limit)
     cpuBudget: typeof navigator !== 'undefined' && 'deviceMemory' in navigator ? ((navigator as { deviceMemory: number }).deviceMemory * 2 ** 30) / 2 : undefined,
+    // weights: 'auto' lets the budget choose f16 then int8 weights (after every plan at full weights), as the CLI's
+    // --weights-precision auto; a set value goes as the base option. Streaming: auto = resident first at each tiling
+    weightsPrecisions: o.weightsPrecision === 'auto' ? tried('weightsPrecision', 'auto') : undefined,
+    weightsStreams: tried('weightsStream', o.weightsStream),
     norms: tried('norm', o.norm),
     normChunk: o.norm === 'chunked' ? o.normChunk : undefined,
   };
@@ -54,6 +58,9 @@ export async function resolvePlan(client: DecoderClient, shape: [number, number,
   const base = toWorkerOptions(o, shape);
   if (!usesFit(o)) return { worker: base, plan: await client.plan(shape, base), reason: null };
   const f = await client.fit(shape, base, fitRequest(o, shape, gpu));
-  const worker: WorkerDecodeOptions = { ...base, precision: f.options.precision, tile: f.options.tile, cacheOffload: f.options.cacheOffload, norm: f.options.norm, normChunk: f.options.normChunk };
+  const worker: WorkerDecodeOptions = {
+    ...base, precision: f.options.precision, weightsPrecision: f.options.weightsPrecision, tile: f.options.tile, cacheOffload: f.options.cacheOffload,
+    weightsStream: f.options.weightsStream, weightsStreamSlots: f.options.weightsStreamSlots, norm: f.options.norm, normChunk: f.options.normChunk,
+  };
   return { worker, plan: f.plan, reason: f.reason };
 }

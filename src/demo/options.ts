@@ -162,6 +162,10 @@ export function applyConstraints(form: HTMLFormElement, caps: Capabilities): Dem
   const offload = choice(form, 'cacheOffload') as HTMLSelectElement;
   offload.disabled = !hasOffload(tiled);
   if (!cpu && !hasOffload(tiled)) notes.cacheOffload = 'Applies to frame-major tiles with the cache on: tile-major keeps one tile\'s cache on the GPU already.';
+  // weights: 'auto' = as the precision unless a budget needs f16 or int8 weights (fitPlan); streaming is GPU-only
+  const stream = choice(form, 'weightsStream') as HTMLSelectElement;
+  stream.disabled = cpu;
+  if (cpu) notes.weightsStream = 'Weight streaming applies to the webgpu backend (the CPU reference keeps its weights in memory).';
   const norm = choice(form, 'norm') as HTMLSelectElement;
   norm.disabled = cpu;
   if (cpu) notes.norm = 'Norm modes apply to the webgpu backend (the CPU reference normalises as PyTorch does).';
@@ -180,7 +184,9 @@ export function applyConstraints(form: HTMLFormElement, caps: Capabilities): Dem
 export function toWorkerOptions(o: DemoOptions, shape: readonly number[]): WorkerDecodeOptions {
   const out: WorkerDecodeOptions = { cache: o.cache, backend: o.backend, latentStats: o.latentStats === 'file' ? 'none' : o.latentStats, rgba: true, collect: false };
   if (o.precision !== 'auto') out.precision = o.precision;
+  if (o.weightsPrecision !== 'auto') out.weightsPrecision = o.weightsPrecision;
   if (o.backend !== 'webgpu') return out;
+  if (o.weightsStream !== 'auto') out.weightsStream = o.weightsStream;
   const tile = tileCore(o, shape);
   if (tile) out.tile = tile;
   if (o.norm !== 'auto') out.norm = o.norm;
@@ -220,6 +226,8 @@ export function describeDecode(o: DemoOptions, w: WorkerDecodeOptions, shape: re
   if (o.backend === 'webgpu') {
     if (w.norm && w.norm !== 'full') parts.push(`norm ${w.norm}${w.norm === 'chunked' ? ` ${w.normChunk} px` : ''}`);
     if (w.tile) parts.push(`${Math.ceil(shape[2]! / w.tile.th)}x${Math.ceil(shape[3]! / w.tile.tw)} tiles ${w.tile.mode} ${w.tile.order}${w.tile.store === 'cpu' ? ' store cpu' : ''}${w.cacheOffload === 'on' ? ' caches offloaded' : ''}`);
+    if (w.weightsPrecision && w.weightsPrecision !== (w.precision ?? 'f32')) parts.push(`${w.weightsPrecision} weights`);
+    if (w.weightsStream === 'on') parts.push(`weights streamed${w.weightsStreamSlots ? ` (${w.weightsStreamSlots} slots)` : ''}`);
     if (o.budget !== null) parts.push(`budget ${o.budget} MiB`);
   }
   return parts.join(' · ');

@@ -88,7 +88,7 @@ export const OPTIONS = {
     help: 'Storage of weights, activations and cache on the GPU; f16 halves memory, accumulation stays f32. auto: f32, f16 only when nothing in f32 fits.',
   },
   weightsPrecision: {
-    kind: 'choice', flag: 'weights-precision', commands: BOTH, api: true, demo: null, values: ['f32', 'f16', 'int8'], auto: true, default: null, defaultText: 'as precision',
+    kind: 'choice', flag: 'weights-precision', commands: BOTH, api: true, demo: 'Weights', values: ['f32', 'f16', 'int8'], auto: true, default: null, defaultText: 'as precision', demoDefault: 'auto',
     help: 'Storage of the conv weights: f32, f16 or int8 (per-output-channel scales, dequantised in the portable conv; not exact). auto: f16 then int8 weights only when nothing else fits the budget.',
   },
   latentStats: {
@@ -118,7 +118,7 @@ export const OPTIONS = {
     help: 'Where RMS_norm results live, all exact. full: a separate tensor (as PyTorch); chunked: in place, norm-chunk px per dispatch; fused: the next conv normalises while loading (least memory); auto: the first that fits.',
   },
   weightsStream: {
-    kind: 'choice', flag: 'weights-stream', commands: BOTH, api: true, demo: null, values: ['off', 'on'], auto: true, default: 'off', cliDefault: 'auto',
+    kind: 'choice', flag: 'weights-stream', commands: BOTH, api: true, demo: 'Weight streaming', values: ['off', 'on'], auto: true, default: 'off', cliDefault: 'auto', demoDefault: 'auto',
     help: 'on: the conv weights stay in CPU memory and stream through a small ring of GPU buffers, a few layers at a time, before the steps that read them (exact; costs bus traffic per chunk). auto: on only when nothing fits the budget without it.',
   },
   weightsStreamSlots: { kind: 'int', flag: 'weights-stream-slots', commands: BOTH, api: true, demo: null, min: 2, unit: 'slots', default: null, help: 'Ring slots of the weight stream (each holds a group of layers): more slots, fewer uploads; default the fewest with which no group is uploaded twice in a chunk (under --budget: the most that fit).' },

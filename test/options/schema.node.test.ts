@@ -175,6 +175,10 @@ describe('the demo recipe takes every demo option, as the schema says', () => {
     expect(l).toMatchObject({ kind: 'inline', name: 'latents' });
     expect(() => parseRecipe({ ...base, options: { ...DEFAULT_OPTIONS, cache: { toString: [] } } })).toThrow(`recipe option 'cache' must be one of on|off, got {"toString":[]}`);
   });
+  it('a value with a newline is named on one line (found by the fuzz test: backend "\\nwebgpu")', () => {
+    expect(() => parseRecipe({ ...base, options: { ...DEFAULT_OPTIONS, backend: '\nwebgpu' } })).toThrow("recipe option 'backend' must be one of webgpu|cpu, got '\\nwebgpu'");
+    expect(() => parseRecipe({ ...base, options: { ...DEFAULT_OPTIONS, cache: 'o\u2028n\t' } })).toThrow("recipe option 'cache' must be one of on|off, got 'o\\u2028n\\t'");
+  });
   for (const key of OPTION_KEYS.filter((k) => OPTIONS[k].demo !== null)) {
     it(`${key}: each schema value survives the JSON file and the link; a wrong one is the schema's error`, () => {
       const s = spec(key);

@@ -64,7 +64,8 @@ export function parseRecipe(value: unknown): Recipe {
     latents = { kind: 'inline', name: typeof l.name === 'string' ? l.name : 'latents', shape: l.shape, f32: l.f32 };
   } else if (l?.kind === 'url' && typeof l.url === 'string') latents = { kind: 'url', url: l.url, ...(typeof l.key === 'string' && l.key ? { key: l.key } : {}) };
   else if (l?.kind === 'file' && typeof l.name === 'string') latents = { kind: 'file', name: l.name, ...(typeof l.key === 'string' && l.key ? { key: l.key } : {}) };
-  const fps = Number(r.fps);
+  // Number() of an object whose toString is not callable throws a TypeError: only numbers and strings count
+  const fps = typeof r.fps === 'number' || typeof r.fps === 'string' ? Number(r.fps) : NaN;
   return { app: 'wan-vae-webgpu demo', version: 1, weights, latents, options: recipeOptions(r.options), fps: fps >= 1 && fps <= 60 ? fps : 16 };
 }
 

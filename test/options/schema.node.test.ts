@@ -173,6 +173,7 @@ describe('the demo recipe takes every demo option, as the schema says', () => {
     expect(() => parseRecipe({ ...base, version: { toString: [] } })).toThrow(/^recipe version \{"toString":\[\]\} is not supported/);
     const l = parseRecipe({ ...base, latents: { kind: 'inline', name: { toString: [] }, shape: [1, 1, 1, 1], f32: 'AACAPw==' } }).latents;
     expect(l).toMatchObject({ kind: 'inline', name: 'latents' });
+    expect(parseRecipe({ ...base, fps: { toString: [] } }).fps).toBe(16); // was a TypeError from Number() (fuzz, URL hash)
     expect(() => parseRecipe({ ...base, options: { ...DEFAULT_OPTIONS, cache: { toString: [] } } })).toThrow(`recipe option 'cache' must be one of on|off, got {"toString":[]}`);
   });
   it('a value with a newline is named on one line (found by the fuzz test: backend "\\nwebgpu")', () => {

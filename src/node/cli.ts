@@ -16,7 +16,7 @@ import { checkCliOptions, choice, cliValue, fitOptions, optionFlags, optionHelp,
 import { installNodeWebGPU } from './install-webgpu';
 import { loadCliSample, samplesCmd } from './samples-cli';
 import { psnrVsSource, ssimVsSource, type LoadedSample } from '../model/samples';
-import { OUTPUT_KINDS, resolveOutput, writeOutput } from './output/write';
+import { openOutput, OUTPUT_KINDS, resolveOutput, streams, writeOutput, type FrameSink } from './output/write';
 import { Progress } from './output/progress';
 
 const USAGE = `usage:
@@ -144,32 +144,50 @@ async function decodeCmd(argv: string[]): Promise<number> {
   const progress = show ? new Progress({ write: (t) => process.stderr.write(t), tty: !!process.stderr.isTTY, columns: process.stderr.columns }, total, total > 1 && latents.shape[1] > 1 ? (total - 1) / (latents.shape[1] - 1) : 1, undefined, backend === 'cpu' ? '[start] CPU reference decoder' : undefined) : null;
   let done = 0;
   let r;
+  // DIR/, .mp4/.webm/.webp and .npy are written as the frames arrive (CPU memory constant in the video
+  // length); .gif, .png and a sample's decode (its PSNR/SSIM vs the source need the whole clip) are collected
+  const sink: FrameSink | null = streams(target) && !sample
+    ? openOutput(target, { frames: total, height: latents.shape[2] * dec.cfg.scale, width: latents.shape[3] * dec.cfg.scale }, { fps })
+    : null;
   // Ctrl-C cancels the decode between chunks (buffers returned, nothing written); a second Ctrl-C quits at once
   const cancel = new AbortController();
   const onSigint = () => {
-    if (cancel.signal.aborted) process.exit(130);
+    if (cancel.signal.aborted) {
+      void sink?.abort(); // its removals run before its first await: nothing left under a temporary name
+      process.exit(130);
+    }
     cancel.abort();
     process.stderr.write('\nwan-vae: cancelling after the current chunk (Ctrl-C again to quit now)\n');
   };
   process.on('SIGINT', onSigint);
   try {
-    r = await dec.decode(latents, { ...opts, signal: cancel.signal, onFrame: () => progress?.frames(++done) });
+    r = await dec.decode(latents, {
+      ...opts, signal: cancel.signal, collect: !sink,
+      onFrame: (f) => {
+        sink?.frame(f.index, f.rgb);
+        progress?.frames(++done);
+      },
+    });
+    // a decode whose last chunks were already on the GPU when Ctrl-C came completes: honour the Ctrl-C anyway
+    if (cancel.signal.aborted) throw new DecoderError('cancelled', 'decode cancelled (Ctrl-C)');
+  } catch (e) {
+    await sink?.abort(); // ffmpeg killed, the temporary file and the frames written so far removed
+    throw e;
   } finally {
     process.off('SIGINT', onSigint);
     progress?.done();
   }
-  // a decode whose last chunks were already on the GPU when Ctrl-C came completes: honour the Ctrl-C anyway
-  if (cancel.signal.aborted) throw new DecoderError('cancelled', 'decode cancelled (Ctrl-C)');
   if (a['tensor-cores'] === 'on' && !r.options.tensorCores)
     console.error(`wan-vae: note: --tensor-cores on was not used: ${r.options.precision !== 'f16' ? 'it needs --precision f16' : r.options.weightsPrecision === 'int8' ? 'int8 weights run the portable conv (conv3d-wq)' : "this adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (Dawn: --dawn-flags enable-dawn-features=allow_unsafe_apis)"}; the portable kernels ran`);
-  const written = await writeOutput(target, r, { fps, onFrame: progress ? (d, n) => progress.writing(d, n) : undefined });
+  const written = sink ? await sink.finish() : await writeOutput(target, r, { fps, onFrame: progress ? (d, n) => progress.writing(d, n) : undefined });
+  if (sink) progress?.writing(r.frames, r.frames);
   // PSNR vs the sample's source clip (frames the cache-off remedy drops make it incomparable)
   const psnr = sample && r.frames === sample.source.shape[1] ? psnrVsSource(r.video, sample.source.data) : undefined;
   const ssimSrc = psnr === undefined ? undefined : ssimVsSource(r.video, sample!.source); // luma, per frame (src/model/quality.ts)
   progress?.done();
   const summary = {
     weights: source, latentFormat: latents.format ?? 'generated', latentStats: statsArg, version: dec.cfg.version, dim: dec.cfg.dim, zDim: dec.cfg.zDim, latentShape: latents.shape,
-    out, output: written.description, frames: r.frames, height: r.height, width: r.width, seconds: Number(r.seconds.toFixed(3)),
+    out, output: written.description, streamed: !!sink, frames: r.frames, height: r.height, width: r.width, seconds: Number(r.seconds.toFixed(3)),
     backend: r.backend, adapter: r.adapter, options: r.options, plan: reason,
     peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, memory: r.memory,
     ...(psnr === undefined ? {} : { sample: sample!.info.name, psnrVsSource: Number(psnr.toFixed(3)), ssimVsSource: Number(ssimSrc!.toFixed(4)), psnrTorch: sample!.info.psnrTorch }),

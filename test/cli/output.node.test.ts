@@ -1,19 +1,25 @@
 // The CLI's output writers (src/node/output/): PNG bytes decode back to the frames, the contact sheet's
 // layout, the GIF's block structure, a folder of frames, ffmpeg through a fake ffmpeg that records its
 // arguments and input, the message when ffmpeg is missing, progress lines on a fake clock; and the CLI
-// end to end on the CPU reference (`--out x.png` of the generated dim-16 model's 9 frames).
+// end to end on the CPU reference (`--out x.png` of the generated dim-16 model's 9 frames); outputs streamed
+// frame by frame during the decode (DIR/, .npy, ffmpeg) on a dim-4 generated model's 9 frames of 32x32.
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
-import { contactSheet, frameRgba, type Video } from '../../src/node/output/frames';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { contactSheet, frameRgb, frameRgba, type Video } from '../../src/node/output/frames';
 import { crc32, encodePng } from '../../src/node/output/png';
 import { encodeGif } from '../../src/node/output/gif';
-import { resolveOutput, writeOutput } from '../../src/node/output/write';
+import { openOutput, resolveOutput, writeOutput } from '../../src/node/output/write';
 import { Progress } from '../../src/node/output/progress';
 import { main } from '../../src/node/cli';
-import { parseNpy } from '../../src/model/npy';
+import { npyHeader, parseNpy, writeNpy } from '../../src/model/npy';
+import { WanVaeDecoder, type DecodeOptions } from '../../src/decoder';
+import { writeSafetensors } from '../../src/model/safetensors';
+import { syntheticLatents, syntheticWeights } from '../../src/model/synthetic';
+import { notOnThisAdapter } from '../helpers/need';
 
 /** A [3, F, H, W] video whose values encode (channel, frame, y, x), in [-1, 1]. */
 function video(frames: number, height: number, width: number): Video {
@@ -193,5 +199,149 @@ describe('wan-vae decode (CPU reference, the generated dim-16 model and latent)'
     expect([p.width, p.height]).toEqual([3 * 64 + 8, 3 * 64 + 8]);
     expect(await main(['decode', '--sample', 'generated', '--backend', 'cpu', '--out', join(d, 'v.gif'), '--fps', '0'])).toBe(2);
     expect(existsSync(join(d, 'v.gif'))).toBe(false);
+  });
+});
+
+/** A fake ffmpeg in `d`/bin that writes its pid to `d`/ffmpeg.pid, copies its stdin to `d`/stdin.raw and writes 'fake' to its last argument. */
+function fakeFfmpeg(d: string): string {
+  mkdirSync(join(d, 'bin'), { recursive: true });
+  const bin = join(d, 'bin', 'ffmpeg');
+  writeFileSync(bin, `#!/bin/sh\necho $$ > ${join(d, 'ffmpeg.pid')}\ncat > ${join(d, 'stdin.raw')}\neval last=\\\${$#}\necho fake > "$last"\n`);
+  chmodSync(bin, 0o755);
+  return bin;
+}
+
+/** What a correct [3, F, H, W] .npy of `v` holds: the header, then the video's bytes as they are. */
+function npyBytes(v: Video): Buffer {
+  return Buffer.concat([npyHeader([3, v.frames, v.height, v.width]), new Uint8Array(v.video.buffer, v.video.byteOffset, v.video.byteLength)]);
+}
+
+describe('streamed outputs (written frame by frame as the decoder delivers them)', () => {
+  const v = video(9, 6, 10);
+
+  // The decoder delivers in index order today; the writers must not depend on it. Frames given in reverse:
+  // a writer that numbered PNGs or .npy slots by arrival, or piped to ffmpeg as frames arrive, fails here.
+  it('openOutput: frames given out of order land by index (DIR/, .npy, ffmpeg stdin in order)', async () => {
+    const d = tmp();
+    const order = [8, 3, 0, 1, 2, 7, 4, 6, 5];
+    const feed = async (path: string, env?: NodeJS.ProcessEnv) => {
+      const s = openOutput(resolveOutput(path, env), v, { fps: 16 });
+      for (const f of order) s.frame(f, frameRgb(v, f));
+      return s.finish();
+    };
+    await feed(join(d, 'frames') + '/');
+    for (let f = 0; f < 9; f++) expect(readFileSync(join(d, 'frames', `frame_000${f}.png`)).equals(Buffer.from(encodePng(frameRgba(v, f), 10, 6)))).toBe(true);
+    await feed(join(d, 'v.npy'));
+    expect(readFileSync(join(d, 'v.npy')).equals(npyBytes(v))).toBe(true);
+    await feed(join(d, 'v.mp4'), { WAN_VAE_FFMPEG: fakeFfmpeg(d) });
+    expect(readFileSync(join(d, 'stdin.raw')).equals(Buffer.concat(Array.from({ length: 9 }, (_, f) => frameRgba(v, f))))).toBe(true);
+    expect(readFileSync(join(d, 'v.mp4'), 'utf8')).toBe('fake\n');
+    expect(readdirSync(d).filter((n) => n.includes('partial'))).toEqual([]);
+    // a frame missing at the end: an error naming the count, and nothing under the name
+    const s = openOutput(resolveOutput(join(d, 'short.npy')), v, { fps: 16 });
+    for (let f = 0; f < 8; f++) s.frame(f, frameRgb(v, f));
+    await expect(s.finish()).rejects.toThrow(/cannot write .*short\.npy: 8 of 9 frames arrived/);
+    const twice = openOutput(resolveOutput(join(d, 'twice.npy')), v, { fps: 16 });
+    twice.frame(0, frameRgb(v, 0));
+    expect(() => twice.frame(0, frameRgb(v, 0))).toThrow(/cannot write .*twice\.npy: frame 0 arrived twice/);
+    await twice.abort();
+    expect(readdirSync(d).filter((n) => n.includes('partial') || n.startsWith('short') || n.startsWith('twice'))).toEqual([]);
+  });
+});
+
+describe('wan-vae decode streams DIR/, .npy and ffmpeg outputs (CPU reference, generated dim-4 weights, 9 frames of 32x32)', () => {
+  let d = '';
+  let reference: Video;
+  const base = () => ['decode', '--weights', join(d, 'w.safetensors'), '--latents', join(d, 'l.npy'), '--latent-stats', 'none', '--backend', 'cpu', '--progress', 'off'];
+  beforeAll(async () => {
+    d = tmp();
+    const weights = syntheticWeights({ version: '2.1', dim: 4, zDim: 16, seed: 9 });
+    const shape = [16, 3, 4, 4] as [number, number, number, number];
+    const latents = { data: syntheticLatents(...shape), shape };
+    writeFileSync(join(d, 'w.safetensors'), writeSafetensors(Object.fromEntries([...weights.map].map(([k, t]) => [k, { shape: t.shape, data: t.data }]))));
+    writeFileSync(join(d, 'l.npy'), writeNpy(shape, latents.data));
+    const dec = new WanVaeDecoder(weights);
+    reference = await dec.decode(latents, { backend: 'cpu', latentStats: 'none' }); // collected
+    dec.dispose();
+  });
+  afterEach(() => vi.restoreAllMocks());
+
+  /** main's --json line (console.log captured). */
+  async function run(args: string[]): Promise<{ code: number; json: Record<string, unknown> | null }> {
+    const lines: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((s: unknown) => void lines.push(String(s)));
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const code = await main(args);
+    vi.mocked(console.log).mockRestore();
+    vi.mocked(console.error).mockRestore();
+    return { code, json: lines.length ? (JSON.parse(lines.at(-1)!) as Record<string, unknown>) : null };
+  }
+
+  // The streamed files are compared with bytes made from the collected decode (not through the writers):
+  // a plane at the wrong .npy offset ([F, 3, H, W] instead of [3, F, H, W]), a frame written twice or not at
+  // all, or a decode that streamed but dropped/duplicated frames fails the byte equality.
+  it('DIR/ and .npy written while decoding (collect: false) equal the collected decode byte for byte; --json streamed: true', async () => {
+    const collects: boolean[] = [];
+    const orig = WanVaeDecoder.prototype.decode;
+    vi.spyOn(WanVaeDecoder.prototype, 'decode').mockImplementation(function (this: WanVaeDecoder, l, o?: DecodeOptions) {
+      collects.push(o?.collect !== false);
+      return orig.call(this, l, o);
+    });
+    const dir = await run([...base(), '--out', join(d, 'frames') + '/', '--json']);
+    expect(dir.code).toBe(0);
+    expect(dir.json).toMatchObject({ streamed: true, frames: 9, height: 32, width: 32 });
+    expect(readdirSync(join(d, 'frames'))).toHaveLength(9);
+    for (let f = 0; f < 9; f++) expect(readFileSync(join(d, 'frames', `frame_000${f}.png`)).equals(Buffer.from(encodePng(frameRgba(reference, f), 32, 32))), `frame ${f}`).toBe(true);
+    const npy = await run([...base(), '--out', join(d, 'v.npy'), '--json']);
+    expect(npy.code).toBe(0);
+    expect(npy.json).toMatchObject({ streamed: true, output: 'float32 [3, 9, 32, 32] in [-1, 1]' });
+    expect(readFileSync(join(d, 'v.npy')).equals(npyBytes(reference))).toBe(true);
+    expect(collects).toEqual([false, false]); // the CLI did not keep the video
+    expect(readdirSync(d).filter((n) => n.includes('partial'))).toEqual([]);
+  });
+
+  // Each run fails or is cancelled after 3 of 9 frames were written: a writer that renamed early, left its
+  // temporary file, kept the frames already written, or (ffmpeg) did not kill the encoder fails here.
+  it('a failed or cancelled (Ctrl-C) decode leaves nothing under the requested name and no temporary file', async () => {
+    const fake = fakeFfmpeg(d);
+    const orig = WanVaeDecoder.prototype.decode;
+    let mode: 'fail' | 'cancel' = 'fail';
+    vi.spyOn(WanVaeDecoder.prototype, 'decode').mockImplementation(function (this: WanVaeDecoder, l, o?: DecodeOptions) {
+      let k = 0;
+      return orig.call(this, l, {
+        ...o,
+        onFrame: (f) => {
+          o?.onFrame?.(f);
+          if (++k !== 3) return;
+          if (mode === 'fail') throw new Error('injected failure after 3 frames');
+          (process.listeners('SIGINT').at(-1) as () => void)(); // the CLI's Ctrl-C handler (registered last)
+        },
+      });
+    });
+    vi.stubEnv('WAN_VAE_FFMPEG', fake);
+    for (const m of ['fail', 'cancel'] as const)
+      for (const name of ['frames/', 'v.npy', 'v.mp4']) {
+        mode = m;
+        const out = join(d, `${m}-${name}`);
+        const r = await run([...base(), '--out', out]);
+        expect(r.code, `${m} ${name}`).toBe(m === 'fail' ? 2 : 130);
+        expect(existsSync(out), `${m} ${name}: ${out} exists`).toBe(false);
+        expect(readdirSync(d).filter((n) => n.includes('partial')), `${m} ${name}`).toEqual([]);
+        // ffmpeg killed, not left waiting on a stdin that never closes
+        if (name === 'v.mp4') expect(() => process.kill(Number(readFileSync(join(d, 'ffmpeg.pid'), 'utf8')), 0), `${m}: the fake ffmpeg still runs`).toThrow(/ESRCH/);
+      }
+    vi.unstubAllEnvs();
+  });
+
+  // Only where a real ffmpeg is installed (the fake above checks the bytes piped): the streamed .mp4 is a
+  // real MP4 (an 'ftyp' box) of 9 frames as ffprobe counts them when it is there.
+  it('a real ffmpeg writes the streamed .mp4', async (ctx) => {
+    if (spawnSync('ffmpeg', ['-version']).status !== 0) notOnThisAdapter(ctx, 'ffmpeg is not on PATH on this machine (the fake ffmpeg tests above still check the piped frames)');
+    const r = await run([...base(), '--out', join(d, 'real.mp4'), '--json']);
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({ streamed: true });
+    expect(readFileSync(join(d, 'real.mp4')).subarray(4, 8).toString('latin1')).toBe('ftyp');
+    const probe = spawnSync('ffprobe', ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries', 'stream=nb_read_frames', '-of', 'csv=p=0', join(d, 'real.mp4')], { encoding: 'utf8' });
+    if (probe.status === 0) expect(Number(probe.stdout.trim())).toBe(9);
   });
 });

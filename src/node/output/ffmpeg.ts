@@ -4,7 +4,6 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { DecoderError } from '../../gpu/errors';
-import { frameRgba, type Video } from './frames';
 
 export type FfmpegFormat = 'mp4' | 'webm' | 'webp';
 
@@ -36,33 +35,74 @@ export function findFfmpeg(format: FfmpegFormat, env: NodeJS.ProcessEnv = proces
 }
 
 /** The argument list given to ffmpeg (exported for the test's fake ffmpeg). */
-export function ffmpegArgs(format: FfmpegFormat, v: Video, fps: number, out: string): string[] {
+export function ffmpegArgs(format: FfmpegFormat, v: { width: number; height: number }, fps: number, out: string): string[] {
   return ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', 'rgba', '-s', `${v.width}x${v.height}`, '-r', String(fps), '-i', 'pipe:0', ...FFMPEG_CODEC[format], '-f', format === 'mp4' ? 'mp4' : format, out];
 }
 
-/** Pipe the frames into ffmpeg writing `out` (`name` in messages); rejects with ffmpeg's last stderr lines when it fails. */
-export async function writeWithFfmpeg(ffmpeg: string, format: FfmpegFormat, v: Video, fps: number, out: string, onFrame?: (done: number) => void, name = out): Promise<void> {
-  const child = spawn(ffmpeg, ffmpegArgs(format, v, fps, out), { stdio: ['pipe', 'ignore', 'pipe'] });
+/** An ffmpeg process fed frame by frame (started before the decode, so frames need not be kept). */
+export interface FfmpegPipe {
+  /** Queue one RGBA frame for its stdin (written in order, each after the previous one drained); throws when ffmpeg has already quit. */
+  write(rgba: Uint8Array): void;
+  /** After the last frame: close stdin, wait for ffmpeg; rejects with its last stderr lines when it failed. */
+  end(): Promise<void>;
+  /** Resolves when every frame queued so far is in ffmpeg's stdin. */
+  idle(): Promise<void>;
+  /** Kill ffmpeg (a failed or cancelled decode) and wait for it to exit. */
+  kill(): Promise<void>;
+}
+
+/** Start ffmpeg writing `out` (`name` in messages); `onFrame` counts frames taken by its stdin. */
+export function openFfmpeg(ffmpeg: string, format: FfmpegFormat, size: { width: number; height: number }, fps: number, out: string, onFrame?: (done: number) => void, name = out): FfmpegPipe {
+  const child = spawn(ffmpeg, ffmpegArgs(format, size, fps, out), { stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-2000);
   });
+  let exited: number | null = null;
   const exit = new Promise<number>((resolve, reject) => {
     child.on('error', (e) => reject(new DecoderError('unsupported', `cannot run ${ffmpeg}: ${e.message}`)));
-    child.on('close', (code) => resolve(code ?? -1));
+    child.on('close', (code) => resolve((exited = code ?? -1)));
   });
+  exit.catch(() => undefined); // observed by end() / kill()
+  const failure = (code: number) => {
+    const last = stderr.trim().split('\n').slice(-3).join(' | ');
+    return new DecoderError('unsupported', `ffmpeg failed writing ${name} (exit code ${code})${last ? `: ${last}` : ''}`);
+  };
   let broken = false;
   child.stdin.on('error', () => {
     broken = true; // ffmpeg quit early: its exit code and stderr say why
   });
-  for (let f = 0; f < v.frames && !broken; f++) {
-    if (!child.stdin.write(frameRgba(v, f))) await new Promise<void>((r) => child.stdin.once('drain', r).once('close', r));
-    onFrame?.(f + 1);
-  }
-  child.stdin.end();
-  const code = await exit;
-  if (code !== 0) {
-    const last = stderr.trim().split('\n').slice(-3).join(' | ');
-    throw new DecoderError('unsupported', `ffmpeg failed writing ${name} (exit code ${code})${last ? `: ${last}` : ''}`);
-  }
+  const drained = () =>
+    new Promise<void>((r) => {
+      const done = () => {
+        child.stdin.off('drain', done).off('close', done);
+        r();
+      };
+      child.stdin.on('drain', done).on('close', done);
+    });
+  let written = 0;
+  // frames wait here (in order) while ffmpeg's stdin is full: stdin backpressure is respected, and what waits
+  // is only what the decoder delivered faster than ffmpeg encodes
+  let chain = Promise.resolve();
+  return {
+    write(rgba) {
+      if (exited !== null || broken) throw failure(exited ?? -1);
+      chain = chain.then(async () => {
+        if (broken) return;
+        if (!child.stdin.write(rgba)) await drained();
+        onFrame?.(++written);
+      });
+    },
+    idle: () => chain,
+    async end() {
+      await chain;
+      child.stdin.end();
+      const code = await exit;
+      if (code !== 0) throw failure(code);
+    },
+    async kill() {
+      if (exited === null) child.kill('SIGKILL');
+      await exit.catch(() => undefined);
+    },
+  };
 }

@@ -8,19 +8,29 @@ export interface Video {
   width: number;
 }
 
-/** Frame `f` as RGBA8 (round((v·0.5 + 0.5)·255), as the GPU output kernel writes it). */
-export function frameRgba(v: Video, f: number): Uint8Array {
+/** Frame `f` of `v` as [3, H, W] f32 (what the decoder's onFrame delivers as `rgb`). */
+export function frameRgb(v: Video, f: number): Float32Array {
   const n = v.height * v.width;
+  const out = new Float32Array(3 * n);
+  for (let c = 0; c < 3; c++) out.set(v.video.subarray((c * v.frames + f) * n, (c * v.frames + f + 1) * n), c * n);
+  return out;
+}
+
+/** A frame [3, n] f32 in [-1, 1] as RGBA8 (round((v·0.5 + 0.5)·255), as the GPU output kernel writes it). */
+export function rgbaOf(rgb: Float32Array, n: number): Uint8Array {
   const out = new Uint8Array(4 * n);
-  for (let c = 0; c < 3; c++) {
-    const base = (c * v.frames + f) * n;
+  for (let c = 0; c < 3; c++)
     for (let i = 0; i < n; i++) {
-      const x = Math.min(1, Math.max(-1, v.video[base + i]!));
+      const x = Math.min(1, Math.max(-1, rgb[c * n + i]!));
       out[4 * i + c] = Math.round((x * 0.5 + 0.5) * 255);
     }
-  }
   for (let i = 0; i < n; i++) out[4 * i + 3] = 255;
   return out;
+}
+
+/** Frame `f` as RGBA8. */
+export function frameRgba(v: Video, f: number): Uint8Array {
+  return rgbaOf(frameRgb(v, f), v.height * v.width);
 }
 
 /** Up to `max` frame indices spread evenly over [0, frames), first and last included. */

@@ -1,12 +1,14 @@
 // The CLI's output by the name given to --out: .gif (animated), .png (contact sheet, or the frame
 // itself for a one-frame video), DIR/ (a folder of PNG frames), .mp4 / .webm / .webp (through ffmpeg),
 // .npy (float32 [3, F, H, W]). resolveOutput checks the name (and ffmpeg) before any decoding.
-import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+// DIR/, ffmpeg and .npy are written frame by frame as the decoder delivers them (openOutput: CPU memory
+// constant in the video length); .gif and .png are written from the collected video (writeOutput).
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, renameSync, rmdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { DecoderError } from '../../gpu/errors';
 import { npyHeader } from '../../model/npy';
-import { findFfmpeg, writeWithFfmpeg, type FfmpegFormat } from './ffmpeg';
-import { contactSheet, frameRgba, type Video } from './frames';
+import { findFfmpeg, openFfmpeg, type FfmpegFormat, type FfmpegPipe } from './ffmpeg';
+import { contactSheet, frameRgb, frameRgba, rgbaOf, type Video } from './frames';
 import { encodeGif } from './gif';
 import { encodePng } from './png';
 
@@ -33,9 +35,17 @@ export function resolveOutput(path: string, env: NodeJS.ProcessEnv = process.env
  * write leaves no half file. Parts are written in slices, never joined, so a video larger than one JS
  * array may hold (Node: 4 GiB per Uint8Array, e.g. a 121-frame 1408x2560 .npy is 5.2 GB) is written too.
  */
+function tempName(path: string): string {
+  return join(dirname(path) || '.', `.${Date.now()}-${process.pid}.partial${extname(path)}`);
+}
+
+function cannotWrite(path: string, e: unknown): DecoderError {
+  return e instanceof DecoderError ? e : new DecoderError('bad-input', `cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+}
+
 function writeAtomic(path: string, parts: Uint8Array | Uint8Array[]): void {
   mkdirSync(dirname(path) || '.', { recursive: true });
-  const tmp = join(dirname(path) || '.', `.${Date.now()}-${process.pid}.partial${extname(path)}`);
+  const tmp = tempName(path);
   const SLICE = 1 << 28;
   let fd: number | undefined;
   try {
@@ -48,7 +58,7 @@ function writeAtomic(path: string, parts: Uint8Array | Uint8Array[]): void {
   } catch (e) {
     if (fd !== undefined) closeSync(fd);
     rmSync(tmp, { force: true });
-    throw new DecoderError('bad-input', `cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw cannotWrite(path, e);
   }
 }
 
@@ -59,13 +69,196 @@ export interface WriteOptions {
   onFrame?: (done: number, total: number) => void;
 }
 
+/** Whether `t` is written frame by frame as the decoder delivers them (openOutput), without the whole video. */
+export function streams(t: OutputTarget): boolean {
+  return t.kind === 'frames' || t.kind === 'ffmpeg' || t.kind === 'npy';
+}
+
+/** An output written frame by frame: frames may arrive in any order, each exactly once. */
+export interface FrameSink {
+  /** Frame `index` as [3, H, W] f32 (the decoder's Frame.rgb); throws a one-line DecoderError when it cannot be written. */
+  frame(index: number, rgb: Float32Array): void;
+  /** Resolves when every frame given so far is written (ffmpeg: taken by its stdin). */
+  idle(): Promise<void>;
+  /** After the last frame: complete the file (rename the temporary name); throws (and aborts) when a frame is missing or the write failed. */
+  finish(): Promise<{ files: number; description: string }>;
+  /** A failed or cancelled decode: kill ffmpeg, remove the temporary file and the frames this run wrote. */
+  abort(): Promise<void>;
+}
+
+/** Open `t` (a kind that streams) for a video of `size`; the file appears under its name only at finish(). */
+export function openOutput(t: OutputTarget, size: { frames: number; height: number; width: number }, o: WriteOptions): FrameSink {
+  const { frames, height: H, width: W } = size;
+  const n = H * W;
+  const seen = new Uint8Array(frames);
+  let count = 0;
+  const accept = (index: number, rgb: Float32Array) => {
+    if (!Number.isInteger(index) || index < 0 || index >= frames || seen[index]) throw new DecoderError('bad-input', `cannot write ${t.path}: frame ${index} arrived ${seen[index] ? 'twice' : `outside 0..${frames - 1}`}`);
+    if (rgb.length !== 3 * n) throw new DecoderError('bad-input', `cannot write ${t.path}: frame ${index} has ${rgb.length} values, expected 3x${H}x${W}`);
+    seen[index] = 1;
+    count++;
+  };
+  const complete = () => {
+    if (count !== frames) throw new DecoderError('bad-input', `cannot write ${t.path}: ${count} of ${frames} frames arrived`);
+  };
+  const tick = (d: number) => o.onFrame?.(d, frames);
+  switch (t.kind) {
+    case 'frames': {
+      const created = !existsSync(t.path);
+      try {
+        mkdirSync(t.path, { recursive: true });
+      } catch (e) {
+        throw cannotWrite(t.path, e);
+      }
+      const digits = Math.max(4, String(frames - 1).length);
+      const written: string[] = [];
+      const abort = async () => {
+        for (const f of written) rmSync(f, { force: true });
+        written.length = 0;
+        if (created)
+          try {
+            rmdirSync(t.path); // only when empty: nothing else of the user's is touched
+          } catch {
+            /* not empty or gone */
+          }
+      };
+      return {
+        frame(index, rgb) {
+          accept(index, rgb);
+          const name = join(t.path, `frame_${String(index).padStart(digits, '0')}.png`);
+          writeAtomic(name, encodePng(rgbaOf(rgb, n), W, H));
+          written.push(name);
+          tick(count);
+        },
+        idle: async () => undefined,
+        async finish() {
+          try {
+            complete();
+          } catch (e) {
+            await abort();
+            throw e;
+          }
+          return { files: frames, description: `${frames} PNG frames frame_${'0'.repeat(digits)}.png ... ${W}x${H}` };
+        },
+        abort,
+      };
+    }
+    case 'npy': {
+      const header = npyHeader([3, frames, H, W]);
+      const tmp = tempName(t.path);
+      let fd: number | undefined;
+      try {
+        mkdirSync(dirname(t.path) || '.', { recursive: true });
+        fd = openSync(tmp, 'w');
+        for (let o = 0; o < header.length; ) o += writeSync(fd, header, o, header.length - o, o);
+        ftruncateSync(fd, header.length + 4 * 3 * frames * n); // the full size up front; each frame's planes land at their offsets
+      } catch (e) {
+        if (fd !== undefined) closeSync(fd);
+        rmSync(tmp, { force: true });
+        throw cannotWrite(t.path, e);
+      }
+      const abort = async () => {
+        if (fd !== undefined) closeSync(fd);
+        fd = undefined;
+        rmSync(tmp, { force: true });
+      };
+      return {
+        frame(index, rgb) {
+          accept(index, rgb);
+          try {
+            const bytes = new Uint8Array(rgb.buffer, rgb.byteOffset, rgb.byteLength);
+            // layout [3, F, H, W]: plane c of frame f at ((c·F + f)·H·W) floats after the header
+            for (let c = 0; c < 3; c++) {
+              const plane = bytes.subarray(4 * c * n, 4 * (c + 1) * n);
+              const at = header.length + 4 * (c * frames + index) * n;
+              for (let o = 0; o < plane.length; ) o += writeSync(fd!, plane, o, plane.length - o, at + o);
+            }
+          } catch (e) {
+            throw cannotWrite(t.path, e);
+          }
+          tick(count);
+        },
+        idle: async () => undefined,
+        async finish() {
+          try {
+            complete();
+            closeSync(fd!);
+            fd = undefined;
+            renameSync(tmp, t.path);
+          } catch (e) {
+            await abort();
+            throw cannotWrite(t.path, e);
+          }
+          return { files: 1, description: `float32 [3, ${frames}, ${H}, ${W}] in [-1, 1]` };
+        },
+        abort,
+      };
+    }
+    case 'ffmpeg': {
+      // ffmpeg takes frames in order: one that arrives early waits here for those before it
+      const tmp = tempName(t.path);
+      let pipe: FfmpegPipe;
+      try {
+        mkdirSync(dirname(t.path) || '.', { recursive: true });
+        pipe = openFfmpeg(t.ffmpeg, t.format, { width: W, height: H }, o.fps, tmp, tick, t.path);
+      } catch (e) {
+        throw cannotWrite(t.path, e);
+      }
+      const early = new Map<number, Float32Array>();
+      let next = 0;
+      const abort = async () => {
+        early.clear();
+        const killed = pipe.kill(); // SIGKILL sent now; the removal below does not wait for the exit
+        rmSync(tmp, { force: true });
+        await killed;
+      };
+      return {
+        frame(index, rgb) {
+          accept(index, rgb);
+          early.set(index, rgb);
+          for (let f = early.get(next); f; f = early.get(next)) {
+            early.delete(next++);
+            pipe.write(rgbaOf(f, n));
+          }
+        },
+        idle: () => pipe.idle(),
+        async finish() {
+          try {
+            complete();
+            await pipe.end();
+            renameSync(tmp, t.path);
+          } catch (e) {
+            await abort();
+            throw cannotWrite(t.path, e);
+          }
+          return { files: 1, description: `${t.format} through ${t.ffmpeg}, ${frames} frames at ${o.fps} fps` };
+        },
+        abort,
+      };
+    }
+    default:
+      throw new Error(`${t.kind} is written from the collected video (writeOutput)`);
+  }
+}
+
 /** Write `v` as `t` says; returns the files written (a folder's frames: the folder and the count). */
 export async function writeOutput(t: OutputTarget, v: Video, o: WriteOptions): Promise<{ files: number; description: string }> {
   const tick = (d: number) => o.onFrame?.(d, v.frames);
+  if (streams(t)) {
+    // the same writer as the streamed decode, fed from the collected video one frame at a time
+    const sink = openOutput(t, v, o);
+    try {
+      for (let f = 0; f < v.frames; f++) {
+        sink.frame(f, frameRgb(v, f));
+        await sink.idle();
+      }
+    } catch (e) {
+      await sink.abort();
+      throw e;
+    }
+    return await sink.finish();
+  }
   switch (t.kind) {
-    case 'npy':
-      writeAtomic(t.path, [npyHeader([3, v.frames, v.height, v.width]), new Uint8Array(v.video.buffer, v.video.byteOffset, v.video.byteLength)]);
-      return { files: 1, description: `float32 [3, ${v.frames}, ${v.height}, ${v.width}] in [-1, 1]` };
     case 'gif':
       writeAtomic(t.path, encodeGif(v, o.fps, tick));
       return { files: 1, description: `animated GIF, ${v.frames} frames at ${o.fps} fps, ${v.width}x${v.height}` };
@@ -78,25 +271,7 @@ export async function writeOutput(t: OutputTarget, v: Video, o: WriteOptions): P
       writeAtomic(t.path, encodePng(s.rgba, s.width, s.height));
       return { files: 1, description: `contact sheet ${s.width}x${s.height}, ${s.frames.length} of ${v.frames} frames (${s.frames.join(', ')}), ${s.cols} per row` };
     }
-    case 'frames': {
-      mkdirSync(t.path, { recursive: true });
-      const digits = Math.max(4, String(v.frames - 1).length);
-      for (let f = 0; f < v.frames; f++) {
-        writeAtomic(join(t.path, `frame_${String(f).padStart(digits, '0')}.png`), encodePng(frameRgba(v, f), v.width, v.height));
-        tick(f + 1);
-      }
-      return { files: v.frames, description: `${v.frames} PNG frames frame_${'0'.repeat(digits)}.png ... ${v.width}x${v.height}` };
-    }
-    case 'ffmpeg': {
-      mkdirSync(dirname(t.path) || '.', { recursive: true });
-      const tmp = join(dirname(t.path) || '.', `.${Date.now()}-${process.pid}.partial.${t.format}`);
-      try {
-        await writeWithFfmpeg(t.ffmpeg, t.format, v, o.fps, tmp, tick, t.path);
-        renameSync(tmp, t.path);
-      } finally {
-        rmSync(tmp, { force: true });
-      }
-      return { files: 1, description: `${t.format} through ${t.ffmpeg}, ${v.frames} frames at ${o.fps} fps` };
-    }
+    default:
+      throw new Error(`${t.kind} streams (openOutput)`);
   }
 }

@@ -144,8 +144,9 @@ async function decodeCmd(argv: string[]): Promise<number> {
   const progress = show ? new Progress({ write: (t) => process.stderr.write(t), tty: !!process.stderr.isTTY, columns: process.stderr.columns }, total, total > 1 && latents.shape[1] > 1 ? (total - 1) / (latents.shape[1] - 1) : 1, undefined, backend === 'cpu' ? '[start] CPU reference decoder' : undefined) : null;
   let done = 0;
   let r;
-  // DIR/, .mp4/.webm/.webp and .npy are written as the frames arrive (CPU memory constant in the video
-  // length); .gif, .png and a sample's decode (its PSNR/SSIM vs the source need the whole clip) are collected
+  // DIR/, .mp4/.webm/.webp, .npy and .png (the <= 16 frames of its contact sheet kept) are written as the
+  // frames arrive (CPU memory constant in the video length); .gif and a sample's decode (its PSNR/SSIM vs
+  // the source need the whole clip; samples are small) are collected
   const sink: FrameSink | null = streams(target) && !sample
     ? openOutput(target, { frames: total, height: latents.shape[2] * dec.cfg.scale, width: latents.shape[3] * dec.cfg.scale }, { fps })
     : null;

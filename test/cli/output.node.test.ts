@@ -249,6 +249,20 @@ describe('streamed outputs (written frame by frame as the decoder delivers them)
   });
 });
 
+// A sheet writer that kept the wrong frames (by arrival instead of index, or the first 16 instead of the
+// evenly spaced ones) makes a different image than the sheet of the whole video.
+it('.png contact sheet streamed: keeps only the sheet frames, equals the sheet of the whole video (frames out of order)', async () => {
+  const d = tmp();
+  for (const w of [video(9, 6, 10), video(20, 4, 6)]) {
+    const s = openOutput(resolveOutput(join(d, `s${w.frames}.png`)), w, { fps: 16 });
+    for (let f = w.frames - 1; f >= 0; f--) s.frame(f, frameRgb(w, f));
+    const r = await s.finish();
+    const sheet = contactSheet(w);
+    expect(readFileSync(join(d, `s${w.frames}.png`)).equals(Buffer.from(encodePng(sheet.rgba, sheet.width, sheet.height)))).toBe(true);
+    expect(r.description).toContain(`${sheet.frames.length} of ${w.frames} frames (${sheet.frames.join(', ')})`);
+  }
+});
+
 describe('wan-vae decode streams DIR/, .npy and ffmpeg outputs (CPU reference, generated dim-4 weights, 9 frames of 32x32)', () => {
   let d = '';
   let reference: Video;

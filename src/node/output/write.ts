@@ -2,13 +2,14 @@
 // itself for a one-frame video), DIR/ (a folder of PNG frames), .mp4 / .webm / .webp (through ffmpeg),
 // .npy (float32 [3, F, H, W]). resolveOutput checks the name (and ffmpeg) before any decoding.
 // DIR/, ffmpeg and .npy are written frame by frame as the decoder delivers them (openOutput: CPU memory
-// constant in the video length); .gif and .png are written from the collected video (writeOutput).
+// constant in the video length); .png keeps only the (at most 16) frames its contact sheet shows; .gif is
+// written from the collected video (its palette comes from 8 frames across the video).
 import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, renameSync, rmdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { DecoderError } from '../../gpu/errors';
 import { npyHeader } from '../../model/npy';
 import { findFfmpeg, openFfmpeg, type FfmpegFormat, type FfmpegPipe } from './ffmpeg';
-import { contactSheet, frameRgb, frameRgba, rgbaOf, type Video } from './frames';
+import { contactSheet, frameRgb, frameRgba, rgbaOf, sheetFrames, type Video } from './frames';
 import { encodeGif } from './gif';
 import { encodePng } from './png';
 
@@ -71,7 +72,7 @@ export interface WriteOptions {
 
 /** Whether `t` is written frame by frame as the decoder delivers them (openOutput), without the whole video. */
 export function streams(t: OutputTarget): boolean {
-  return t.kind === 'frames' || t.kind === 'ffmpeg' || t.kind === 'npy';
+  return t.kind !== 'gif';
 }
 
 /** An output written frame by frame: frames may arrive in any order, each exactly once. */
@@ -236,6 +237,32 @@ export function openOutput(t: OutputTarget, size: { frames: number; height: numb
         abort,
       };
     }
+    case 'png': {
+      // a contact sheet shows at most 16 frames: only those are kept (a one-frame video: that frame)
+      const keep = sheetFrames(frames);
+      const slot = new Map(keep.map((f, k) => [f, k]));
+      const kept = new Float32Array(3 * keep.length * n);
+      return {
+        frame(index, rgb) {
+          accept(index, rgb);
+          const k = slot.get(index);
+          if (k !== undefined) for (let c = 0; c < 3; c++) kept.set(rgb.subarray(c * n, (c + 1) * n), (c * keep.length + k) * n);
+        },
+        idle: async () => undefined,
+        async finish() {
+          complete();
+          const sub: Video = { video: kept, frames: keep.length, height: H, width: W };
+          if (frames === 1) {
+            writeAtomic(t.path, encodePng(frameRgba(sub, 0), W, H));
+            return { files: 1, description: `PNG ${W}x${H} (the only frame)` };
+          }
+          const s = contactSheet(sub); // its frames are all of sub's, in order: the sheet of the whole video
+          writeAtomic(t.path, encodePng(s.rgba, s.width, s.height));
+          return { files: 1, description: `contact sheet ${s.width}x${s.height}, ${keep.length} of ${frames} frames (${keep.join(', ')}), ${s.cols} per row` };
+        },
+        abort: async () => undefined, // nothing is written before finish
+      };
+    }
     default:
       throw new Error(`${t.kind} is written from the collected video (writeOutput)`);
   }
@@ -262,15 +289,6 @@ export async function writeOutput(t: OutputTarget, v: Video, o: WriteOptions): P
     case 'gif':
       writeAtomic(t.path, encodeGif(v, o.fps, tick));
       return { files: 1, description: `animated GIF, ${v.frames} frames at ${o.fps} fps, ${v.width}x${v.height}` };
-    case 'png': {
-      if (v.frames === 1) {
-        writeAtomic(t.path, encodePng(frameRgba(v, 0), v.width, v.height));
-        return { files: 1, description: `PNG ${v.width}x${v.height} (the only frame)` };
-      }
-      const s = contactSheet(v);
-      writeAtomic(t.path, encodePng(s.rgba, s.width, s.height));
-      return { files: 1, description: `contact sheet ${s.width}x${s.height}, ${s.frames.length} of ${v.frames} frames (${s.frames.join(', ')}), ${s.cols} per row` };
-    }
     default:
       throw new Error(`${t.kind} streams (openOutput)`);
   }

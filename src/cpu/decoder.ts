@@ -101,8 +101,10 @@ export class CpuDecoder {
    * Decode de-normalised latents z: [zDim, T, h, w]. `useCache=false` reproduces the official per-frame loop with
    * feat_cache=None. Calls onChunk with each chunk's clamped output [3, T', H, W]; returns the whole video.
    * Between chunks it yields to the event loop (so a worker can receive a cancel) and checks `signal`.
+   * `keep: false` (a caller that takes the chunks from onChunk): the chunks are not kept and the returned
+   * video is empty ([3, 0, H, W]), so CPU memory does not grow with the video's length.
    */
-  async decode(z: Tensor, opts: { useCache?: boolean; onChunk?: (chunk: Tensor, index: number) => void; signal?: AbortSignal } = {}): Promise<Tensor> {
+  async decode(z: Tensor, opts: { useCache?: boolean; onChunk?: (chunk: Tensor, index: number) => void; signal?: AbortSignal; keep?: boolean } = {}): Promise<Tensor> {
     const useCache = opts.useCache ?? true;
     if (!useCache && this.cfg.version === '2.2')
       throw new DecoderError('unsupported', WAN22_CACHE_OFF);
@@ -120,7 +122,9 @@ export class CpuDecoder {
       if (this.cfg.patch === 2) out = unpatchify(out);
       out = clamp(out);
       opts.onChunk?.(out, i);
-      chunks.push(out);
+      if (opts.keep === false) {
+        if (!chunks.length) chunks.push(tensor([out.shape[0]!, 0, out.shape[2]!, out.shape[3]!]));
+      } else chunks.push(out);
     }
     return chunks.reduce((a, b) => concatT(a, b));
   }

@@ -15,6 +15,7 @@ export async function decodeCpu(cfg: DecoderConfig, weights: Weights, input: Flo
   await new CpuDecoder(cfg, weightsAs(weights, wp)).decode({ data: input, shape }, {
     useCache: cache === 'on',
     signal,
+    keep: false, // frames go to `place` (the facade collects them when asked): the reference's own copy is not kept
     onChunk: (chunk) => {
       const n = chunk.shape[1]!;
       for (let f = 0; f < n; f++) {

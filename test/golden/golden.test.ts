@@ -4,11 +4,12 @@
 // @video_nocache (Wan2.1) and the Wan2.2 refusal. Without ../shared, an adapter or (Node) shader-f16 the
 // tests are reported as skipped with the reason, and fail under CI (test/helpers/need.ts).
 import { describe, expect, it } from 'vitest';
-import { WanVaeDecoder, type DecodeOptions } from '../../src/decoder';
+import type { DecodeOptions } from '../../src/decoder';
 import { DecoderError } from '../../src/gpu/errors';
 import { toFloat32, type StFile } from '../../src/model/safetensors';
 import { weightsFromSafetensors } from '../../src/model/weights';
 import { compare } from '../helpers/compare';
+import { decodeGolden } from '../helpers/golden-decode';
 import { isBrowser } from '../helpers/env';
 import type { TestGpu } from '../helpers/gpu';
 import { needF16, needGolden, needGpu } from '../helpers/need';
@@ -20,16 +21,7 @@ function clamped(f: StFile, key: string): Float32Array {
 }
 
 /** Decodes the golden case; `gpu` null for the CPU backend. */
-async function run(f: StFile, name: string, gpu: TestGpu | null, opts: DecodeOptions) {
-  const dec = new WanVaeDecoder(weightsFromSafetensors(f, name), gpu ?? undefined);
-  const lat = f.tensors.get('@latents')!;
-  const stats = { mean: toFloat32(f.tensors.get('@mean')!), std: toFloat32(f.tensors.get('@std')!) };
-  try {
-    return await dec.decode({ data: toFloat32(lat), shape: lat.shape as [number, number, number, number] }, { latentStats: stats, ...opts });
-  } finally {
-    dec.dispose();
-  }
-}
+const run = (f: StFile, name: string, gpu: TestGpu | null, opts: DecodeOptions) => decodeGolden(f, weightsFromSafetensors(f, name), gpu, opts);
 
 describe.each(CASES)('golden %s', (name) => {
   for (const backend of ['webgpu', 'cpu'] as const) {

@@ -7,26 +7,18 @@
 //  3. the planner counts the packed bytes and the arena allocates exactly them (peak = planned).
 // Node only (Dawn + lavapipe): three decodes per case.
 import { describe, expect, it } from 'vitest';
-import { WanVaeDecoder, type DecodeOptions } from '../../src/decoder';
+import type { DecodeOptions } from '../../src/decoder';
 import { weightsAs } from '../../src/model/quantize';
 import { toFloat32, type StFile } from '../../src/model/safetensors';
 import { weightsFromSafetensors, type Weights } from '../../src/model/weights';
 import { compare } from '../helpers/compare';
+import { decodeGolden } from '../helpers/golden-decode';
 import type { TestGpu } from '../helpers/gpu';
 import { needGolden, needGpu } from '../helpers/need';
 
 const CASES = ['wan21-tiny', 'wan21-small', 'wan22-tiny', 'wan22-small'] as const;
 
-async function run(f: StFile, w: Weights, gpu: TestGpu, opts: DecodeOptions) {
-  const dec = new WanVaeDecoder(w, gpu);
-  const lat = f.tensors.get('@latents')!;
-  const stats = { mean: toFloat32(f.tensors.get('@mean')!), std: toFloat32(f.tensors.get('@std')!) };
-  try {
-    return await dec.decode({ data: toFloat32(lat), shape: lat.shape as [number, number, number, number] }, { latentStats: stats, ...opts });
-  } finally {
-    dec.dispose();
-  }
-}
+const run = (f: StFile, w: Weights, gpu: TestGpu, opts: DecodeOptions) => decodeGolden(f, w, gpu, opts);
 
 /** PSNR floor per weights precision: a few dB under the lowest value measured on these cases */
 const FLOOR = { int8: 38, f16: 60 } as const;

@@ -12,21 +12,15 @@ import type { KernelDef } from '../../src/gpu/kernel';
 import type { Conv3dParams } from '../../src/kernels/conv3d';
 import { blockedConvWeightLength, conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
 import { expectClose } from '../helpers/compare';
-import { convReference, invRow } from '../helpers/conv-reference';
+import { convReference, invRow, type ConvStep } from '../helpers/conv-reference';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
 import { needF16 as needF16Shared, notOnThisAdapter } from '../helpers/need';
 import { randn } from '../helpers/random';
 
 const gpu = await getTestDevice();
 
-interface Case {
-  cin: number;
-  cout: number;
-  h: number;
-  w: number;
-  kt: 1 | 3;
-  ks: 1 | 3;
-  up: 0 | 1;
+/** A conv step of the oracle (test/helpers/conv-reference.ts) with this kernel's variant fields; res: 0 none, 1 residual, 2 in place */
+interface Case extends ConvStep {
   res: 0 | 1 | 2;
   tap0: number;
   /** NORM=1 with SiLU (1) or without (0) */

@@ -9,21 +9,15 @@ import type { Elem } from '../../src/gpu/kernel';
 import { conv3dTuning, conv3dTuningForCout, conv3dWq, packConvWeight, type Conv3dParams } from '../../src/kernels/conv3d';
 import { dequantizeInt8, packF16Pairs, packInt8, quantizeInt8 } from '../../src/model/quantize';
 import { expectClose } from '../helpers/compare';
-import { convReference } from '../helpers/conv-reference';
+import { convReference, type ConvStep } from '../helpers/conv-reference';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
 import { needDevice, needF16 } from '../helpers/need';
 import { randn } from '../helpers/random';
 
 const gpu = await getTestDevice();
 
-interface Case {
-  cin: number;
-  cout: number;
-  h: number;
-  w: number;
-  kt: 1 | 3;
-  ks: 1 | 3;
-  up: 0 | 1;
+/** A conv step of the oracle (test/helpers/conv-reference.ts) with this kernel's variant fields; res: 0 none, 1 residual, 2 in place */
+interface Case extends ConvStep {
   res: 0 | 1;
   tune: keyof typeof tunings;
   wq: 1 | 2;

@@ -102,6 +102,36 @@ export function packInt8(packed: Float32Array, cout: number, rows: number): Uint
   return out;
 }
 
+/** Bytes of one conv's int8 buffer for the tensor-core path (packInt8Blocked): `blocked` int8 weights, then ob * 16 f32 scales. */
+export function int8BlockedBytes(blocked: number, cout: number): number {
+  return blocked + 4 * Math.ceil(cout / 16) * 16;
+}
+
+/**
+ * conv3d-mma's blocked weights [tap][ob][cb][16 cout][16 cin] (packConvWeightBlocked; zero padding) -> the
+ * int8 buffer of shaders/conv3d-mma-wq.wgsl: the same order, one byte per weight (four consecutive cin in
+ * one u32, byte k = element 4m+k), then ob * 16 f32 scales s_o (zero past cout). Quantised exactly as
+ * quantizeInt8 (s_o = max|W[o]| / 127 over cin x taps, q = round(W / s_o) clamped to +-127): the padding
+ * zeros change no maximum and quantise to 0.
+ */
+export function packInt8Blocked(blocked: Float32Array, cout: number, cin: number, taps: number): Uint32Array<ArrayBuffer> {
+  const ob = Math.ceil(cout / 16), cb = Math.ceil(cin / 16);
+  if (blocked.length !== taps * ob * cb * 256) throw new DecoderError('bad-input', `packInt8Blocked: ${blocked.length} values for ${taps} taps of [${ob * 16}, ${cb * 16}] blocked`);
+  const out = new Uint32Array(int8BlockedBytes(blocked.length, cout) / 4);
+  // element i's output channel: tile (t, o >> 4, c >> 4), row o & 15
+  const chan = (i: number) => ((Math.floor(i / (cb * 256)) % ob) << 4) + ((i & 255) >> 4);
+  const max = new Float32Array(ob * 16);
+  for (let i = 0; i < blocked.length; i++) max[chan(i)] = Math.max(max[chan(i)]!, Math.abs(blocked[i]!));
+  const s = max.map((m) => Math.fround(m / 127));
+  const bytes = new Int8Array(out.buffer, 0, blocked.length);
+  for (let i = 0; i < blocked.length; i++) {
+    const so = s[chan(i)]!;
+    bytes[i] = so ? Math.max(-127, Math.min(127, Math.round(blocked[i]! / so))) : 0;
+  }
+  new Float32Array(out.buffer, blocked.length, ob * 16).set(s);
+  return out;
+}
+
 /** conv3d's packed weights [rows][cout4 * 4] -> f16 pairs: two u32 per vec4 (low half = lower channel), as unpack2x16float reads them. */
 export function packF16Pairs(packed: Float32Array): Uint32Array<ArrayBuffer> {
   const out = new Uint32Array(Math.max(4, packed.length / 2));

@@ -345,8 +345,9 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
     throw new DecoderError('unsupported', WAN22_CACHE_OFF);
   const elemBytes = opts.precision === 'f16' ? 2 : 4;
   const wFormat = convWeightFormat(opts.precision, opts.weightsPrecision); // throws for f32 weights with f16 storage
-  // packed weights (int8) run the portable conv3d-wq: such a plan has no tensor cores (and no operand copy)
-  if (wFormat !== 'elem') opts.tensorCores = false;
+  // packed weights run the portable conv3d-wq (no tensor cores, no operand copy), except int8 with f16
+  // storage: conv3d-mma-wq (tensor cores, int8 tiles dequantised in the operand load)
+  if (wFormat !== 'elem' && !(wFormat === 'int8' && opts.precision === 'f16')) opts.tensorCores = false;
   const allTiles = opts.tile ? makeTiles(h, w, { th: opts.tile.th, tw: opts.tile.tw, mode: opts.tile.mode, halo: opts.tile.halo }) : null;
   // fitPlan's probe (tile-major): one tile per distinct shape, whose programs stand for all the others
   // (tile rings and slots are sized by the largest tile; tiles of one shape share a slot assignment)
@@ -421,7 +422,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
     throw new DecoderError('bad-input', "a CPU store needs tile-major order (frame-major keeps no store)");
   const storeBytes = storeEntryBytes * storePerChunk * frames;
   // tensor cores: one operand copy of the largest conv call (exec/resources.ts allocates it, bound whole)
-  const mmaScratchBytes = opts.tensorCores && opts.precision === 'f16' && wFormat === 'elem' ? align4(mmaScratchOf(all.flatMap((g) => g.steps)) * elemBytes) : 0;
+  const mmaScratchBytes = opts.tensorCores && opts.precision === 'f16' && wFormat !== 'f16' ? align4(mmaScratchOf(all.flatMap((g) => g.steps)) * elemBytes) : 0;
   const memory: MemoryBreakdown = {
     // conv weights by the weights precision (int8: 1 byte per weight + a 4-byte scale per output channel)
     weights: weightBuffers(all.flatMap((g) => g.steps)).reduce((a, w) => a + (w.conv ? convWeightBytes(w.conv, wFormat, elemBytes, !!opts.tensorCores && opts.precision === 'f16') : align4(w.elems * elemBytes)), 0),

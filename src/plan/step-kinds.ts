@@ -6,10 +6,11 @@
 // Pure: kernel descriptions and buffer handles given by the executor; no GPU object is created here.
 import type { AnyKernelDef, Elem } from '../gpu/kernel';
 import { conv3dTuningForCout, packConvWeight, packedConvWeightLength } from '../kernels/conv3d';
+import { conv3dMmaWq, conv3dMmaWqEmu } from '../kernels/conv3d-mma-wq';
 import { blockedConvWeightLength, conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../kernels/conv3d-mma';
 import { kernels } from '../kernels/index';
 import { invMaxFor } from '../kernels/rms-norm';
-import { convWeightFormat, packedWeightBytes, wqOverride, type WeightsPrecision } from '../model/quantize';
+import { convWeightFormat, int8BlockedBytes, packedWeightBytes, wqOverride, type WeightsPrecision } from '../model/quantize';
 import type { DecoderConfig } from '../model/config';
 import type { Weights } from '../model/weights';
 import type { AttnStep, ConvStep, CropStep, DupAddStep, NormStep, OutputStep, Step, StoreStep, View } from './graph';
@@ -25,13 +26,13 @@ export interface WeightUse {
    * (model/quantize.ts); `blocked`: its elements in conv3d-mma's blocked layout (tensor-core plans with
    * f16 weights hold that instead: convWeightBytes)
    */
-  conv?: { cout: number; rows: number; blocked: number };
+  conv?: { cout: number; rows: number; blocked: number; cin: number };
 }
 
 /** What the executor resolves for a step of one program (slots are per program). */
 export interface BindCtx {
   elem: Elem;
-  /** storage of conv weights (default: = elem); packed formats run conv3d-wq, never tensor cores */
+  /** storage of conv weights (default: = elem); packed formats run conv3d-wq, int8 with `mma` conv3d-mma-wq */
   weightsPrecision?: WeightsPrecision;
   cfg: DecoderConfig;
   /** conv3d tiling for this adapter and its invocation limit */
@@ -90,6 +91,7 @@ export const onTensorCores = (_s: ConvStep): boolean => true;
 
 /** GPU bytes of conv weight `w`: conv3d-mma's blocked layout in a tensor-core plan with f16 weights, else packedWeightBytes. */
 export function convWeightBytes(w: NonNullable<WeightUse['conv']>, format: Parameters<typeof packedWeightBytes>[0], elemBytes: number, tensorCores: boolean): number {
+  if (tensorCores && format === 'int8') return int8BlockedBytes(w.blocked, w.cout); // conv3d-mma-wq's int8 blocked layout + scales
   return tensorCores && format === 'elem' ? Math.ceil((w.blocked * elemBytes) / 4) * 4 : packedWeightBytes(format, w.cout, w.rows, elemBytes);
 }
 
@@ -101,7 +103,7 @@ const conv: StepKind<ConvStep> = {
     {
       key: `${s.wkey}.weight`,
       elems: packedConvWeightLength(s.cout, s.cin, s.kt, s.ks),
-      conv: { cout: s.cout, rows: s.kt * s.ks * s.ks * s.cin, blocked: blockedConvWeightLength(s.cout, s.cin, s.kt, s.ks) },
+      conv: { cout: s.cout, cin: s.cin, rows: s.kt * s.ks * s.ks * s.cin, blocked: blockedConvWeightLength(s.cout, s.cin, s.kt, s.ks) },
       data(w, mma) {
         const t = w.get(`${s.wkey}.weight`);
         const want = s.up ? [s.cout, s.cin, 3, 3] : t.shape.length === 4 ? [s.cout, s.cin, 1, 1] : [s.cout, s.cin, s.kt, s.ks, s.ks];
@@ -125,6 +127,12 @@ const conv: StepKind<ConvStep> = {
     const load = { KT: s.kt, KS: s.ks, UP: s.up, NORM: s.norm ? 1 : 0, SILU: s.norm?.silu ? 1 : 0 };
     // packed weights (int8, or f16 beside f32 activations): conv3d-wq dequantises them in its operand load
     const wq = wqOverride(convWeightFormat(c.elem, c.weightsPrecision));
+    // int8 on tensor cores: conv3d-mma-wq dequantises the int8 tiles in its operand load (its `wq` binding 5)
+    if (wq === 1 && c.mma && onTensorCores(s))
+      return [
+        { def: conv3dMmaPack, overrides: load, bindings: [c.view(s.x), ring, gamma, c.mmaScratch!] },
+        { def: conv3dMmaTiles(c.mma.emulate ? conv3dMmaWqEmu : conv3dMmaWq, ...mmaTilesFor(s, s.ks)), overrides: { KT: s.kt, KS: s.ks, HAS_RES: res, SG: c.mma.subgroupSize }, bindings: [c.mmaScratch!, w, b, resBuf, c.view(s.y), w] },
+      ];
     if (wq) return [{ def: kernels.conv3dWq, overrides: { ...load, HAS_RES: res, WQ: wq, ...conv3dTuningForCout(c.tuning, s.cout, c.maxInvocations) }, bindings: [c.view(s.x), ring, w, b, resBuf, c.view(s.y), gamma, w] }];
     if (c.mma && onTensorCores(s))
       return [

@@ -3,7 +3,7 @@
 // one on tensor cores) and converted to the storage precision. With a streamed plan (weight-stream.ts)
 // the conv weights are packed here too but kept in CPU memory; only the rest is uploaded.
 import type { Elem } from '../../gpu/kernel';
-import { convWeightFormat, packF16Pairs, packInt8, type WeightsPrecision } from '../../model/quantize';
+import { convWeightFormat, packF16Pairs, packInt8, packInt8Blocked, type WeightsPrecision } from '../../model/quantize';
 import type { Weights } from '../../model/weights';
 import type { Arena } from '../arena';
 import { storageBytes } from '../f16';
@@ -14,9 +14,13 @@ import { storageUsage } from './usage';
 /** The bytes of weight buffer `w` as its kernel reads them (packed by the conv weight format, else in `elem`). */
 export function packWeight(w: WeightUse, weights: Weights, elem: Elem, mma: boolean, weightsPrecision?: WeightsPrecision): Uint8Array<ArrayBuffer> {
   // conv weights in a packed format (int8 with per-output-channel scales, f16 pairs) for conv3d-wq
+  // for conv3d-wq; int8 on tensor cores: conv3d-mma's blocked layout in int8 + scales for conv3d-mma-wq
   const format = convWeightFormat(elem, weightsPrecision);
-  const data = w.data(weights, mma && format === 'elem');
-  const packed = w.conv && format === 'int8' ? packInt8(data, w.conv.cout, w.conv.rows) : w.conv && format === 'f16' ? packF16Pairs(data) : null;
+  const blocked = mma && (format === 'elem' || format === 'int8');
+  const data = w.data(weights, blocked);
+  const packed = w.conv && format === 'int8'
+    ? blocked ? packInt8Blocked(data, w.conv.cout, w.conv.cin, w.conv.rows / w.conv.cin) : packInt8(data, w.conv.cout, w.conv.rows)
+    : w.conv && format === 'f16' ? packF16Pairs(data) : null;
   return packed ? new Uint8Array(packed.buffer as ArrayBuffer) : storageBytes(data, elem);
 }
 

@@ -64,6 +64,8 @@ def args():
                    '(reproduces a run its wall clock stopped early)')
     p.add_argument('--resume', default='')
     p.add_argument('--ckpt-every', type=float, default=60)
+    p.add_argument('--snapshot', default='', help='folder: every --ckpt-every seconds the f16 decoder/encoder and '
+                   'progress.json are written there (a run cut short still leaves usable weights)')
     p.add_argument('--smoke-steps', type=int, default=20)
     p.add_argument('--val-clips', type=int, default=24)
     p.add_argument('--name', default='wan21-d32')
@@ -146,6 +148,23 @@ def save_ckpt(path, m, opt, step, total, a):
     os.replace(tmp, path)
 
 
+def write_weights(m, a, outdir, extra=None):
+    """The f16 decoder (official keys) and encoder of m into outdir, each written to a temp name then renamed."""
+    os.makedirs(outdir, exist_ok=True)
+    sd = {k: v.detach().float().cpu() for k, v in m.state_dict().items()}
+    meta = {'format': 'wan-vae-webgpu trained default', 'architecture': 'Wan2.1 VAE (vae.py)', 'dim': a.dim,
+            'z_dim': 16, 'encoder_dim': a.enc_dim, 'encoder_res_blocks': a.enc_res_blocks, 'seed': a.seed,
+            'latents': 'normalised with the official Wan2.1 mean/std: decoder input = latents * std + mean'}
+    meta.update(extra or {})
+    dec = {k: v.half().numpy() for k, v in sd.items() if k.startswith('conv2.') or k.startswith('decoder.')}
+    enc = {k: v.half().numpy() for k, v in sd.items() if k.startswith('encoder.') or k.startswith('conv1.')}
+    for part, t in (('decoder', dec), ('encoder', enc)):
+        path = os.path.join(outdir, f'{a.name}-{part}.safetensors')
+        write_safetensors(path + '.tmp', t, meta)
+        os.replace(path + '.tmp', path)
+    return dec, enc
+
+
 def psnr(y, x):
     mse = float(((y.clamp(-1, 1).double() - x.double()) ** 2).mean())
     return 10 * math.log10(4.0 / max(mse, 1e-20)), mse
@@ -199,13 +218,7 @@ def export(m, a, photos, outdir, dev, report, val_clips):
     """Weights (f16), samples, PyTorch decodes and validation into outdir. Returns the samples list."""
     os.makedirs(os.path.join(outdir, 'samples'), exist_ok=True)
     sd = {k: v.detach().float().cpu() for k, v in m.state_dict().items()}
-    meta = {'format': 'wan-vae-webgpu trained default', 'architecture': 'Wan2.1 VAE (vae.py)', 'dim': a.dim,
-            'z_dim': 16, 'encoder_dim': a.enc_dim, 'encoder_res_blocks': a.enc_res_blocks, 'seed': a.seed,
-            'latents': 'normalised with the official Wan2.1 mean/std: decoder input = latents * std + mean'}
-    dec = {k: v.half().numpy() for k, v in sd.items() if k.startswith('conv2.') or k.startswith('decoder.')}
-    enc = {k: v.half().numpy() for k, v in sd.items() if k.startswith('encoder.') or k.startswith('conv1.')}
-    write_safetensors(os.path.join(outdir, f'{a.name}-decoder.safetensors'), dec, meta)
-    write_safetensors(os.path.join(outdir, f'{a.name}-encoder.safetensors'), enc, meta)
+    dec, enc = write_weights(m, a, outdir)
     log(f'export: decoder {sum(v.size for v in dec.values())} params, encoder {sum(v.size for v in enc.values())} params')
     # what ships: the f16-rounded weights, evaluated in float32 without TF32, references in float64
     ev = copy.deepcopy(m).float().eval()
@@ -384,6 +397,11 @@ def main():
                     log(f"step {step}: loss {h['loss']:.4f} l1 {h['l1']:.4f} train PSNR {h['psnr']:.2f} kl {h['kl']:.3f} lr {h['lr']:.2e}")
             if time.time() - last_ckpt > a.ckpt_every:
                 save_ckpt(ckpt, m, opt, step, total, a)
+                if a.snapshot:
+                    write_weights(m, a, a.snapshot, {'step': step})
+                    with open(os.path.join(a.snapshot, 'progress.json'), 'w') as f:
+                        json.dump({'step': step, 'plannedSteps': total, 'seconds': round(time.time() - t_train, 1),
+                                   'history': hist}, f)
                 last_ckpt = time.time()
         report['stages']['train'] = {'ok': True, 'steps': step, 'plannedSteps': total, 'stoppedBy': stopped,
                                      'seconds': round(time.time() - t_train, 1)}

@@ -101,3 +101,18 @@ export function packConvWeightWinograd(w: Float32Array, cout: number, cin: numbe
       }
   return out;
 }
+
+/** --conv: 'direct' (conv3d everywhere), 'winograd' (every 3x3 conv Winograd), 'auto' (WINOGRAD_AUTO's rule). */
+export type ConvAlgo = 'direct' | 'winograd' | 'auto';
+
+/**
+ * The auto rule: Winograd where it was measured faster than conv3d. PLACEHOLDER until measured: the
+ * rule is set from bench/results/h200/winograd-2026-12-01-s5/ (see the README's Winograd paragraph).
+ */
+export const WINOGRAD_AUTO = { minCin: 1 << 30 } as const;
+
+/** Whether a conv step of this shape runs as Winograd under `algo` (only 3x3 spatial taps can). */
+export function convOnWinograd(s: { cin: number; cout: number; ks: number }, algo: ConvAlgo): boolean {
+  if (s.ks !== 3 || algo === 'direct') return false;
+  return algo === 'winograd' || s.cin >= WINOGRAD_AUTO.minCin;
+}

@@ -66,6 +66,8 @@ export interface ConvStep {
   ringFrame: number;
   /** --norm fused: RMS_norm (gamma `gkey`) + optional SiLU applied to x while loading; x carries inv in row cin */
   norm?: { gkey: string; silu: boolean };
+  /** set by the planner (PlanOptions.conv): the 3x3 spatial taps run as Winograd F(2x2,3x3) (conv3d-winograd) */
+  winograd?: boolean;
 }
 
 /**

@@ -4,6 +4,7 @@
 // and the exact GPU bytes by owner. The arena allocates exactly this; nothing is allocated per frame.
 import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
+import { convOnWinograd, type ConvAlgo } from '../kernels/conv3d-winograd';
 import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type NormMode, type Program, type Step, type TilePlan, type View } from './graph';
 import { convWeightFormat, type WeightsPrecision } from '../model/quantize';
 import { convWeightBytes, kindOf, mmaScratchOf, weightBuffers } from './step-kinds';
@@ -74,6 +75,12 @@ export interface PlanOptions {
   normChunk?: number;
   /** f16 only: the convs run on tensor cores (conv3d-mma), whose operand copy the plan counts (activations) */
   tensorCores?: boolean;
+  /**
+   * the portable path's 3x3 convs: 'direct' (conv3d), 'winograd' (conv3d-winograd F(2x2,3x3), weights
+   * held as U = G g G^T: 16/9 of the bytes), 'auto' (Winograd where measured faster: convOnWinograd);
+   * ignored on tensor cores and with packed weights. Default 'direct'.
+   */
+  conv?: ConvAlgo;
   /** conv weights stay in CPU memory and stream through a ring of GPU buffers (weight-stream.ts); exact */
   weightsStream?: boolean;
   /** ring slots of the weight stream (>= 2); default: the fewest with which no program run uploads a group twice */
@@ -365,6 +372,9 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
       return { prog, slotOf: new Int32Array(0) };
     });
   }
+  // --conv: the 3x3 convs that run as Winograd F(2x2,3x3): never on tensor cores, never with packed weights
+  const convAlgo = wFormat === 'elem' && !(opts.tensorCores && opts.precision === 'f16') ? (opts.conv ?? 'direct') : 'direct';
+  for (const p of all) for (const s of p.steps) if (s.kind === 'conv' && convOnWinograd(s, convAlgo)) s.winograd = true;
   const slotOfs = assignSlots(all, elemBytes, slots);
   let next = 0;
   for (const k of kinds) for (const pp of programs[k]!) pp.slotOf = slotOfs[next++]!;

@@ -17,6 +17,7 @@ import { OPTIONS, WAN22_CACHE_OFF } from './options/schema';
 import type { DecodeOptions, DecodeResult } from './options/decode-options';
 import { GpuSession } from './decode/gpu-session';
 import { decodeCpu } from './decode/cpu-path';
+import { FrameWindow } from './decode/frame-window';
 
 export type { Frame } from './runtime/assembler';
 export type { DecodeOptions, DecodeResult, Replan } from './options/decode-options';
@@ -140,19 +141,23 @@ export class WanVaeDecoder {
     const video = new Float32Array(collect ? 3 * frames * H * W : 0);
     // frames arrive in order; after a re-plan the decode starts over and frames already delivered are not delivered again
     let delivered = 0;
-    const place = (f: Frame) => {
+    const { signal, unlink } = this.linkSignal(opts.signal);
+    // backpressure: the backends await place(), which waits while framesInFlight frames are unsettled (decode/frame-window.ts)
+    const inFlight = new FrameWindow(opts.framesInFlight ?? OPTIONS.framesInFlight.default, signal);
+    const onFrame = opts.onFrame;
+    const place = (f: Frame): unknown => {
       if (f.index < delivered) return;
       delivered = f.index + 1;
       if (collect) for (let c = 0; c < 3; c++) video.set(f.rgb.subarray(c * H * W, (c + 1) * H * W), (c * frames + f.index) * H * W);
-      opts.onFrame?.(f);
+      if (onFrame) return inFlight.give(() => onFrame(f));
     };
     const t0 = performance.now();
     const result: DecodeResult = { video, frames, height: H, width: W, seconds: 0, backend, adapter: 'cpu (reference)', options: { cache, precision, norm, normChunk, latentStats: statsName, tile: opts.tile ?? null, cacheOffload: false, tensorCores: false, weightsPrecision: opts.weightsPrecision ?? precision }, replans: [] };
-    const { signal, unlink } = this.linkSignal(opts.signal);
     try {
       // the CPU reference of packed weights: the same decode with the conv weights the GPU would hold
       if (backend === 'cpu') await decodeCpu(this.cfg, this.weights, input, latents.shape, cache, place, signal, opts.weightsPrecision);
       else await this.gpu.decode(this.plan(latents.shape, opts), input, place, { ...opts, signal }, result);
+      await inFlight.drain(); // the decode ends when the consumer has settled every frame
     } finally {
       unlink();
     }

@@ -102,9 +102,10 @@ export class CpuDecoder {
    * feat_cache=None. Calls onChunk with each chunk's clamped output [3, T', H, W]; returns the whole video.
    * Between chunks it yields to the event loop (so a worker can receive a cancel) and checks `signal`.
    * `keep: false` (a caller that takes the chunks from onChunk): the chunks are not kept and the returned
-   * video is empty ([3, 0, H, W]), so CPU memory does not grow with the video's length.
+   * video is empty ([3, 0, H, W]), so CPU memory does not grow with the video's length. A Promise
+   * returned by onChunk is awaited before the next chunk is decoded.
    */
-  async decode(z: Tensor, opts: { useCache?: boolean; onChunk?: (chunk: Tensor, index: number) => void; signal?: AbortSignal; keep?: boolean } = {}): Promise<Tensor> {
+  async decode(z: Tensor, opts: { useCache?: boolean; onChunk?: (chunk: Tensor, index: number) => unknown; signal?: AbortSignal; keep?: boolean } = {}): Promise<Tensor> {
     const useCache = opts.useCache ?? true;
     if (!useCache && this.cfg.version === '2.2')
       throw new DecoderError('unsupported', WAN22_CACHE_OFF);
@@ -121,7 +122,7 @@ export class CpuDecoder {
       let out = this.forwardChunk(xi, cache, i === 0);
       if (this.cfg.patch === 2) out = unpatchify(out);
       out = clamp(out);
-      opts.onChunk?.(out, i);
+      await opts.onChunk?.(out, i); // backpressure: a consumer's Promise is awaited before the next chunk
       if (opts.keep === false) {
         if (!chunks.length) chunks.push(tensor([out.shape[0]!, 0, out.shape[2]!, out.shape[3]!]));
       } else chunks.push(out);

@@ -70,17 +70,18 @@ export class GpuSession {
   }
 
   /** The GPU decode of `p` with re-planning after out-of-memory faults; fills `result`. */
-  async decode(p: Plan, input: Float32Array, place: (f: Frame) => void, opts: DecodeOptions, result: DecodeResult): Promise<void> {
+  async decode(p: Plan, input: Float32Array, place: (f: Frame) => unknown, opts: DecodeOptions, result: DecodeResult): Promise<void> {
     const inj = oomInjection(opts.injectOom);
     if (opts.injectOomAfterFrame !== undefined) {
       const after = opts.injectOomAfterFrame, inner = place;
       let fired = false;
       place = (f) => {
-        inner(f);
+        const r = inner(f);
         if (f.index === after && !fired) {
           fired = true;
           throw new DecoderError('oom', `injected out-of-memory after frame ${after} (as a failed submission would surface)`);
         }
+        return r;
       };
     }
     for (;;) {
@@ -143,7 +144,7 @@ export class GpuSession {
   }
 
   /** One attempt: (re)build the GPU decoder for `p` if needed and decode under error scopes, racing device loss. */
-  private async run(d: GpuEntry, p: Plan, input: Float32Array, place: (f: Frame) => void, opts: DecodeOptions, inj: OomInjection | null, result: DecodeResult): Promise<void> {
+  private async run(d: GpuEntry, p: Plan, input: Float32Array, place: (f: Frame) => unknown, opts: DecodeOptions, inj: OomInjection | null, result: DecodeResult): Promise<void> {
     // tensor cores where the plan counted them and the device offers them; else the same plan without their operand copy
     if (p.opts.tensorCores && !d.mma) p = plan(this.cfg, { ...p.opts, tensorCores: false });
     const mma = p.opts.tensorCores && d.mma ? d.mma : null;

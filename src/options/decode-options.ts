@@ -37,7 +37,14 @@ export interface DecodeOptions {
   conv?: OptionValue<'conv'>;
   /** stops the decode between chunks: it rejects with DecoderError('cancelled'), the decoder stays usable */
   signal?: AbortSignal;
-  onFrame?: (f: Frame) => void;
+  /**
+   * Called with every frame, in order. May return a Promise (backpressure): at most `framesInFlight`
+   * frames are handed out and not yet settled; the decode waits for the consumer beyond that, a
+   * rejection ends the decode with its error, a cancel ends the wait at once.
+   */
+  onFrame?: (f: Frame) => unknown;
+  /** backpressure window of onFrame: frames handed out and not yet settled (>= 1; default 4, one chunk of Wan frames) */
+  framesInFlight?: number;
   /** keep the whole video in `result.video` (default true); false: frames only through onFrame, constant CPU memory */
   collect?: boolean;
   /**

@@ -137,6 +137,7 @@ export const OPTIONS = {
     help: 'The portable path\'s 3x3 convs (not on tensor cores, not with packed weights): direct (conv3d); winograd (Winograd F(2x2,3x3): 2.25x fewer multiplies, f32 errors ~1e-6, weights held as 16/9 of the bytes); auto: Winograd where measured faster (src/kernels/conv3d-winograd.ts WINOGRAD_AUTO).',
   },
   collect: { kind: 'bool', flag: null, commands: [], api: true, demo: null, default: true, help: 'Keep the whole video in the result; false: frames only through onFrame (constant CPU memory).' },
+  framesInFlight: { kind: 'int', flag: null, commands: [], api: true, demo: null, min: 1, unit: 'frames', default: 4, help: 'Backpressure: at most this many frames handed to onFrame and not yet settled (onFrame may return a Promise); the decode waits for the consumer beyond it. Default 4: one chunk of Wan frames.' },
   injectOom: {
     kind: 'custom', flag: null, commands: [], api: true, demo: null, syntax: 'N|N+', examples: ['0', '3', '2+'], default: null,
     help: 'Fault injection: the N-th GPU buffer allocation of the decode fails as out-of-memory (N+: that and every later one); default WAN_VAE_INJECT_OOM (Node); 0 = none.',

@@ -99,9 +99,10 @@ export class GpuDecoder {
    * order as soon as it is complete; resolves when all are done. `signal` cancels: checked before each
    * program run (and, with cache offload, each tile's submission) and before each frame is delivered, so
    * no frame arrives after the abort; the run already submitted is awaited (not delivered) so every
-   * staging buffer is unmapped when this rejects and the next decode starts clean.
+   * staging buffer is unmapped when this rejects and the next decode starts clean. Backpressure: a
+   * Promise returned by onFrame is awaited before the next frame (and the run after the next) goes out.
    */
-  async decode(latents: Float32Array, onFrame: (f: Frame) => void, signal?: AbortSignal): Promise<void> {
+  async decode(latents: Float32Array, onFrame: (f: Frame) => unknown, signal?: AbortSignal): Promise<void> {
     if (this.disposed) throw new DecoderError('disposed', 'this decoder was disposed');
     const p = this.plan;
     const { frames: T, h, w } = p.opts;
@@ -123,26 +124,26 @@ export class GpuDecoder {
     const check = () => {
       if (signal?.aborted) throw new DecoderError('cancelled', 'decode cancelled');
     };
-    const emit = (i: number, n: number) => {
+    const emit = async (i: number, n: number) => {
       for (let f = 0; f < n; f++) {
         check(); // a cancelled decode delivers nothing more, even from a chunk already read back
-        onFrame(asm.take(firstFrame(i) + f));
+        await onFrame(asm.take(firstFrame(i) + f));
       }
     };
     // every readback not yet settled: awaited before this returns or rejects (a staging buffer still
     // being mapped would fail the next decode's mapAsync)
     const inflight = new Set<Promise<void>>();
     // the readback of the previous run, finished (frames placed, then emitted) after the next is submitted
-    let pending: { placed: Promise<void>; after: () => void } | null = null;
+    let pending: { placed: Promise<void>; after: () => void | Promise<void> } | null = null;
     const flush = async () => {
       const q = pending;
       pending = null;
       if (q) {
         await q.placed;
-        q.after();
+        await q.after();
       }
     };
-    const submit = async (placed: Promise<void>, after: () => void) => {
+    const submit = async (placed: Promise<void>, after: () => void | Promise<void>) => {
       placed.catch(() => undefined); // observed by flush; avoids an unhandled rejection meanwhile
       inflight.add(placed);
       void placed.finally(() => inflight.delete(placed)).catch(() => undefined);
@@ -150,7 +151,7 @@ export class GpuDecoder {
       pending = { placed, after };
       if (prev) {
         await prev.placed;
-        prev.after();
+        await prev.after();
       }
     };
     try {
@@ -172,7 +173,7 @@ export class GpuDecoder {
   /** Tile-major order: the latent-rate part of every chunk first (into the store), then tile by tile. */
   private async tileMajor(
     T: number, kindOf: (i: number) => ChunkKind, latentFrame: (i: number) => Float32Array, asm: FrameAssembler, firstFrame: (i: number) => number,
-    check: () => void, emit: (i: number, n: number) => void, submit: (placed: Promise<void>, after: () => void) => Promise<void>,
+    check: () => void, emit: (i: number, n: number) => Promise<void>, submit: (placed: Promise<void>, after: () => void | Promise<void>) => Promise<void>,
   ): Promise<void> {
     const p = this.plan;
     for (let i = 0; i < T; i++) {
@@ -186,9 +187,7 @@ export class GpuDecoder {
       for (let i = 0; i < T; i++) {
         check();
         const prog = p.programs[kindOf(i)]![1 + j]!;
-        await submit((await this.run(prog, i, null, asm, firstFrame(i))).placed, () => {
-          if (j === nTiles - 1) emit(i, prog.prog.framesOut);
-        });
+        await submit((await this.run(prog, i, null, asm, firstFrame(i))).placed, () => (j === nTiles - 1 ? emit(i, prog.prog.framesOut) : undefined));
       }
     }
   }

@@ -23,9 +23,11 @@ export interface DecoderClient {
   /**
    * Decodes run one at a time in the worker (a second call waits for the first). Rejects with
    * DecoderError: 'cancelled' after cancel(), 'disposed' after dispose(), 'device-lost' (the next decode
-   * gets a new device), 'oom' when no smaller plan fits, ...
+   * gets a new device), 'oom' when no smaller plan fits, ... Backpressure: `onFrame` may return a
+   * Promise; the worker runs at most `opts.framesInFlight` (default 4) frames ahead of the ones settled,
+   * a rejection ends the decode with that error, a cancel settles the waiting frames at once.
    */
-  decode(latents: Latents, opts?: WorkerDecodeOptions, onFrame?: (f: Frame) => void, signal?: AbortSignal): Promise<WorkerDecodeResult>;
+  decode(latents: Latents, opts?: WorkerDecodeOptions, onFrame?: (f: Frame) => unknown, signal?: AbortSignal): Promise<WorkerDecodeResult>;
   /**
    * Cancel the running (and queued) decodes of this client (with share(): of this handle only); resolves
    * once they have stopped and returned their buffers. `signal` in decode() cancels one decode.
@@ -85,6 +87,11 @@ export async function createDecoder(weights: Uint8Array | null, source = 'weight
     handles++;
     // this handle's decodes not yet ended, by id (per-item cancel in the worker)
     const mine = new Set<number>();
+    // this handle's decodes: settle the frames their consumers still hold (cancel, dispose), so the worker stops at once
+    const release = new Set<() => void>();
+    const releaseMine = () => {
+      for (const r of release) r();
+    };
     let closed: DecoderError | null = null;
     const mcall = <T>(fn: () => Promise<T>): Promise<T> => (closed ? Promise.reject(closed) : call(fn));
     const cancelMine = () => (mine.size ? call(() => api.cancelOne([...mine])) : Promise.resolve());
@@ -98,15 +105,42 @@ export async function createDecoder(weights: Uint8Array | null, source = 'weight
         if (signal?.aborted) return Promise.reject(new DecoderError('cancelled', 'decode cancelled before it started'));
         const id = nextId++;
         mine.add(id);
-        const stop = () => void call(() => api.cancelOne([id])).catch(() => undefined);
+        let released!: () => void;
+        const releasing = new Promise<void>((r) => (released = r));
+        release.add(released);
+        const stop = () => {
+          released();
+          void call(() => api.cancelOne([id])).catch(() => undefined);
+        };
         signal?.addEventListener('abort', stop, { once: true });
-        return mcall(async () => unwrap(await api.decode(latents, opts, onFrame ? Comlink.proxy(onFrame) : undefined, id))).finally(() => {
-          mine.delete(id);
-          signal?.removeEventListener('abort', stop);
-        });
+        // the worker's credit for a frame is this callback's reply: it comes when the consumer settles the
+        // frame, or at once when the decode is cancelled; the consumer's own error is what decode rejects with
+        let failed: { error: unknown } | null = null;
+        const relay = onFrame
+          ? Comlink.proxy(async (f: Frame) => {
+              try {
+                await Promise.race([onFrame(f), releasing]);
+              } catch (error) {
+                failed ??= { error };
+                throw error;
+              }
+            })
+          : undefined;
+        return mcall(async () => unwrap(await api.decode(latents, opts, relay, id)))
+          .catch((e: unknown) => {
+            throw failed ? failed.error : e;
+          })
+          .finally(() => {
+            mine.delete(id);
+            release.delete(released);
+            signal?.removeEventListener('abort', stop);
+          });
       },
       // the only handle: every decode in the worker (as before share() existed); else this handle's
-      cancel: () => (gone || closed ? Promise.resolve() : handles === 1 ? call(() => api.cancel()) : cancelMine()),
+      cancel: () => {
+        releaseMine();
+        return gone || closed ? Promise.resolve() : handles === 1 ? call(() => api.cancel()) : cancelMine();
+      },
       loseDevice: () => mcall(async () => unwrap(await api.loseDevice())),
       stats: () => mcall(() => api.stats()),
       share: () => {
@@ -115,6 +149,7 @@ export async function createDecoder(weights: Uint8Array | null, source = 'weight
       },
       dispose: () => {
         if (gone || closed) return;
+        releaseMine();
         closed = new DecoderError('disposed', handles > 1 ? 'this decoder handle was disposed (the worker goes on for the other handles of share())' : 'the decoder was disposed (its worker is terminated): create a new one');
         if (--handles > 0) {
           // other handles go on: only this one's decodes stop

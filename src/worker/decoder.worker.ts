@@ -91,24 +91,33 @@ const api = {
     });
   },
 
-  /** `id`: the page's name for this decode, for cancelOne (per-item cancel of a shared client) */
-  decode(latents: Latents, opts: WorkerDecodeOptions, onFrame?: (f: Frame) => void, id?: number): Promise<Wrapped<WorkerDecodeResult>> {
+  /**
+   * `id`: the page's name for this decode, for cancelOne (per-item cancel of a shared client).
+   * Backpressure: `onFrame` is the page's callback (a comlink proxy), whose reply comes when the page's
+   * consumer has settled the frame (comlink awaits a returned Promise): that reply is the frame's credit.
+   * The decoder hands out at most `opts.framesInFlight` frames without their reply (decode/frame-window.ts),
+   * so a slow page holds the worker back instead of frames queueing in the page's message queue.
+   */
+  decode(latents: Latents, opts: WorkerDecodeOptions, onFrame?: (f: Frame) => unknown, id?: number): Promise<Wrapped<WorkerDecodeResult>> {
     const abort = new AbortController();
     // the callback is a comlink proxy on its own channel: wait until every frame has been delivered,
-    // or the result (or the error) could overtake the last frames
-    const delivered: Promise<void>[] = [];
+    // or the result (or the error) could overtake the last frames (at most framesInFlight are open)
+    const delivered = new Set<Promise<unknown>>();
+    const post = (f: Frame) => {
+      const p = Promise.resolve(onFrame!(Comlink.transfer(f, f.rgba ? [f.rgb.buffer, f.rgba.buffer] : [f.rgb.buffer])));
+      delivered.add(p);
+      const drop = () => void delivered.delete(p);
+      p.then(drop, drop);
+      return p;
+    };
     const job = (async () => {
       try {
-        const r = await need().decode(latents, {
-          ...opts,
-          signal: abort.signal,
-          onFrame: onFrame ? (f) => void delivered.push(Promise.resolve(onFrame(Comlink.transfer(f, f.rgba ? [f.rgb.buffer, f.rgba.buffer] : [f.rgb.buffer])))) : undefined,
-        });
+        const r = await need().decode(latents, { ...opts, signal: abort.signal, onFrame: onFrame ? post : undefined });
         const { video, ...rest } = r;
         const out: WorkerDecodeResult = { ...rest, video: opts.collect === false ? null : video };
         return out.video ? Comlink.transfer(out, [out.video.buffer]) : out;
       } finally {
-        await Promise.allSettled(delivered);
+        await Promise.allSettled([...delivered]);
       }
     })();
     const entry = { abort, ended: job.catch(() => undefined), id };

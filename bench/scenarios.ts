@@ -39,7 +39,7 @@ function convScenarios(quick: boolean): KernelScenario[] {
     warmup: quick ? 1 : 5,
     note: 'tensor cores (subgroup matrices); extra.maxAbsVsPortable: against conv3d on the same inputs',
   })));
-  return [...mma, ...CONV_ANCHORS.flatMap(([c, h, w]) => [0, 1].map((norm): KernelScenario => ({
+  return [...mma, ...winogradScenarios(quick), ...CONV_ANCHORS.flatMap(([c, h, w]) => [0, 1].map((norm): KernelScenario => ({
     name: `conv3d/${c / d}ch-${Math.ceil(h / d)}x${Math.ceil(w / d)}${norm ? '-fused-norm' : ''}`,
     group: 'conv3d',
     kernel: 'conv3d',
@@ -50,6 +50,37 @@ function convScenarios(quick: boolean): KernelScenario[] {
     warmup: quick ? 1 : 5,
     note: `${quick ? `ANCHORS shape ${c}ch ${h}x${w} / 8` : 'ANCHORS layer shape'}${norm ? '; norm folded into the operand loads' : ''}`,
   })))];
+}
+
+/** Winograd tilings timed beside the shipped one (full size): [label, TX, TY, TM4, TT, BK]; all 256 invocations. */
+const WINOGRAD_TILINGS: [string, number, number, number, number, number][] = [
+  ['b32x32', 8, 2, 4, 4, 8], // 32 channels x 32 tiles, 16 vec4 accumulators
+  ['b48x16', 4, 4, 3, 4, 8], // 48 channels x 16 tiles
+  ['bk4', 4, 4, 2, 4, 4], // the shipped block, 4 channels per staging step
+];
+
+/**
+ * Winograd F(2x2,3x3) (conv3d-winograd) at the ANCHORS shapes, timed beside the direct conv3d on the same
+ * inputs in one case (bench/lib/winograd.ts: extra.directMs, speedup, maxAbsVsDirect), f32 and f16,
+ * plain and with the fused norm; full size also the other tilings of WINOGRAD_TILINGS (f32, plain).
+ */
+function winogradScenarios(quick: boolean): KernelScenario[] {
+  // quick (CPU adapters): the real channel counts on small frames (1.9 GFLOP each): Winograd's gain
+  // depends on the channels per block, which the ANCHORS / 8 shapes would shrink to 12-48
+  const shapes: [number, number, number][] = quick ? [[96, 48, 80], [192, 24, 40], [384, 12, 20]] : CONV_ANCHORS;
+  const row = (c: number, h: number, w: number, norm: number, label: string, tune: Record<string, number>, elems: ('f32' | 'f16')[]): KernelScenario => ({
+    name: `conv3d/${c}ch-${h}x${w}-winograd${label}${norm ? '-fused-norm' : ''}`,
+    group: 'conv3d',
+    kernel: 'conv3dWinograd',
+    shape: { cin: c, cout: c, h, w, tap0: 0 },
+    overrides: { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: norm, SILU: norm, ...tune },
+    elems,
+    runs: quick ? 6 : 30,
+    warmup: quick ? 1 : 3,
+    note: 'Winograd F(2x2,3x3); extra.directMs / speedup / maxAbsVsDirect: the direct conv3d on the same inputs',
+  });
+  const tilings = quick ? [] : WINOGRAD_TILINGS.flatMap(([label, TX, TY, TM4, TT, BK]) => CONV_ANCHORS.map(([c, h, w]) => row(c, h, w, 0, `-${label}`, { TX, TY, TM4, TT, BK }, ['f32'])));
+  return [...shapes.flatMap(([c, h, w]) => [row(c, h, w, 0, '', {}, ['f32', 'f16']), row(c, h, w, 1, '', {}, ['f32'])]), ...tilings];
 }
 
 function normAttnScenarios(quick: boolean): KernelScenario[] {

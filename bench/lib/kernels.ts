@@ -10,6 +10,7 @@ import { packConvWeight } from '../../src/kernels/conv3d';
 import { fromHalf } from '../../src/runtime/f16';
 import { storageBytes } from '../../src/runtime/f16';
 import { PassTimer } from './gpu-timer';
+import { runWinogradCase } from './winograd';
 import { describeError, spread } from './stats';
 import type { KernelScenario, Result } from './types';
 
@@ -35,6 +36,7 @@ function layout(s: KernelScenario): { def: AnyKernelDef; sizes: number[]; params
   const p = s.shape;
   switch (s.kernel) {
     case 'conv3dMma': // runMmaCase
+    case 'conv3dWinograd': // runWinogradCase (bench/lib/winograd.ts)
     case 'conv3d': {
       // NORM=1 (--norm fused): every frame carries its inverse-RMS row
       const frame = (p.cin! + (s.overrides?.NORM ? 1 : 0)) * p.h! * p.w!;
@@ -67,6 +69,7 @@ function randomBuffer(device: GPUDevice, elems: number, elem: Elem, label: strin
 /** One kernel scenario at one storage type. */
 async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promise<Result> {
   if (s.kernel === 'conv3dMma') return runMmaCase(ctx, s, elem);
+  if (s.kernel === 'conv3dWinograd') return runWinogradCase(ctx, s, elem);
   const { def, sizes, params } = layout(s);
   // conv3d: the decoder's tuning for this adapter class and output channel count
   // (a scenario's own MODE override, as in the tuning sweep, replaces the tuning)

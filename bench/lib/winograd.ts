@@ -1,0 +1,151 @@
+// Winograd rows of the conv3d group (kernel 'conv3dWinograd'): one conv call as conv3d-winograd
+// (F(2x2,3x3), U = G g G^T packed from random weights g) timed beside the decoder's direct conv3d on the
+// SAME inputs and weights g in one case: `ms` is Winograd's, extra.directMs the direct conv's,
+// extra.speedup = directMs / ms, and max |err| / NMSE of the Winograd output against the direct one
+// (extra.maxAbsVsDirect, nmseVsDirect). GFLOP/s counts the direct conv's FLOPs (the work done), so rates
+// compare with the conv3d rows. A scenario's TX/TY/TM4/TT/BK overrides pick another Winograd tiling.
+import { DecoderError } from '../../src/gpu/errors';
+import { encodeParams, pipelineKey, resolveOverrides, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
+import { conv3d, conv3dTuning, conv3dTuningForCout, packConvWeight } from '../../src/kernels/conv3d';
+import { conv3dWinograd, packConvWeightWinograd, winogradTuning } from '../../src/kernels/conv3d-winograd';
+import { storageBytes } from '../../src/runtime/f16';
+import { PassTimer } from './gpu-timer';
+import { describeError, spread } from './stats';
+import type { KernelContext } from './kernels';
+import type { KernelScenario, Result } from './types';
+
+const STORAGE = () => GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+const CASE_BUDGET_MS = 30_000;
+const MIN_RUNS = 10;
+const TUNING_KEYS = ['TX', 'TY', 'TM4', 'TT', 'BK'];
+
+/** Deterministic values in [-scale/2, scale/2) (LCG), as the other kernel rows fill their buffers. */
+function lcg(n: number, seed: number, scale: number): Float32Array {
+  const out = new Float32Array(n + (n & 1));
+  let s = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = (s / 2 ** 32 - 0.5) * scale;
+  }
+  return out;
+}
+
+async function readFloats(device: GPUDevice, buf: GPUBuffer, n: number, elem: Elem): Promise<Float32Array> {
+  const bytes = Math.ceil((n * (elem === 'f16' ? 2 : 4)) / 4) * 4;
+  const st = device.createBuffer({ size: bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const enc = device.createCommandEncoder();
+  enc.copyBufferToBuffer(buf, 0, st, 0, bytes);
+  device.queue.submit([enc.finish()]);
+  await st.mapAsync(GPUMapMode.READ);
+  const raw = st.getMappedRange().slice(0);
+  st.destroy();
+  if (elem === 'f32') return new Float32Array(raw, 0, n);
+  const { fromHalf } = await import('../../src/runtime/f16');
+  return Float32Array.from(new Uint16Array(raw, 0, n), fromHalf);
+}
+
+/** One Winograd row: conv3d-winograd and the direct conv3d on the same inputs (see the header). */
+export async function runWinogradCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promise<Result> {
+  const p = s.shape;
+  const cin = p.cin!, cout = p.cout!, h = p.h!, w = p.w!;
+  const op = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0 };
+  for (const k of Object.keys(op)) if (s.overrides?.[k] !== undefined) op[k as keyof typeof op] = s.overrides[k]!;
+  const tune: Record<string, number> = { ...winogradTuning[ctx.cpuAdapter ? 'cpu' : 'gpu'] };
+  for (const k of TUNING_KEYS) if (s.overrides?.[k] !== undefined) tune[k] = s.overrides[k]!;
+  const wov = resolveOverrides(conv3dWinograd, { ...op, ...tune });
+  const dov = resolveOverrides(conv3d, { ...op, ...conv3dTuningForCout(ctx.cpuAdapter ? conv3dTuning.cpu : conv3dTuning.gpu, cout, ctx.device.limits.maxComputeInvocationsPerWorkgroup) });
+  const runs = ctx.runs ?? s.runs;
+  const base: Result = { name: `${s.name}/${elem}`, group: s.group, status: 'ok', params: { ...p, elem, overrides: wov, runs, warmup: s.warmup }, key: '' };
+  base.key = `${base.name}|${pipelineKey(conv3dWinograd, wov, elem)}|${JSON.stringify(p)}`;
+  if (elem === 'f16' && !ctx.f16) return { ...base, status: 'skipped', error: "no 'shader-f16' on this adapter" };
+  const { device } = ctx;
+  const owned: GPUBuffer[] = [];
+  const timer = new PassTimer(device);
+  const buffer = (data: Float32Array, label: string) => {
+    const bytes = storageBytes(data, elem);
+    const b = device.createBuffer({ label, size: Math.max(16, Math.ceil(bytes.byteLength / 16) * 16), usage: STORAGE() });
+    device.queue.writeBuffer(b, 0, bytes);
+    owned.push(b);
+    return b;
+  };
+  device.pushErrorScope('out-of-memory');
+  device.pushErrorScope('validation');
+  try {
+    const frame = (cin + op.NORM) * h * w;
+    const g = lcg(cout * cin * 27, 29, 2 / Math.sqrt(cin * 27)).subarray(0, cout * cin * 27);
+    const inv = lcg(h * w, 31, 0.5).map((v) => v + 1); // NORM=1: an inverse-RMS row near 1
+    const withInv = (f: Float32Array) => {
+      if (!op.NORM) return f;
+      const o = new Float32Array(frame);
+      o.set(f.subarray(0, cin * h * w));
+      o.set(inv.subarray(0, h * w), cin * h * w);
+      return o;
+    };
+    const x = buffer(withInv(lcg(cin * h * w, 17, 1)), 'x');
+    const cacheData = new Float32Array(2 * frame);
+    cacheData.set(withInv(lcg(cin * h * w, 18, 1)));
+    cacheData.set(withInv(lcg(cin * h * w, 19, 1)), frame);
+    const cache = buffer(cacheData, 'cache');
+    const u = buffer(packConvWeightWinograd(g, cout, cin, 3), 'U');
+    const wd = buffer(packConvWeight(g, cout, cin, 3, 3), 'w');
+    const b = buffer(lcg(cout, 20, 0.2), 'b');
+    const res = buffer(new Float32Array(4), 'res');
+    const yw = buffer(new Float32Array(cout * h * w), 'y winograd');
+    const yd = buffer(new Float32Array(cout * h * w), 'y direct');
+    const gamma = buffer(lcg(cin, 23, 1).map((v) => v + 1), 'gamma');
+    const params = { cin, cout, h, w, x_off: 0, prev2_off: 0, prev1_off: frame, res_off: 0, y_off: 0, tap0: 0 };
+    const data = encodeParams(conv3d, params);
+    const uni = device.createBuffer({ label: 'params', size: 256, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    owned.push(uni);
+    device.queue.writeBuffer(uni, 0, data);
+    const g1 = device.createBindGroup({ layout: ctx.cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uni, size: data.byteLength } }] });
+    const pass = async (def: AnyKernelDef, ov: Record<string, number>, bufs: GPUBuffer[]) => {
+      const pipeline = await ctx.cache.get(def, ov, elem);
+      const g0 = device.createBindGroup({ layout: ctx.cache.bindGroupLayout(def), entries: bufs.map((buffer, i) => ({ binding: i, resource: { buffer } })) });
+      const counts = def.dispatch(params, ov);
+      return {
+        counts,
+        encode: (ps: GPUComputePassEncoder) => {
+          ps.setPipeline(pipeline);
+          ps.setBindGroup(0, g0);
+          ps.setBindGroup(1, g1, [0]);
+          ps.dispatchWorkgroups(...counts);
+        },
+      };
+    };
+    const win = await pass(conv3dWinograd, wov, [x, cache, u, b, res, yw, gamma]);
+    const dir = await pass(conv3d, dov, [x, cache, wd, b, res, yd, gamma]);
+    const timeOf = async (enc: (ps: GPUComputePassEncoder) => void) => {
+      const warm = await timer.time(Math.max(1, s.warmup), enc);
+      const fit = Math.max(MIN_RUNS, Math.floor(CASE_BUDGET_MS / 2 / Math.max(1e-3, warm[warm.length - 1]!)));
+      return spread(await timer.time(Math.min(runs, fit), enc));
+    };
+    const ms = await timeOf(win.encode);
+    const dms = await timeOf(dir.encode);
+    const n = cout * h * w;
+    const got = await readFloats(device, yw, n, elem);
+    const want = await readFloats(device, yd, n, elem);
+    let maxAbs = 0, se = 0, ss = 0;
+    for (let i = 0; i < n; i++) {
+      const d = got[i]! - want[i]!;
+      maxAbs = Math.max(maxAbs, Math.abs(d));
+      se += d * d;
+      ss += want[i]! * want[i]!;
+    }
+    const cost = conv3dWinograd.cost(params, wov, elem);
+    const extra: Record<string, number | string> = {
+      dispatch: JSON.stringify(win.counts), flops: cost.flops, bytes: cost.bytes,
+      directMs: dms.median, directGflops: cost.flops / (dms.median * 1e6), speedup: dms.median / ms.median,
+      maxAbsVsDirect: maxAbs, nmseVsDirect: se / Math.max(ss, 1e-30), tiling: TUNING_KEYS.map((k) => `${k}${wov[k]}`).join(' '),
+    };
+    return { ...base, timing: timer.source, ms, gflops: cost.flops / (ms.median * 1e6), gbps: cost.bytes / (ms.median * 1e6), extra };
+  } catch (e) {
+    return { ...base, status: 'failed', error: describeError(e) };
+  } finally {
+    const v = await device.popErrorScope();
+    const m = await device.popErrorScope();
+    timer.dispose();
+    for (const b of owned) b.destroy();
+    if (v || m) throw new DecoderError(m ? 'oom' : 'validation', `${s.name}/${elem}: ${(v ?? m)!.message}`);
+  }
+}

@@ -149,3 +149,61 @@ export function vsSource(video: Float32Array, source: Float32Array, shape: ClipS
   const ref = n === F ? { data: source, shape } : pickFrames(source, shape, frames);
   return { psnr: psnr(video, ref.data), ssim: ssim(video, ref.data, ref.shape), frames };
 }
+
+/**
+ * PSNR and SSIM of a decode against `ref` ([3, F, H, W] in [-1, 1]) taken frame by frame as the frames
+ * arrive (any order, each once; frame = [3, H, W], the decoder's Frame.rgb), so the decode need not be
+ * kept. The same numbers as psnr() / ssim() of the whole clip: SSIM bit for bit (the per-frame values
+ * summed in frame order); PSNR to rounding (squared errors summed per channel plane, then the planes in
+ * [3, F] order, instead of one running sum: ~1e-15 relative).
+ */
+export class QualityAccumulator {
+  /** squared error per plane [3, F] */
+  private readonly se: Float64Array;
+  /** SSIM per frame [F] */
+  private readonly ss: Float64Array;
+  private readonly seen: Uint8Array;
+
+  constructor(
+    private readonly ref: Float32Array,
+    private readonly shape: ClipShape,
+  ) {
+    const [C, F] = shape;
+    if (C !== 3 || ref.length !== C * F * shape[2] * shape[3]) throw new DecoderError('bad-input', `quality: the reference must be [3, F, H, W], got ${ref.length} values for shape [${shape}]`);
+    this.se = new Float64Array(3 * F);
+    this.ss = new Float64Array(F);
+    this.seen = new Uint8Array(F);
+  }
+
+  /** Frame `f` of the decode, [3, H, W]. */
+  frame(f: number, rgb: Float32Array): void {
+    const [, F, H, W] = this.shape;
+    const plane = H * W;
+    if (!Number.isInteger(f) || f < 0 || f >= F || this.seen[f]) throw new DecoderError('bad-input', `quality: frame ${f} is ${this.seen[f] ? 'given twice' : `outside 0..${F - 1}`}`);
+    if (rgb.length !== 3 * plane) throw new DecoderError('bad-input', `quality: frame ${f} has ${rgb.length} values, expected 3x${H}x${W}`);
+    this.seen[f] = 1;
+    for (let c = 0; c < 3; c++) {
+      const o = (c * F + f) * plane;
+      let s = 0;
+      for (let i = 0; i < plane; i++) {
+        const d = clamp1(rgb[c * plane + i]!) - this.ref[o + i]!;
+        s += d * d;
+      }
+      this.se[c * F + f] = s;
+    }
+    if (H >= SSIM_WINDOW && W >= SSIM_WINDOW) this.ss[f] = ssimPlane(lumaFrame(rgb, [3, 1, H, W], 0), lumaFrame(this.ref, this.shape, f), H, W);
+  }
+
+  /** After every frame: PSNR (dB, Infinity when equal) and SSIM (null for frames under the 11x11 window). */
+  result(): { psnr: number; ssim: number | null } {
+    const [, F, H, W] = this.shape;
+    const missing = this.seen.indexOf(0);
+    if (missing >= 0) throw new DecoderError('bad-input', `quality: frame ${missing} of ${F} never arrived`);
+    let se = 0;
+    for (const s of this.se) se += s;
+    const mse = se / this.ref.length;
+    let ss = 0;
+    for (const s of this.ss) ss += s;
+    return { psnr: mse === 0 ? Infinity : 10 * Math.log10(4 / mse), ssim: H >= SSIM_WINDOW && W >= SSIM_WINDOW ? ss / F : null };
+  }
+}

@@ -15,8 +15,9 @@ import { fitPlan } from '../plan/auto';
 import { checkCliOptions, choice, cliValue, fitOptions, optionFlags, optionHelp, optionSynopsis, parseArgs } from './cli-options';
 import { installNodeWebGPU } from './install-webgpu';
 import { loadCliSample, samplesCmd } from './samples-cli';
-import { psnrVsSource, ssimVsSource, type LoadedSample } from '../model/samples';
-import { openOutput, OUTPUT_KINDS, resolveOutput, streams, writeOutput, type FrameSink } from './output/write';
+import type { LoadedSample } from '../model/samples';
+import { QualityAccumulator } from '../model/quality';
+import { openOutput, OUTPUT_KINDS, resolveOutput } from './output/write';
 import { Progress } from './output/progress';
 
 const USAGE = `usage:
@@ -145,17 +146,21 @@ async function decodeCmd(argv: string[]): Promise<number> {
   const progress = show ? new Progress({ write: (t) => process.stderr.write(t), tty: !!process.stderr.isTTY, columns: process.stderr.columns }, total, total > 1 && latents.shape[1] > 1 ? (total - 1) / (latents.shape[1] - 1) : 1, undefined, backend === 'cpu' ? '[start] CPU reference decoder' : undefined) : null;
   let done = 0;
   let r;
-  // DIR/, .mp4/.webm/.webp, .npy and .png (the <= 16 frames of its contact sheet kept) are written as the
-  // frames arrive (CPU memory constant in the video length); .gif and a sample's decode (its PSNR/SSIM vs
-  // the source need the whole clip; samples are small) are collected
-  const sink: FrameSink | null = streams(target) && !sample
-    ? openOutput(target, { frames: total, height: latents.shape[2] * dec.cfg.scale, width: latents.shape[3] * dec.cfg.scale }, { fps })
-    : null;
+  // every output is written as the frames arrive (CPU memory constant in the video length; .png keeps the
+  // <= 16 frames of its contact sheet, .gif its 8 palette frames and spills the rest to disk), and a
+  // sample's PSNR/SSIM vs its source clip are summed frame by frame; the decode keeps no video (collect: false)
+  const sink = openOutput(target, { frames: total, height: latents.shape[2] * dec.cfg.scale, width: latents.shape[3] * dec.cfg.scale }, {
+    fps,
+    // .gif encodes after the decode: its [write] progress (the others write during [decode])
+    onFrame: progress && target.kind === 'gif' ? (d, n) => progress.writing(d, n) : undefined,
+  });
+  // PSNR/SSIM vs the sample's source clip (frames the cache-off remedy drops make it incomparable)
+  const quality = sample && total === sample.source.shape[1] ? new QualityAccumulator(sample.source.data, sample.source.shape) : null;
   // Ctrl-C cancels the decode between chunks (buffers returned, nothing written); a second Ctrl-C quits at once
   const cancel = new AbortController();
   const onSigint = () => {
     if (cancel.signal.aborted) {
-      void sink?.abort(); // its removals run before its first await: nothing left under a temporary name
+      void sink.abort(); // its removals run before its first await: nothing left under a temporary name
       process.exit(130);
     }
     cancel.abort();
@@ -164,16 +169,19 @@ async function decodeCmd(argv: string[]): Promise<number> {
   process.on('SIGINT', onSigint);
   try {
     r = await dec.decode(latents, {
-      ...opts, signal: cancel.signal, collect: !sink,
+      ...opts, signal: cancel.signal, collect: false,
+      // backpressure: the decoder waits while framesInFlight frames are not yet written (a slow disk or ffmpeg)
       onFrame: (f) => {
-        sink?.frame(f.index, f.rgb);
+        const written = sink.frame(f.index, f.rgb);
+        quality?.frame(f.index, f.rgb);
         progress?.frames(++done);
+        return written;
       },
     });
     // a decode whose last chunks were already on the GPU when Ctrl-C came completes: honour the Ctrl-C anyway
     if (cancel.signal.aborted) throw new DecoderError('cancelled', 'decode cancelled (Ctrl-C)');
   } catch (e) {
-    await sink?.abort(); // ffmpeg killed, the temporary file and the frames written so far removed
+    await sink.abort(); // ffmpeg killed, the temporary file and the frames written so far removed
     throw e;
   } finally {
     process.off('SIGINT', onSigint);
@@ -181,15 +189,15 @@ async function decodeCmd(argv: string[]): Promise<number> {
   }
   if (a['tensor-cores'] === 'on' && !r.options.tensorCores)
     console.error(`wan-vae: note: --tensor-cores on was not used: ${r.options.precision !== 'f16' ? 'it needs --precision f16' : r.options.weightsPrecision === 'int8' ? 'int8 weights run the portable conv (conv3d-wq)' : "this adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (Dawn: --dawn-flags enable-dawn-features=allow_unsafe_apis)"}; the portable kernels ran`);
-  const written = sink ? await sink.finish() : await writeOutput(target, r, { fps, onFrame: progress ? (d, n) => progress.writing(d, n) : undefined });
-  if (sink) progress?.writing(r.frames, r.frames);
-  // PSNR vs the sample's source clip (frames the cache-off remedy drops make it incomparable)
-  const psnr = sample && r.frames === sample.source.shape[1] ? psnrVsSource(r.video, sample.source.data) : undefined;
-  const ssimSrc = psnr === undefined ? undefined : ssimVsSource(r.video, sample!.source); // luma, per frame (src/model/quality.ts)
+  const written = await sink.finish();
+  if (target.kind !== 'gif') progress?.writing(r.frames, r.frames);
+  const q = quality?.result(); // luma SSIM per frame (src/model/quality.ts)
+  const psnr = q?.psnr;
+  const ssimSrc = q?.ssim ?? NaN;
   progress?.done();
   const summary = {
     weights: source, latentFormat: latents.format ?? 'generated', latentStats: statsArg, version: dec.cfg.version, dim: dec.cfg.dim, zDim: dec.cfg.zDim, latentShape: latents.shape,
-    out, output: written.description, streamed: !!sink, frames: r.frames, height: r.height, width: r.width, seconds: Number(r.seconds.toFixed(3)),
+    out, output: written.description, streamed: true, frames: r.frames, height: r.height, width: r.width, seconds: Number(r.seconds.toFixed(3)),
     backend: r.backend, adapter: r.adapter, options: r.options, plan: reason,
     peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, memory: r.memory,
     ...(psnr === undefined ? {} : { sample: sample!.info.name, psnrVsSource: Number(psnr.toFixed(3)), ssimVsSource: Number(ssimSrc!.toFixed(4)), psnrTorch: sample!.info.psnrTorch }),

@@ -20,6 +20,7 @@ import { WanVaeDecoder, type DecodeOptions } from '../../src/decoder';
 import { writeSafetensors } from '../../src/model/safetensors';
 import { syntheticLatents, syntheticWeights } from '../../src/model/synthetic';
 import { notOnThisAdapter } from '../helpers/need';
+import { decodeGif } from './gif-decode';
 
 /** A [3, F, H, W] video whose values encode (channel, frame, y, x), in [-1, 1]. */
 function video(frames: number, height: number, width: number): Video {
@@ -263,6 +264,57 @@ it('.png contact sheet streamed: keeps only the sheet frames, equals the sheet o
   }
 });
 
+// The GIF written from frames streamed out of order (RGBA spilled to a file, the palette frames kept) must be
+// the GIF of the whole video byte for byte (a spill at the wrong offset, a palette from other frames, or a
+// frame missing changes bytes), and it must decode (test/cli/gif-decode.ts, not gifenc) to every frame's
+// colours exactly (this video has 29 colours, under the palette's 256).
+it('.gif streamed: frames out of order spill to disk; the GIF equals that of the whole video and decodes to its frames', async () => {
+  const d = tmp();
+  const w = video(12, 10, 14);
+  const s = openOutput(resolveOutput(join(d, 'v.gif')), w, { fps: 16 });
+  for (const f of [11, 0, 5, 3, 1, 2, 4, 10, 6, 9, 7, 8]) await s.frame(f, frameRgb(w, f));
+  expect(readdirSync(d).filter((n) => n.endsWith('.partial.rgba'))).toHaveLength(1); // the spill file, while decoding
+  const r = await s.finish();
+  expect(r.description).toBe('animated GIF, 12 frames at 16 fps, 14x10');
+  const bytes = readFileSync(join(d, 'v.gif'));
+  expect(bytes.equals(Buffer.from(encodeGif(w, 16)))).toBe(true);
+  expect(readdirSync(d)).toEqual(['v.gif']); // spill and temporary file gone
+  const g = decodeGif(new Uint8Array(bytes));
+  expect([g.width, g.height, g.images.length]).toEqual([14, 10, 12]);
+  g.images.forEach((im, f) => {
+    const want = frameRgba(w, f);
+    const got = new Uint8Array(want.length);
+    im.indices.forEach((k, i) => got.set([...im.palette[k]!, 255], 4 * i));
+    expect(Buffer.from(got).equals(Buffer.from(want)), `frame ${f}`).toBe(true);
+    expect(im.delay).toBe(6);
+  });
+});
+
+// Backpressure: the CLI's onFrame returns frame()'s Promise, so it must settle only when the frame is written.
+// ffmpeg: a fake that reads nothing until a file appears; frames of 128 KiB (more than a pipe holds) cannot
+// all be taken, so the last stays pending until then (a writer that settled at once, without waiting for
+// stdin to drain, fails). DIR/: a frame's Promise settles after its PNG is in place under its name.
+it('frame() settles when the frame is written: ffmpeg stdin drained, the PNG renamed into place', async () => {
+  const d = tmp();
+  const big = video(4, 128, 256);
+  const go = join(d, 'go');
+  const bin = join(d, 'ffmpeg');
+  writeFileSync(bin, `#!/bin/sh\nwhile [ ! -f ${go} ]; do sleep 0.05; done\ncat > ${join(d, 'stdin.raw')}\neval last=\\\${$#}\necho fake > "$last"\n`);
+  chmodSync(bin, 0o755);
+  const s = openOutput(resolveOutput(join(d, 'v.mp4'), { WAN_VAE_FFMPEG: bin }), big, { fps: 16 });
+  const settled: boolean[] = [false, false, false, false];
+  const taken = [0, 1, 2, 3].map((f) => s.frame(f, frameRgb(big, f)).then(() => void (settled[f] = true)));
+  await new Promise((r) => setTimeout(r, 300)); // a wait, not a timed assertion: ffmpeg reads nothing before 'go'
+  expect(settled[3]).toBe(false);
+  writeFileSync(go, '');
+  await Promise.all(taken);
+  await s.finish();
+  expect(readFileSync(join(d, 'stdin.raw')).equals(Buffer.concat([0, 1, 2, 3].map((f) => frameRgba(big, f))))).toBe(true);
+  const dir = openOutput(resolveOutput(join(d, 'frames') + '/'), big, { fps: 16 });
+  await Promise.all([2, 0, 3, 1].map((f) => dir.frame(f, frameRgb(big, f)).then(() => expect(existsSync(join(d, 'frames', `frame_000${f}.png`)), `frame ${f}`).toBe(true))));
+  await dir.finish();
+});
+
 describe('wan-vae decode streams DIR/, .npy and ffmpeg outputs (CPU reference, generated dim-4 weights, 9 frames of 32x32)', () => {
   let d = '';
   let reference: Video;
@@ -296,10 +348,20 @@ describe('wan-vae decode streams DIR/, .npy and ffmpeg outputs (CPU reference, g
   // all, or a decode that streamed but dropped/duplicated frames fails the byte equality.
   it('DIR/ and .npy written while decoding (collect: false) equal the collected decode byte for byte; --json streamed: true', async () => {
     const collects: boolean[] = [];
+    // backpressure: the CLI's onFrame returns the writer's Promise (a CLI that dropped it would let a slow disk queue frames)
+    const returned: string[] = [];
     const orig = WanVaeDecoder.prototype.decode;
     vi.spyOn(WanVaeDecoder.prototype, 'decode').mockImplementation(function (this: WanVaeDecoder, l, o?: DecodeOptions) {
       collects.push(o?.collect !== false);
-      return orig.call(this, l, o);
+      const inner = o?.onFrame;
+      return orig.call(this, l, {
+        ...o,
+        onFrame: (f) => {
+          const r = inner?.(f);
+          returned.push(typeof (r as PromiseLike<void> | undefined)?.then);
+          return r;
+        },
+      });
     });
     const dir = await run([...base(), '--out', join(d, 'frames') + '/', '--json']);
     expect(dir.code).toBe(0);
@@ -310,7 +372,11 @@ describe('wan-vae decode streams DIR/, .npy and ffmpeg outputs (CPU reference, g
     expect(npy.code).toBe(0);
     expect(npy.json).toMatchObject({ streamed: true, output: 'float32 [3, 9, 32, 32] in [-1, 1]' });
     expect(readFileSync(join(d, 'v.npy')).equals(npyBytes(reference))).toBe(true);
-    expect(collects).toEqual([false, false]); // the CLI did not keep the video
+    const gif = await run([...base(), '--out', join(d, 'v.gif'), '--json']);
+    expect(gif.json).toMatchObject({ streamed: true, output: 'animated GIF, 9 frames at 16 fps, 32x32' });
+    expect(readFileSync(join(d, 'v.gif')).equals(Buffer.from(encodeGif(reference, 16)))).toBe(true);
+    expect(collects).toEqual([false, false, false]); // the CLI did not keep the video
+    expect(returned).toEqual(Array(27).fill('function'));
     expect(readdirSync(d).filter((n) => n.includes('partial'))).toEqual([]);
   });
 
@@ -334,7 +400,7 @@ describe('wan-vae decode streams DIR/, .npy and ffmpeg outputs (CPU reference, g
     });
     vi.stubEnv('WAN_VAE_FFMPEG', fake);
     for (const m of ['fail', 'cancel'] as const)
-      for (const name of ['frames/', 'v.npy', 'v.mp4']) {
+      for (const name of ['frames/', 'v.npy', 'v.mp4', 'v.gif']) {
         mode = m;
         const out = join(d, `${m}-${name}`);
         const r = await run([...base(), '--out', out]);

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/node/cli';
 import { loadSample, SAMPLES, ssimVsSource, type ModelReader } from '../../src/model/samples';
+import { parseNpy } from '../../src/model/npy';
+import { psnr, ssim } from '../../src/model/quality';
 import { readFileSync } from 'node:fs';
 import { needGpu } from '../helpers/need';
 
@@ -48,6 +50,9 @@ describe('wan-vae and the trained default model', () => {
     const read: ModelReader = async (rel) => new Uint8Array(readFileSync(new URL(`../../models/${rel}`, import.meta.url)));
     const s = await loadSample('rocket-64', read, { torch: true });
     expect(Math.abs(j.ssimVsSource - ssimVsSource(s.torch!.data, s.source))).toBeLessThan(1e-3);
+    // the CLI sums PSNR / SSIM frame by frame (it keeps no video): the same figures as the whole decode written to r.npy
+    const video = parseNpy(new Uint8Array(readFileSync(join(dir, 'r.npy')))).data as Float32Array;
+    expect([j.psnrVsSource, j.ssimVsSource]).toEqual([Number(psnr(video, s.source.data).toFixed(3)), Number(ssim(video, s.source.data, s.source.shape).toFixed(4))]);
   });
 
   it('a bad sample name, or --sample with --weights, is one line on stderr and exit code 2', async () => {

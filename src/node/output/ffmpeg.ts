@@ -41,8 +41,8 @@ export function ffmpegArgs(format: FfmpegFormat, v: { width: number; height: num
 
 /** An ffmpeg process fed frame by frame (started before the decode, so frames need not be kept). */
 export interface FfmpegPipe {
-  /** Queue one RGBA frame for its stdin (written in order, each after the previous one drained); throws when ffmpeg has already quit. */
-  write(rgba: Uint8Array): void;
+  /** Queue one RGBA frame for its stdin (written in order, each after the previous one drained); throws when ffmpeg has already quit. Resolves when stdin has taken it. */
+  write(rgba: Uint8Array): Promise<void>;
   /** After the last frame: close stdin, wait for ffmpeg; rejects with its last stderr lines when it failed. */
   end(): Promise<void>;
   /** Resolves when every frame queued so far is in ffmpeg's stdin. */
@@ -92,6 +92,7 @@ export function openFfmpeg(ffmpeg: string, format: FfmpegFormat, size: { width: 
         if (!child.stdin.write(rgba)) await drained();
         onFrame?.(++written);
       });
+      return chain;
     },
     idle: () => chain,
     async end() {

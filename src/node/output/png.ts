@@ -1,5 +1,8 @@
 // PNG encoder (RGBA8, 8 bits per channel, no interlace), zlib from Node: enough for frames and contact sheets.
-import { deflateSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { deflate, deflateSync } from 'node:zlib';
+
+const deflateAsync = promisify(deflate);
 
 const CRC_TABLE = (() => {
   const t = new Uint32Array(256);
@@ -28,17 +31,31 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
   return out;
 }
 
+/** The rows of `rgba` each after a filter byte 0 (None): what the IDAT chunk deflates. */
+function filtered(rgba: Uint8Array | Uint8ClampedArray, width: number, height: number): Uint8Array {
+  if (rgba.length !== width * height * 4) throw new Error(`encodePng: ${rgba.length} bytes for ${width}x${height} RGBA (expected ${width * height * 4})`);
+  const raw = new Uint8Array((width * 4 + 1) * height);
+  for (let y = 0; y < height; y++) raw.set(rgba.subarray(y * width * 4, (y + 1) * width * 4), y * (width * 4 + 1) + 1);
+  return raw;
+}
+
 /** Encode `rgba` (width·height·4 bytes, row-major) as a PNG file. */
 export function encodePng(rgba: Uint8Array | Uint8ClampedArray, width: number, height: number): Uint8Array {
-  if (rgba.length !== width * height * 4) throw new Error(`encodePng: ${rgba.length} bytes for ${width}x${height} RGBA (expected ${width * height * 4})`);
-  const raw = new Uint8Array((width * 4 + 1) * height); // filter byte 0 (None) per row
-  for (let y = 0; y < height; y++) raw.set(rgba.subarray(y * width * 4, (y + 1) * width * 4), y * (width * 4 + 1) + 1);
+  return pngFile(deflateSync(filtered(rgba, width, height), { level: 6 }), width, height);
+}
+
+/** encodePng with the deflate on libuv's thread pool (the event loop, and with it the decode, goes on meanwhile); the same bytes. */
+export async function encodePngAsync(rgba: Uint8Array | Uint8ClampedArray, width: number, height: number): Promise<Uint8Array> {
+  return pngFile(await deflateAsync(filtered(rgba, width, height), { level: 6 }), width, height);
+}
+
+function pngFile(idat: Uint8Array, width: number, height: number): Uint8Array {
   const ihdr = new Uint8Array(13);
   const dv = new DataView(ihdr.buffer);
   dv.setUint32(0, width);
   dv.setUint32(4, height);
   ihdr.set([8, 6, 0, 0, 0], 8); // 8 bits, colour type 6 (RGBA), deflate, filter 0, no interlace
-  const parts = [new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 6 })), chunk('IEND', new Uint8Array(0))];
+  const parts = [new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', new Uint8Array(0))];
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
   for (const p of parts) {

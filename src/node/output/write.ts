@@ -1,17 +1,21 @@
 // The CLI's output by the name given to --out: .gif (animated), .png (contact sheet, or the frame
 // itself for a one-frame video), DIR/ (a folder of PNG frames), .mp4 / .webm / .webp (through ffmpeg),
 // .npy (float32 [3, F, H, W]). resolveOutput checks the name (and ffmpeg) before any decoding.
-// DIR/, ffmpeg and .npy are written frame by frame as the decoder delivers them (openOutput: CPU memory
-// constant in the video length); .png keeps only the (at most 16) frames its contact sheet shows; .gif is
-// written from the collected video (its palette comes from 8 frames across the video).
+// Every kind is written frame by frame as the decoder delivers them (openOutput: CPU memory constant in
+// the video length): .png keeps only the (at most 16) frames its contact sheet shows; .gif spills each
+// frame's RGBA to a file beside the output and keeps the 8 frames its palette comes from, then encodes.
+// Backpressure: frame() returns a Promise that settles when the frame is written (a PNG encoded on the
+// thread pool and renamed into place, ffmpeg's stdin drained): the decoder's onFrame returns it, so a
+// slow disk or encoder slows the decode (framesInFlight frames at most) instead of queueing frames.
 import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, renameSync, rmdirSync, rmSync, statSync, writeSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
 import { dirname, extname, join } from 'node:path';
 import { DecoderError } from '../../gpu/errors';
 import { npyHeader } from '../../model/npy';
 import { findFfmpeg, openFfmpeg, type FfmpegFormat, type FfmpegPipe } from './ffmpeg';
 import { contactSheet, frameRgb, frameRgba, rgbaOf, sheetFrames, type Video } from './frames';
-import { encodeGif } from './gif';
-import { encodePng } from './png';
+import { openGifSpill, type GifSpill } from './gif';
+import { encodePng, encodePngAsync } from './png';
 
 export type OutputTarget =
   | { kind: 'npy' | 'gif' | 'png'; path: string }
@@ -36,8 +40,9 @@ export function resolveOutput(path: string, env: NodeJS.ProcessEnv = process.env
  * write leaves no half file. Parts are written in slices, never joined, so a video larger than one JS
  * array may hold (Node: 4 GiB per Uint8Array, e.g. a 121-frame 1408x2560 .npy is 5.2 GB) is written too.
  */
-function tempName(path: string): string {
-  return join(dirname(path) || '.', `.${Date.now()}-${process.pid}.partial${extname(path)}`);
+let temps = 0;
+function tempName(path: string, ext = extname(path)): string {
+  return join(dirname(path) || '.', `.${Date.now()}-${process.pid}-${temps++}.partial${ext}`);
 }
 
 function cannotWrite(path: string, e: unknown): DecoderError {
@@ -66,28 +71,27 @@ function writeAtomic(path: string, parts: Uint8Array | Uint8Array[]): void {
 export interface WriteOptions {
   /** frames per second of .gif / .mp4 / .webm / .webp (Wan generates 16) */
   fps: number;
-  /** called with the number of frames written so far */
+  /** called with the number of frames written so far (.gif: encoded, in finish) */
   onFrame?: (done: number, total: number) => void;
-}
-
-/** Whether `t` is written frame by frame as the decoder delivers them (openOutput), without the whole video. */
-export function streams(t: OutputTarget): boolean {
-  return t.kind !== 'gif';
 }
 
 /** An output written frame by frame: frames may arrive in any order, each exactly once. */
 export interface FrameSink {
-  /** Frame `index` as [3, H, W] f32 (the decoder's Frame.rgb); throws a one-line DecoderError when it cannot be written. */
-  frame(index: number, rgb: Float32Array): void;
-  /** Resolves when every frame given so far is written (ffmpeg: taken by its stdin). */
-  idle(): Promise<void>;
-  /** After the last frame: complete the file (rename the temporary name); throws (and aborts) when a frame is missing or the write failed. */
+  /**
+   * Frame `index` as [3, H, W] f32 (the decoder's Frame.rgb). Throws a one-line DecoderError at once for a
+   * frame out of range or given twice; the Promise settles when the frame is written (rejects, one line,
+   * when it cannot be). Frames may be given before the previous ones settled.
+   */
+  frame(index: number, rgb: Float32Array): Promise<void>;
+  /** After the last frame: wait for the writes, complete the file (rename the temporary name); throws (and aborts) when a frame is missing or a write failed. */
   finish(): Promise<{ files: number; description: string }>;
-  /** A failed or cancelled decode: kill ffmpeg, remove the temporary file and the frames this run wrote. */
+  /** A failed or cancelled decode: kill ffmpeg, remove the temporary files and the frames this run wrote (the removals start before the first await). */
   abort(): Promise<void>;
 }
 
-/** Open `t` (a kind that streams) for a video of `size`; the file appears under its name only at finish(). */
+const done = Promise.resolve();
+
+/** Open `t` for a video of `size`; the file appears under its name only at finish(). */
 export function openOutput(t: OutputTarget, size: { frames: number; height: number; width: number }, o: WriteOptions): FrameSink {
   const { frames, height: H, width: W } = size;
   const n = H * W;
@@ -112,10 +116,18 @@ export function openOutput(t: OutputTarget, size: { frames: number; height: numb
         throw cannotWrite(t.path, e);
       }
       const digits = Math.max(4, String(frames - 1).length);
-      const written: string[] = [];
+      // frames written under their names, temporary files being written, writes not yet settled
+      const written = new Set<string>(), partial = new Set<string>(), pending = new Set<Promise<void>>();
+      let stopped = false, writtenCount = 0;
+      const remove = () => {
+        for (const f of [...partial, ...written]) rmSync(f, { force: true });
+      };
       const abort = async () => {
-        for (const f of written) rmSync(f, { force: true });
-        written.length = 0;
+        stopped = true;
+        remove(); // before the first await: a second Ctrl-C exits right after this call
+        await Promise.allSettled([...pending]);
+        remove(); // what finished meanwhile
+        written.clear();
         if (created)
           try {
             rmdirSync(t.path); // only when empty: nothing else of the user's is touched
@@ -127,13 +139,33 @@ export function openOutput(t: OutputTarget, size: { frames: number; height: numb
         frame(index, rgb) {
           accept(index, rgb);
           const name = join(t.path, `frame_${String(index).padStart(digits, '0')}.png`);
-          writeAtomic(name, encodePng(rgbaOf(rgb, n), W, H));
-          written.push(name);
-          tick(count);
+          const tmp = tempName(name);
+          const job = (async () => {
+            const bytes = await encodePngAsync(rgbaOf(rgb, n), W, H); // deflate on the thread pool: the decode goes on
+            if (stopped) return;
+            partial.add(tmp);
+            try {
+              await writeFile(tmp, bytes);
+              if (!stopped) {
+                await rename(tmp, name);
+                written.add(name);
+                tick(++writtenCount);
+              }
+            } catch (e) {
+              throw cannotWrite(name, e);
+            } finally {
+              partial.delete(tmp);
+              if (stopped) rmSync(tmp, { force: true });
+            }
+          })();
+          pending.add(job);
+          const settle = () => void pending.delete(job);
+          job.then(settle, settle);
+          return job;
         },
-        idle: async () => undefined,
         async finish() {
           try {
+            for (const r of await Promise.allSettled([...pending])) if (r.status === 'rejected') throw r.reason;
             complete();
           } catch (e) {
             await abort();
@@ -178,8 +210,8 @@ export function openOutput(t: OutputTarget, size: { frames: number; height: numb
             throw cannotWrite(t.path, e);
           }
           tick(count);
+          return done; // written when this returns (synchronous writes: the disk's pace is the decode's)
         },
-        idle: async () => undefined,
         async finish() {
           try {
             complete();
@@ -217,12 +249,13 @@ export function openOutput(t: OutputTarget, size: { frames: number; height: numb
         frame(index, rgb) {
           accept(index, rgb);
           early.set(index, rgb);
+          let taken: Promise<void> = done; // an early frame is held (in order) until those before it arrive
           for (let f = early.get(next); f; f = early.get(next)) {
             early.delete(next++);
-            pipe.write(rgbaOf(f, n));
+            taken = pipe.write(rgbaOf(f, n));
           }
+          return taken; // settles when ffmpeg's stdin has taken the frame (drained)
         },
-        idle: () => pipe.idle(),
         async finish() {
           try {
             complete();
@@ -247,8 +280,8 @@ export function openOutput(t: OutputTarget, size: { frames: number; height: numb
           accept(index, rgb);
           const k = slot.get(index);
           if (k !== undefined) for (let c = 0; c < 3; c++) kept.set(rgb.subarray(c * n, (c + 1) * n), (c * keep.length + k) * n);
+          return done;
         },
-        idle: async () => undefined,
         async finish() {
           complete();
           const sub: Video = { video: kept, frames: keep.length, height: H, width: W };
@@ -263,33 +296,59 @@ export function openOutput(t: OutputTarget, size: { frames: number; height: numb
         abort: async () => undefined, // nothing is written before finish
       };
     }
-    default:
-      throw new Error(`${t.kind} is written from the collected video (writeOutput)`);
+    case 'gif': {
+      // RGBA frames spill to a file beside the output (the 8 palette frames stay in memory); encoded at finish
+      const spillName = tempName(t.path, '.rgba');
+      let spill: GifSpill;
+      try {
+        mkdirSync(dirname(t.path) || '.', { recursive: true });
+        spill = openGifSpill(spillName, size, o.fps);
+      } catch (e) {
+        throw cannotWrite(t.path, e);
+      }
+      const abort = async () => spill.abort();
+      return {
+        frame(index, rgb) {
+          accept(index, rgb);
+          try {
+            spill.frame(index, rgbaOf(rgb, n));
+          } catch (e) {
+            throw cannotWrite(t.path, e);
+          }
+          return done;
+        },
+        async finish() {
+          const tmp = tempName(t.path);
+          let fd: number | undefined;
+          try {
+            complete();
+            fd = openSync(tmp, 'w');
+            spill.encode(fd, tick);
+            closeSync(fd);
+            fd = undefined;
+            renameSync(tmp, t.path);
+          } catch (e) {
+            if (fd !== undefined) closeSync(fd);
+            rmSync(tmp, { force: true });
+            spill.abort();
+            throw cannotWrite(t.path, e);
+          }
+          return { files: 1, description: `animated GIF, ${frames} frames at ${o.fps} fps, ${W}x${H}` };
+        },
+        abort,
+      };
+    }
   }
 }
 
-/** Write `v` as `t` says; returns the files written (a folder's frames: the folder and the count). */
+/** Write the collected video `v` as `t` says (the streamed writer fed one frame at a time); returns the files written. */
 export async function writeOutput(t: OutputTarget, v: Video, o: WriteOptions): Promise<{ files: number; description: string }> {
-  const tick = (d: number) => o.onFrame?.(d, v.frames);
-  if (streams(t)) {
-    // the same writer as the streamed decode, fed from the collected video one frame at a time
-    const sink = openOutput(t, v, o);
-    try {
-      for (let f = 0; f < v.frames; f++) {
-        sink.frame(f, frameRgb(v, f));
-        await sink.idle();
-      }
-    } catch (e) {
-      await sink.abort();
-      throw e;
-    }
-    return await sink.finish();
+  const sink = openOutput(t, v, o);
+  try {
+    for (let f = 0; f < v.frames; f++) await sink.frame(f, frameRgb(v, f));
+  } catch (e) {
+    await sink.abort();
+    throw e;
   }
-  switch (t.kind) {
-    case 'gif':
-      writeAtomic(t.path, encodeGif(v, o.fps, tick));
-      return { files: 1, description: `animated GIF, ${v.frames} frames at ${o.fps} fps, ${v.width}x${v.height}` };
-    default:
-      throw new Error(`${t.kind} streams (openOutput)`);
-  }
+  return await sink.finish();
 }

@@ -54,9 +54,10 @@ function convScenarios(quick: boolean): KernelScenario[] {
 
 /** Winograd tilings timed beside the shipped one (full size): [label, TX, TY, TM4, TT, BK]; all 256 invocations. */
 const WINOGRAD_TILINGS: [string, number, number, number, number, number][] = [
-  ['b32x32', 8, 2, 4, 4, 8], // 32 channels x 32 tiles, 16 vec4 accumulators
+  ['b32x16', 4, 4, 2, 4, 8], // 32 channels x 16 tiles, 8 vec4 accumulators
   ['b48x16', 4, 4, 3, 4, 8], // 48 channels x 16 tiles
-  ['bk4', 4, 4, 2, 4, 4], // the shipped block, 4 channels per staging step
+  ['b48x32', 8, 2, 6, 4, 8], // 48 channels x 32 tiles, 24 vec4 accumulators
+  ['b32x32bk4', 8, 2, 4, 4, 4], // the shipped block (32 x 32), 4 channels per staging step
 ];
 
 /**

@@ -23,7 +23,7 @@ override TM4: u32 = 2; // vec4 channel groups per invocation (<= MAX_TM4)
 override TT: u32 = 4; // tiles per invocation (<= MAX_TT)
 override BK: u32 = 8; // input channels per staging step
 
-const MAX_TM4: u32 = 4;
+const MAX_TM4: u32 = 8;
 const MAX_TT: u32 = 8;
 alias Acc = array<vec4<f32>, MAX_TM4 * MAX_TT>; // [j][i], row stride TT
 

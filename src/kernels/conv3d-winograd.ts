@@ -14,13 +14,14 @@ const MAX_TT = wgslConst(src, 'MAX_TT');
 
 /**
  * Tilings: 16 positions x TX x TY invocations, each TM4 vec4 channel groups x TT tiles of one position;
- * BK input channels per staging step. `gpu`: 32 channels x 16 tiles (64 pixels) per workgroup, 256
- * invocations, 24 KiB of workgroup memory. `cpu`: the same shape (CPU adapters run a workgroup's
- * invocations as SIMD lanes; measured on lavapipe in bench/results/h200/winograd-2026-12-01-s5/).
+ * BK input channels per staging step. `gpu`: 32 channels x 32 tiles (128 pixels) per workgroup, 256
+ * invocations (8 x 2 per position, 4 vec4 channel groups x 4 tiles each: 64 multiply-adds per 8
+ * workgroup-memory loads), 32 KiB of workgroup memory; the other tilings timed on the H200 are the bench's
+ * WINOGRAD_TILINGS (bench/scenarios.ts). `cpu`: the same shape (lavapipe: slower than conv3d, see the README).
  */
 export const winogradTuning = {
-  gpu: { TX: 4, TY: 4, TM4: 2, TT: 4, BK: 8 },
-  cpu: { TX: 4, TY: 4, TM4: 2, TT: 4, BK: 8 },
+  gpu: { TX: 8, TY: 2, TM4: 4, TT: 4, BK: 8 },
+  cpu: { TX: 8, TY: 2, TM4: 4, TT: 4, BK: 8 },
 } as const;
 
 /** Workgroup shape of a tiling: [tiles, output channels, invocations] per workgroup. */

@@ -35,15 +35,15 @@ export interface SampleInfo {
 /** models/samples/samples.json, checked against the files by test/model-samples. */
 export const SAMPLES: readonly SampleInfo[] = [
   { name: 'astronaut-128', title: 'Astronaut portrait, pan and zoom', photo: 'astronaut', heldOut: 'clip', frames: 9, height: 128, width: 128, latentShape: [16, 3, 16, 16],
-    files: { latents: 'astronaut-128.latents.npy', source: 'astronaut-128.source.npy', torch: 'astronaut-128.torch.npy' }, psnrTorch: 22.072, torchDecode: 'float64', default: true },
+    files: { latents: 'astronaut-128.latents.npy', source: 'astronaut-128.source.npy', torch: 'astronaut-128.torch.npy' }, psnrTorch: 22.45, torchDecode: 'float64', default: true },
   { name: 'rocket-64', title: 'Rocket launch, small pan (the test sample)', photo: 'rocket', heldOut: 'clip', frames: 5, height: 64, width: 64, latentShape: [16, 2, 8, 8],
-    files: { latents: 'rocket-64.latents.npy', source: 'rocket-64.source.npy', torch: 'rocket-64.torch.npy' }, psnrTorch: 32.899, torchDecode: 'float64', default: false },
+    files: { latents: 'rocket-64.latents.npy', source: 'rocket-64.source.npy', torch: 'rocket-64.torch.npy' }, psnrTorch: 33.039, torchDecode: 'float64', default: false },
   { name: 'chelsea-256', title: 'Chelsea the cat, pan and rotation (photograph never seen in training)', photo: 'chelsea', heldOut: 'photograph', frames: 17, height: 256, width: 256, latentShape: [16, 5, 32, 32],
-    files: { latents: 'chelsea-256.latents.npy', source: 'chelsea-256.source.npy' }, psnrTorch: 27.03, torchDecode: 'float32', default: false },
+    files: { latents: 'chelsea-256.latents.npy', source: 'chelsea-256.source.npy' }, psnrTorch: 27.499, torchDecode: 'float32', default: false },
   { name: 'shapes-256', title: 'Procedural scene: shapes moving over a moving gradient', photo: 'procedural', heldOut: 'clip', frames: 17, height: 256, width: 256, latentShape: [16, 5, 32, 32],
-    files: { latents: 'shapes-256.latents.npy', source: 'shapes-256.source.npy' }, psnrTorch: 25.707, torchDecode: 'float32', default: false },
+    files: { latents: 'shapes-256.latents.npy', source: 'shapes-256.source.npy' }, psnrTorch: 27.342, torchDecode: 'float32', default: false },
   { name: 'coffee-480x832', title: 'Coffee cup, slow pan at 480x832', photo: 'coffee', heldOut: 'clip', frames: 5, height: 480, width: 832, latentShape: [16, 2, 60, 104],
-    files: { latents: 'coffee-480x832.latents.npy', source: 'coffee-480x832.source.npy' }, psnrTorch: 28.932, torchDecode: 'float32', default: false },
+    files: { latents: 'coffee-480x832.latents.npy', source: 'coffee-480x832.source.npy' }, psnrTorch: 29.36, torchDecode: 'float32', default: false },
 ];
 
 /** The sample the CLI and the demo decode when none is named. */

@@ -7,6 +7,8 @@ import type { DecoderConfig } from '../model/config';
 import type { WeightsPrecision } from '../model/quantize';
 import { plan, type Plan, type PlanOptions, type Precision } from './planner';
 import { withWeightStream } from './weight-stream';
+import { expectedSeconds, flopRate, flopsSplit } from './expected-time';
+import { makeTiles, tileOverhead } from './tiling';
 import type { OptionOrAuto, OptionValue } from '../options/schema';
 
 export interface FitRequest {
@@ -141,9 +143,9 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
    * The first variant / norm mode that makes `tile` fit, resident weights before streamed ones, or null
    * (remembering the smallest plan seen). `probe`: tile-major plans are probes (one tile per shape).
    */
-  const tryNorms = (precision: Precision, weightsPrecision: WeightsPrecision, tile: Omit<NonNullable<PlanOptions['tile']>, 'order'> | undefined, probe = false): Plan | null => {
+  const tryNorms = (precision: Precision, weightsPrecision: WeightsPrecision, tile: Omit<NonNullable<PlanOptions['tile']>, 'order'> | undefined, probe = false, only?: ('off' | 'on')[]): Plan | null => {
     cpuBound = false;
-    for (const stream of streams)
+    for (const stream of only ?? streams)
       for (const v of tile ? variants : [null])
         for (const norm of norms) {
           if (v?.order === 'frame-major' && orders.length > 1 && (!cpuBound || tileMajorOnly)) continue;
@@ -171,6 +173,43 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
     const p = full(probe);
     return { plan: p, reason: `${p.tiles!.length} tiles of ${g.th}x${g.tw} latent px (${r.tileMode ?? 'exact'}, ${p.opts.tile!.order}), ${precision}${wText(p)}, ${normText(p)}${streamText(p)}: ${mib(p.memory.total)}, ${((p.tileOverhead - 1) * 100).toFixed(0)}% more compute in the tiled part` };
   };
+  const secs = (p: Plan) => {
+    const e = expectedSeconds(p);
+    return `~${e.total.toFixed(1)} s (compute ${e.compute.toFixed(1)} + bus ${e.bus.toFixed(1)})`;
+  };
+  /**
+   * The weight-streaming rule: a plan with streamed weights (the first that fits, at the fewest tiles)
+   * against the first plan with resident weights among the next `later` grids (more tiles: more halo
+   * recompute, nothing over the bus for weights); both exact alike, the one of least expected time
+   * (expected-time.ts) wins and the reason says both. Resident plans are searched among the grids of up to
+   * 12x12 tiles only (not the fine grids: hundreds of tiles), fewest tiles first.
+   */
+  const fasterThanStream = (fit: Fit, precision: Precision, wp: WeightsPrecision, later: { th: number; tw: number; n: number }[]): Fit => {
+    if (!fit.plan.weightStream || !streams.includes('off') || !later.length) return fit;
+    // none when the finest tiling does not fit resident; else the fewest tiles with resident weights, skipping the tilings whose compute alone (flopsSplit, from
+    // the tiling's overhead, without planning them) is already more than the streamed plan's expected time
+    const finest = later.reduce((a, g) => (g.n > a.n ? g : a), later[0]!);
+    if (!tryNorms(precision, wp, tileOf(finest.th, finest.tw), true, ['off'])) return fit;
+    const split = flopsSplit(fit.plan);
+    const limit = expectedSeconds(fit.plan).total * flopRate(fit.plan);
+    let found: { g: { th: number; tw: number; n: number }; p: Plan } | null = null;
+    let skipped = false;
+    for (const g of later) {
+      if (split && split.latent + split.tiled * tileOverhead(makeTiles(base.h, base.w, tileOf(g.th, g.tw)), base.h, base.w) >= limit) {
+        skipped = true;
+        continue;
+      }
+      const q = tryNorms(precision, wp, tileOf(g.th, g.tw), true, ['off']);
+      if (q) {
+        found = { g, p: q };
+        break;
+      }
+    }
+    if (!found) return skipped ? { ...fit, reason: `${fit.reason}; expected ${secs(fit.plan)}: resident weights fit only at tilings whose compute alone is more` } : fit;
+    const alt = tiled(found.g, found.p, precision);
+    const [a, b] = expectedSeconds(alt.plan).total < expectedSeconds(fit.plan).total ? [alt, fit] : [fit, alt];
+    return { plan: a.plan, reason: `${a.reason}; expected ${secs(a.plan)} against ${secs(b.plan)} with ${b.plan.weightStream ? 'streamed' : 'resident'} weights in ${b.plan.tiles?.length ?? 1} tile${b.plan.tiles?.length === 1 ? '' : 's'}` };
+  };
   for (const [precision, wp] of combos) {
     tileMajorOnly = false;
     if (r.tile !== 'auto' && r.tile !== 'none') {
@@ -179,9 +218,9 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
       continue;
     }
     const whole = tryNorms(precision, wp, undefined);
-    if (whole) return { plan: whole, reason: `whole frames, ${precision}${wText(whole)}, ${normText(whole)}${streamText(whole)}: ${mib(whole.memory.total)}` };
-    if (r.tile === 'none') continue;
     const gs = grids(base.h, base.w);
+    if (whole) return fasterThanStream({ plan: whole, reason: `whole frames, ${precision}${wText(whole)}, ${normText(whole)}${streamText(whole)}: ${mib(whole.memory.total)}` }, precision, wp, r.tile === 'none' ? [] : gs);
+    if (r.tile === 'none') continue;
     // the finest grid is (nearly) the smallest plan on the GPU: when it does not fit, no grid of these does
     // (CPU memory need not fall with finer tiles: frame-major's parked caches grow with the halos)
     const finest = gs.reduce((a, g) => (g.n > a.n ? g : a), gs[0]!);
@@ -189,9 +228,9 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
     const finestFits = !!finest && (!!tryNorms(precision, wp, tileOf(finest.th, finest.tw), true) || cpuBound);
     tileMajorOnly = false;
     if (finestFits) {
-      for (const g of gs) {
+      for (const [i, g] of gs.entries()) {
         const p = tryNorms(precision, wp, tileOf(g.th, g.tw), true);
-        if (p) return tiled(g, p, precision);
+        if (p) return fasterThanStream(tiled(g, p, precision), precision, wp, gs.slice(i + 1));
       }
     }
   }

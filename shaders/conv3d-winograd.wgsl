@@ -127,8 +127,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     for (var i = 0u; i < TT; i++) { us[(xi * bt + tx + TX * i) * TY + ty] = acc[j * TT + i]; }
     workgroupBarrier();
     for (var e = lin; e < bt * TY; e += nt) {
-      let oty = e % TY;
-      let otile = e / TY;
+      let otile = e % bt; // neighbouring invocations: neighbouring tiles (coalesced stores)
+      let oty = e / bt;
       let tile = t0 + otile;
       let o4 = m40 + oty + TY * j;
       if (tile < ntiles && o4 < cout4) {

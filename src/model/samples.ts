@@ -119,6 +119,21 @@ export function u8ToClip(data: Uint8Array): Float32Array {
   return out;
 }
 
+/**
+ * A source clip `.npy` to measure a decode against (`wan-vae decode --source`): uint8 [3, F, H, W]
+ * (x = u8 / 127.5 - 1, as the samples and models/train/encode.py) or float [3, F, H, W] in [-1, 1].
+ * `want` is the decode's shape [3, F, H, W]; anything else is a one-line error naming the file.
+ */
+export function parseSourceClip(buf: Uint8Array, source: string, want: readonly number[]): Clip {
+  const isU8 = /'descr':\s*'\|u1'/.test(new TextDecoder().decode(buf.subarray(0, Math.min(buf.byteLength, 256))));
+  const a = isU8 ? parseU8Npy(buf, source) : parseNpy(buf, source);
+  if (a.shape.length !== 4 || a.shape.some((v, i) => v !== want[i]))
+    throw new DecoderError('bad-input', `${source}: source clip has shape [${a.shape}], expected the decode's [${want}]`);
+  const data = isU8 ? u8ToClip(a.data as Uint8Array) : (a.data as Float32Array);
+  if (!isU8) for (let i = 0; i < data.length; i++) if (!(Math.abs(data[i]!) <= 1.001)) throw new DecoderError('bad-input', `${source}: source clip value ${data[i]} at index ${i} is outside [-1, 1] (float clips are in [-1, 1]; or save uint8)`);
+  return { data, shape: a.shape as [number, number, number, number] };
+}
+
 /** The trained decoder's weights, through the same loader as real Wan weights. */
 export async function loadModelWeights(read: ModelReader): Promise<Weights> {
   return loadWeights(await read(MODEL_DECODER_FILE), `models/${MODEL_DECODER_FILE}`);

@@ -15,7 +15,7 @@ import { fitPlan } from '../plan/auto';
 import { checkCliOptions, choice, cliValue, fitOptions, optionFlags, optionHelp, optionSynopsis, parseArgs } from './cli-options';
 import { installNodeWebGPU } from './install-webgpu';
 import { loadCliSample, samplesCmd } from './samples-cli';
-import type { LoadedSample } from '../model/samples';
+import { parseSourceClip, type Clip, type LoadedSample } from '../model/samples';
 import { QualityAccumulator } from '../model/quality';
 import { openOutput, OUTPUT_KINDS, resolveOutput } from './output/write';
 import { Progress } from './output/progress';
@@ -23,11 +23,13 @@ import { Progress } from './output/progress';
 const USAGE = `usage:
   wan-vae decode [--weights W.safetensors --latents L.npy|L.safetensors [--latents-key NAME]]
                  [--synthetic 2.1|2.2 --latent-size TxHxW]  (official-shape generated weights, for sizing)
-                 [--sample NAME|generated] [--out OUT] [--fps N] [--progress auto|on|off] [--dawn-flags a,b] [--json]
+                 [--source CLIP.npy] [--sample NAME|generated] [--out OUT] [--fps N] [--progress auto|on|off] [--dawn-flags a,b] [--json]
 ${optionSynopsis('decode', '                 ')}
       Without --weights/--latents: decodes the trained default model (models/, Wan2.1 architecture at
       dim 32) with its default sample, or --sample NAME (wan-vae samples lists them) and reports
       PSNR against the sample's source clip; --sample generated: ${GENERATED_DEFAULT.description}.
+      --source CLIP.npy (with --weights/--latents): the clip the latents were encoded from, uint8 or
+      float [3, F, H, W]; reports PSNR and SSIM of the decode against it (as for a sample).
       Latents: .npy, .safetensors (diffusers output_type="latent" saved with safetensors) or ComfyUI
       SaveLatent .latent files.
       --out (default out/video.gif) by its name: ${OUTPUT_KINDS}.
@@ -73,11 +75,12 @@ function planSummary(p: Plan) {
 }
 
 async function decodeCmd(argv: string[]): Promise<number> {
-  const a = parseArgs(argv, ['weights', 'latents', 'latents-key', 'out', 'synthetic', 'latent-size', 'dawn-flags', 'fps', 'progress', 'sample', ...optionFlags('decode')], ['json']);
+  const a = parseArgs(argv, ['weights', 'latents', 'latents-key', 'out', 'synthetic', 'latent-size', 'dawn-flags', 'fps', 'progress', 'sample', 'source', ...optionFlags('decode')], ['json']);
   checkCliOptions(a, 'decode'); // before anything is loaded: a bad option value is the schema's one-line error
   if (a.sample !== undefined && (a.weights || a.latents || a.synthetic !== undefined)) throw new DecoderError('bad-input', '--sample decodes a sample of the trained default model: pass it without --weights/--latents/--synthetic');
   const backend = cliValue(a, 'backend');
   if (!!a.weights !== !!a.latents) throw new DecoderError('bad-input', 'pass both --weights and --latents, or neither (the trained default model and its sample)');
+  if (a.source !== undefined && !a.latents) throw new DecoderError('bad-input', '--source is the clip that --latents were encoded from: pass it with --weights/--latents (a --sample brings its own)');
   if (a.synthetic !== undefined && a.weights) throw new DecoderError('bad-input', '--synthetic replaces --weights/--latents: pass one or the other');
   let dec: WanVaeDecoder;
   let latents: Latents;
@@ -155,7 +158,9 @@ async function decodeCmd(argv: string[]): Promise<number> {
     onFrame: progress && target.kind === 'gif' ? (d, n) => progress.writing(d, n) : undefined,
   });
   // PSNR/SSIM vs the sample's source clip (frames the cache-off remedy drops make it incomparable)
-  const quality = sample && total === sample.source.shape[1] ? new QualityAccumulator(sample.source.data, sample.source.shape) : null;
+  // --source: the clip given for --weights/--latents, its shape checked against the decode's before the decode
+  const srcClip: Clip | undefined = typeof a.source === 'string' ? parseSourceClip(readInput(a.source, 'source clip'), a.source, [3, total, latents.shape[2] * dec.cfg.scale, latents.shape[3] * dec.cfg.scale]) : undefined;
+  const quality = sample && total === sample.source.shape[1] ? new QualityAccumulator(sample.source.data, sample.source.shape) : srcClip ? new QualityAccumulator(srcClip.data, srcClip.shape) : null;
   // Ctrl-C cancels the decode between chunks (buffers returned, nothing written); a second Ctrl-C quits at once
   const cancel = new AbortController();
   const onSigint = () => {
@@ -200,7 +205,8 @@ async function decodeCmd(argv: string[]): Promise<number> {
     out, output: written.description, streamed: true, frames: r.frames, height: r.height, width: r.width, seconds: Number(r.seconds.toFixed(3)),
     backend: r.backend, adapter: r.adapter, options: r.options, plan: reason,
     peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, memory: r.memory,
-    ...(psnr === undefined ? {} : { sample: sample!.info.name, psnrVsSource: Number(psnr.toFixed(3)), ssimVsSource: Number(ssimSrc!.toFixed(4)), psnrTorch: sample!.info.psnrTorch }),
+    ...(psnr === undefined || sample ? {} : { sourceClip: a.source, psnrVsSource: Number(psnr.toFixed(3)), ssimVsSource: Number(ssimSrc.toFixed(4)) }),
+    ...(psnr === undefined || !sample ? {} : { sample: sample.info.name, psnrVsSource: Number(psnr.toFixed(3)), ssimVsSource: Number(ssimSrc!.toFixed(4)), psnrTorch: sample!.info.psnrTorch }),
     // each plan used after a GPU fault (out of memory: real, or WAN_VAE_INJECT_OOM=N), with its reason
     replans: r.replans,
   };
@@ -208,7 +214,8 @@ async function decodeCmd(argv: string[]): Promise<number> {
   else {
     console.log(`decoded ${source} (Wan${dec.cfg.version}, dim ${dec.cfg.dim}, z ${dec.cfg.zDim}) latents [${latents.shape}] (statistics: ${statsArg}) -> [3, ${r.frames}, ${r.height}, ${r.width}] in ${r.seconds.toFixed(2)} s on ${r.adapter}`);
     if (r.peakGpuBytes !== undefined) console.log(`peak GPU memory ${mib(r.peakGpuBytes)} (planned ${mib(r.plannedPeakGpuBytes!)}; ${reason})`);
-    if (psnr !== undefined) console.log(`PSNR vs the source clip of ${sample!.info.name}: ${psnr.toFixed(2)} dB, SSIM ${ssimSrc!.toFixed(4)} (PyTorch decode: ${sample!.info.psnrTorch} dB)`);
+    if (psnr !== undefined && !sample) console.log(`PSNR vs the source clip ${String(a.source)}: ${psnr.toFixed(2)} dB, SSIM ${ssimSrc.toFixed(4)}`);
+    if (psnr !== undefined && sample) console.log(`PSNR vs the source clip of ${sample.info.name}: ${psnr.toFixed(2)} dB, SSIM ${ssimSrc!.toFixed(4)} (PyTorch decode: ${sample!.info.psnrTorch} dB)`);
     console.log(`wrote ${out}: ${written.description}`);
   }
   dec.dispose();

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/node/cli';
-import { loadSample, SAMPLES, ssimVsSource, type ModelReader } from '../../src/model/samples';
-import { parseNpy } from '../../src/model/npy';
+import { loadSample, parseSourceClip, SAMPLES, ssimVsSource, type ModelReader } from '../../src/model/samples';
+import { parseNpy, writeNpy } from '../../src/model/npy';
 import { psnr, ssim } from '../../src/model/quality';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { needGpu } from '../helpers/need';
 
 const dir = mkdtempSync(join(tmpdir(), 'wan-vae-samples-'));
@@ -62,5 +62,44 @@ describe('wan-vae and the trained default model', () => {
     const b = await run(['decode', '--sample', 'rocket-64', '--weights', 'w.safetensors', '--latents', 'l.npy']);
     expect(b.code).toBe(2);
     expect(b.err).toEqual([expect.stringMatching(/--sample decodes a sample of the trained default model: pass it without --weights/)]);
+  });
+
+  // --source: any --weights/--latents decode measured against the clip its latents came from (the held-out
+  // table, scripts/heldout-webgpu.mjs). The rocket-64 files given by path must give the --sample figures
+  // (PyTorch's PSNR): a flag that is ignored (no psnrVsSource), reads the clip wrongly or compares another clip fails.
+  it('decode --weights W --latents L --source CLIP --json reports psnrVsSource / ssimVsSource of that clip', async (ctx) => {
+    await needGpu(ctx);
+    const m = (f: string) => new URL(`../../models/${f}`, import.meta.url).pathname;
+    const r = await run(['decode', '--weights', m('wan21-d32-decoder.safetensors'), '--latents', m('samples/rocket-64.latents.npy'),
+      '--source', m('samples/rocket-64.source.npy'), '--json', '--out', join(dir, 's.npy'), '--progress', 'off']);
+    expect(r.code, r.err.join('\n')).toBe(0);
+    const j = JSON.parse(r.out.at(-1)!) as { sourceClip: string; psnrVsSource: number; ssimVsSource: number; sample?: string };
+    const info = SAMPLES.find((s) => s.name === 'rocket-64')!;
+    expect(j.sample).toBeUndefined();
+    expect(j.sourceClip).toMatch(/rocket-64\.source\.npy$/);
+    expect(Math.abs(j.psnrVsSource - info.psnrTorch)).toBeLessThan(0.05);
+    const video = parseNpy(new Uint8Array(readFileSync(join(dir, 's.npy')))).data as Float32Array;
+    const src = parseSourceClip(new Uint8Array(readFileSync(m('samples/rocket-64.source.npy'))), 'rocket-64', [3, 5, 64, 64]);
+    expect(j.ssimVsSource).toBe(Number(ssim(video, src.data, src.shape).toFixed(4)));
+    // a clip of another shape is refused by name before the decode; --source without --latents too
+    const bad = await run(['decode', '--weights', m('wan21-d32-decoder.safetensors'), '--latents', m('samples/rocket-64.latents.npy'),
+      '--source', m('samples/astronaut-128.source.npy'), '--out', join(dir, 'b.npy')]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toEqual([expect.stringMatching(/astronaut-128\.source\.npy: source clip has shape \[3,9,128,128\], expected the decode's \[3,5,64,64\]$/)]);
+    const none = await run(['decode', '--source', m('samples/rocket-64.source.npy')]);
+    expect(none.code).toBe(2);
+    expect(none.err).toEqual([expect.stringMatching(/--source is the clip that --latents were encoded from/)]);
+  });
+
+  it('a float source clip is read as [-1, 1] values; one outside is a one-line error', () => {
+    // the float form of rocket-64's uint8 clip must equal the uint8 one read through u8 / 127.5 - 1
+    const u8 = parseSourceClip(new Uint8Array(readFileSync(new URL('../../models/samples/rocket-64.source.npy', import.meta.url))), 'u8', [3, 5, 64, 64]);
+    const f = join(dir, 'f.npy');
+    writeFileSync(f, writeNpy([3, 5, 64, 64], u8.data));
+    expect(parseSourceClip(new Uint8Array(readFileSync(f)), 'f32', [3, 5, 64, 64]).data).toEqual(u8.data);
+    const off = u8.data.slice();
+    off[7] = 1.5;
+    writeFileSync(f, writeNpy([3, 5, 64, 64], off));
+    expect(() => parseSourceClip(new Uint8Array(readFileSync(f)), 'clip.npy', [3, 5, 64, 64])).toThrow(/^clip\.npy: source clip value 1\.5 at index 7 is outside \[-1, 1\]/);
   });
 });

@@ -193,7 +193,7 @@ async function decodeCmd(argv: string[]): Promise<number> {
     progress?.done();
   }
   if (a['tensor-cores'] === 'on' && !r.options.tensorCores)
-    console.error(`wan-vae: note: --tensor-cores on was not used: ${r.options.precision !== 'f16' ? 'it needs --precision f16' : r.options.weightsPrecision === 'int8' ? 'int8 weights run the portable conv (conv3d-wq)' : "this adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (Dawn: --dawn-flags enable-dawn-features=allow_unsafe_apis)"}; the portable kernels ran`);
+    console.error(`wan-vae: note: --tensor-cores on was not used: ${r.options.precision !== 'f16' ? 'it needs --precision f16' : "this adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (Dawn: --dawn-flags enable-dawn-features=allow_unsafe_apis)"}; the portable kernels ran`);
   const written = await sink.finish();
   if (target.kind !== 'gif') progress?.writing(r.frames, r.frames);
   const q = quality?.result(); // luma SSIM per frame (src/model/quality.ts)

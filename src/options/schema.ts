@@ -130,7 +130,7 @@ export const OPTIONS = {
   budget: { kind: 'number', flag: 'budget', commands: BOTH, api: false, demo: 'Budget', min: 0, unit: 'MiB', default: null, help: "GPU memory budget: the planner fits the decode to it and the adapter's limits, choosing the levers on auto (it checks the others as set)." },
   tensorCores: {
     kind: 'bool', flag: 'tensor-cores', commands: DECODE, api: true, demo: null, default: true,
-    help: 'Convs on tensor cores (conv3d-mma) where the adapter offers subgroup matrices, with f16 storage and weights (else the portable conv runs); on by default: Wan2.1 480x832x81 on an H200 decodes in 4.5 s warm against 10.8 s. off: always the portable conv.',
+    help: 'Convs on tensor cores (conv3d-mma) where the adapter offers subgroup matrices, with f16 storage and f16 or int8 weights (conv3d-mma-wq; else the portable conv runs); on by default: Wan2.1 480x832x81 on an H200 decodes in 4.5 s warm against 10.8 s. off: always the portable conv.',
   },
   conv: {
     kind: 'choice', flag: 'conv', commands: BOTH, api: true, demo: null, values: ['direct', 'winograd', 'auto'], default: 'direct',

@@ -17,6 +17,7 @@ import { packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
 import { GpuDecoder } from '../../src/runtime/gpu-decoder';
 import { plan, type PlanOptions } from '../../src/plan/planner';
 import { conv3dTuningFor } from '../../src/kernels/conv3d';
+import { WanVaeDecoder } from '../../src/decoder';
 import { compare } from '../helpers/compare';
 import { getTestDevice } from '../helpers/gpu';
 import { needF16 } from '../helpers/need';
@@ -70,6 +71,19 @@ async function decodeWith(mma: boolean): Promise<{ video: Float32Array; weights:
   for (const f of frames) (out.set(f, k), (k += f.length));
   return { video: out, weights: p.memory.weights };
 }
+
+describe('the facade plans int8 weights on tensor cores', () => {
+  // the H200 run of fc373eb decoded int8 on the portable conv: WanVaeDecoder.plan still required f16
+  // weights for tensor cores (a plan without them has no operand copy and the portable int8 bytes)
+  it('f16 storage + int8 weights: tensorCores kept (by default and on), dropped with off / f32 storage', () => {
+    const dec = new WanVaeDecoder(syntheticWeights({ version: '2.1', dim: 8, zDim: 4, seed: 5 }, { values: false }));
+    const shape = [4, 2, 2, 2] as [number, number, number, number];
+    expect(dec.plan(shape, { precision: 'f16', weightsPrecision: 'int8' }).opts.tensorCores).toBe(true);
+    expect(dec.plan(shape, { precision: 'f16', weightsPrecision: 'int8', tensorCores: true }).memory.activations).toBeGreaterThan(dec.plan(shape, { precision: 'f16', weightsPrecision: 'int8', tensorCores: false }).memory.activations);
+    expect(dec.plan(shape, { precision: 'f16', weightsPrecision: 'int8', tensorCores: false }).opts.tensorCores).toBe(false);
+    expect(dec.plan(shape, { precision: 'f32', weightsPrecision: 'int8' }).opts.tensorCores).toBe(false);
+  });
+});
 
 describe('decode with int8 weights on the tensor-core path (emulated GEMM)', () => {
   it('equals the portable int8 decode (>= 60 dB); weights planned = allocated, about half the f16 blocked bytes', async (ctx) => {

@@ -1,20 +1,24 @@
 // The expected time of a plan's decode, for choices between plans that are equally exact (fitPlan: weights
 // streamed at fewer tiles against resident weights at more tiles). A model, not a measurement: conv FLOPs of
-// every program run (tile halos included, so the tile recompute counts) at a rate per conv path, plus the
-// bytes the plan moves over the bus (streamed weights, the CPU store, parked caches) at the rate weight
-// streaming reached. The rates come from H200 decodes (Dawn, 2026-12-01; README) and are only used to
-// compare plans of one decode with each other: the ratio matters, not the absolute seconds.
+// every program run (tile halos included, so the tile recompute counts) at a rate per conv path, a fixed
+// cost per dispatch (small tiles: many small dispatches), and the bytes the plan moves over the bus
+// (streamed weights, the CPU store, parked caches). Fitted to eleven H200 decodes (below); only used to
+// compare plans of one decode with each other.
+import { kindOf } from './step-kinds';
 import { runOrder } from './weight-stream';
 import type { Plan } from './planner';
 
 /**
- * Conv FLOP/s of a whole decode by path and bus bytes/s of weight streaming, H200 (Dawn, 2026-12-01):
- * Wan2.1 480x832x81 has 2.741e14 conv FLOPs (convFlops, whole frames); f16 on tensor cores decoded it in
- * 4.47 s warm (commit 850128e), the portable f16 conv in 10.76 s; weight streaming moved 39.3 GB in
- * ~9.6 s beyond the compute of its 14 tiles (19.6 s in all, commit 5ae0879) and 45 GB in ~17.6 s at
- * Wan2.2 704x1280 (29.4 s): ~3 GB/s, far from PCIe (writeBuffer through Dawn's staging).
+ * Least squares over the H200 decodes of bench/results/h200/levers-2026-12-01{,-s5}/ and the tensor-core
+ * whole-frame decode (Dawn, 2026-12-01; Wan2.1 480x832x81 whole frames / 14-40 tiles, f16 tensor cores and
+ * portable int8; Wan2.2 704x1280 20-24 tiles streamed): tensor cores 47.7 TFLOP/s, portable f16 19.8
+ * TFLOP/s, 65 us per dispatch; bus ~2 GB/s (writeBuffer through Dawn's staging), weight uploads hidden
+ * behind the compute with 3 or more ring slots and not with 2. Predicted within 10% of every one of them
+ * (e.g. 40 resident tiles 30.9 s predicted / 30.9 s measured; 14 tiles streamed through 3 slots 20.4 / 19.6).
+ * Not fitted: f32 storage (Wan2.2 704x1280 f32 whole frames, 2 latent frames: 10.7 s measured, 4.4 predicted;
+ * the fixed costs of a short decode cancel out only between plans of the same decode).
  */
-export const EXPECTED_RATES = { tensorCoreFlops: 2.741e14 / 4.47, portableFlops: 2.741e14 / 10.76, busBytes: 3e9 } as const;
+export const EXPECTED_RATES = { tensorCoreFlops: 47.7e12, portableFlops: 19.8e12, dispatchSeconds: 65e-6, busBytes: 2e9 } as const;
 
 /** 2 x multiply-adds of every conv step of every program run of one decode (tile-major: each tile's run; halos included). */
 export function convFlops(p: Pick<Plan, 'programs' | 'opts'>): number {
@@ -33,17 +37,34 @@ export function convFlops(p: Pick<Plan, 'programs' | 'opts'>): number {
 }
 
 export interface ExpectedTime {
-  /** conv FLOPs at the path's rate */
+  /** conv FLOPs at the path's rate + the dispatches' fixed cost */
   compute: number;
-  /** bytes over the bus beyond the frames read back (streamed weights, CPU store, parked caches) */
+  /** bus seconds not hidden behind the compute (streamed weights with >= 3 slots overlap it; the store and parked caches do not) */
   bus: number;
   total: number;
 }
 
-/** Expected seconds of `p`'s decode (model above): compute + bus, not overlapped. */
-export function expectedSeconds(p: Pick<Plan, 'programs' | 'opts' | 'bus'>): ExpectedTime {
-  const compute = convFlops(p) / flopRate(p);
-  const bus = (p.bus.store + p.bus.cache + p.bus.weights) / EXPECTED_RATES.busBytes;
+/** Dispatches of one decode (every step of every program run). */
+export function dispatchCount(p: Pick<Plan, 'programs' | 'opts'>): number {
+  const perProgram = new Map<object, number>();
+  let total = 0;
+  for (const prog of runOrder(p)) {
+    let n = perProgram.get(prog);
+    if (n === undefined) {
+      n = prog.steps.reduce((a, s) => a + kindOf(s).dispatches(s), 0);
+      perProgram.set(prog, n);
+    }
+    total += n;
+  }
+  return total;
+}
+
+/** Expected seconds of `p`'s decode (model above). */
+export function expectedSeconds(p: Pick<Plan, 'programs' | 'opts' | 'bus' | 'weightStream'>): ExpectedTime {
+  const compute = convFlops(p) / flopRate(p) + dispatchCount(p) * EXPECTED_RATES.dispatchSeconds;
+  const weights = p.bus.weights / EXPECTED_RATES.busBytes;
+  const hidden = p.weightStream && p.weightStream.slots >= 3 ? Math.min(weights, compute) : 0;
+  const bus = (p.bus.store + p.bus.cache) / EXPECTED_RATES.busBytes + weights - hidden;
   return { compute, bus, total: compute + bus };
 }
 

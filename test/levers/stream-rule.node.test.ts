@@ -2,8 +2,8 @@
 // fasterThanStream, src/plan/expected-time.ts): when streamed weights fit at fewer tiles than resident
 // ones, the plan of least expected time wins (bus bytes against the tile recompute), and the reason says
 // both. Official Wan2.1 shapes at 240x416 (latent 3x30x52), f16 on tensor cores: at 350 MiB streaming in
-// 4 tiles beats resident weights in 12 (less recompute, little bus), at 400 MiB resident weights in 7
-// tiles beat streaming in 2 (measured by the model: 0.33 against 0.49 s). The expected answer is not
+// 4 tiles beats resident weights in 12 (less recompute, little bus: 0.39 against 0.81 s by the model), at
+// 400 MiB resident weights in 7 tiles beat streaming in 2 through 2 slots (0.59 against 0.75 s). The expected answer is not
 // written here: it is the faster of fitPlan's own streamed-only and resident-only answers, so a rule
 // that always streams (before) fails at 400 MiB and one that never streams fails at 350 MiB.
 import { describe, expect, it } from 'vitest';

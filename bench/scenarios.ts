@@ -23,6 +23,13 @@ const CONV_ANCHORS: [number, number, number][] = [
   [384, 60, 104],
 ];
 
+/** Wan2.2's three largest 3x3x3 layer shapes at 704x1280 (src/plan/graph.ts, steady chunk): [channels, h, w]. */
+const CONV_WAN22: [number, number, number][] = [
+  [256, 352, 640],
+  [512, 176, 320],
+  [1024, 88, 160],
+];
+
 function convScenarios(quick: boolean): KernelScenario[] {
   // quick: the same layers with channels and both spatial sides divided by 8 (same FLOP ratios)
   const d = quick ? 8 : 1;
@@ -39,7 +46,20 @@ function convScenarios(quick: boolean): KernelScenario[] {
     warmup: quick ? 1 : 5,
     note: 'tensor cores (subgroup matrices); extra.maxAbsVsPortable: against conv3d on the same inputs',
   })));
-  return [...mma, ...winogradScenarios(quick), ...CONV_ANCHORS.flatMap(([c, h, w]) => [0, 1].map((norm): KernelScenario => ({
+  // Wan2.2's largest layers (704x1280: 24% each at 512ch 176x320 and 256ch 352x640, 14% at 1024ch 88x160
+  // of a steady chunk's 66 TFLOP), tensor cores only, full size only
+  const mma22 = quick ? [] : CONV_WAN22.map(([c, h, w]): KernelScenario => ({
+    name: `conv3d/wan22-${c}ch-${h}x${w}-mma`,
+    group: 'conv3d',
+    kernel: 'conv3dMma',
+    shape: { cin: c, cout: c, h, w, tap0: 0 },
+    overrides: { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0 },
+    elems: ['f16'],
+    runs: 30,
+    warmup: 3,
+    note: 'Wan2.2 704x1280 layer on tensor cores; extra.maxAbsVsPortable: against conv3d on the same inputs',
+  }));
+  return [...mma, ...mma22, ...winogradScenarios(quick), ...CONV_ANCHORS.flatMap(([c, h, w]) => [0, 1].map((norm): KernelScenario => ({
     name: `conv3d/${c / d}ch-${Math.ceil(h / d)}x${Math.ceil(w / d)}${norm ? '-fused-norm' : ''}`,
     group: 'conv3d',
     kernel: 'conv3d',

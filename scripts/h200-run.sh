@@ -125,6 +125,26 @@ case "${1:-decodes}" in
     TMO=200 d --synthetic 2.2 --latent-size 31x44x80 --precision f16 --tensor-cores on
     rm -f /tmp/v.npy
     ;;
+  s5a)
+    # issue 11, session 5, call 1 (carry .h200-tc: dist, bench-node.mjs): timestamps unquantized (Dawn
+    # rounds them to 65.536 us by default: every sub-ms kernel row before was quantized); per-layer profile
+    # of Wan2.2 704x1280 (T latents, tensor cores, norm full = the CLI default that took 47.8 s at 121
+    # frames); the GEMM variant rows (looped 3x2/2x4/4x2, straight-line conv3d-mma-flat in both loop orders
+    # at 3x2/4x2/2x4/3x4/4x4) at the four ANCHORS shapes and Wan2.2's three largest layers. One tarball.
+    FQ="$F,disable-dawn-features=timestamp_quantization"
+    timeout ${PROF_TMO:-150} node out/bench/bench-node.mjs --profile --out "$OUT" --dawn-flags "$F disable-dawn-features=timestamp_quantization" ${COMMIT:+--commit $COMMIT} --model 2.2 --latent ${T:-3}x44x80 --precision f16 --tensor-cores on --name profile-wan2.2-${T:-3}x44x80-f16-tc-on > "$OUT/profile22.log" 2>&1
+    grep -E "plain decode|profiled decode|^\| (conv|norm|attn|output|dupadd|crop) \|" "$OUT/profile22.log" | head -9
+    grep -E "^\| conv3d-mma" "$OUT/profile22.log" | head -24 | cut -c1-120
+    timeout ${BENCH_TMO:-240} node out/bench/bench-node.mjs --only ${ONLY:-conv3d/96ch-480x832-mma,conv3d/192ch-240x416-mma,conv3d/384ch-120x208-mma,conv3d/384ch-60x104-mma,conv3d/wan22} --dawn-flags "$FQ" --out "$OUT" --no-baseline --machine h200 --tag mma-s5 ${COMMIT:+--commit $COMMIT} > "$OUT/bench-mma.log" 2>&1
+    grep -E "ms \(p10|failed|Error" "$OUT/bench-mma.log" | cut -c1-200 | head -16
+    for f in "$OUT"/h200-*mma-s5*.json "$OUT"/*.partial.json; do [ -f "$f" ] && node -e '
+      const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+      for (const x of r.results ?? []) { const e = x.extra ?? {}; console.log(x.name, x.status, "gemm", (e.gemmTflops ?? 0).toFixed(1), "err", e.maxAbsVsPortable,
+        Object.keys(e).filter((k) => k.startsWith("gemmTflops_")).map((k) => k.slice(11) + "=" + e[k].toFixed(1) + (e["maxAbsVsShipped_" + k.slice(11)] ? "~" + e["maxAbsVsShipped_" + k.slice(11)].toExponential(0) : "")).join(" "),
+        Object.keys(e).filter((k) => k.startsWith("error_")).map((k) => k + ":" + e[k].slice(0, 60)).join(" ")); }' "$f"; done
+    rm -f "$OUT"/*.svg
+    (cd "$OUT" && tar czf /tmp/s5a.tgz . && find . -type f -delete && mv /tmp/s5a.tgz .)
+    ;;
   tuning)
     # conv3d per-cout blocks (96 / 16 channels): kernel rows and two decodes
     timeout 240 node out/bench/bench-node.mjs --only conv3d --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 > "$OUT/bench-conv.log" 2>&1

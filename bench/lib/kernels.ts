@@ -7,6 +7,7 @@ import { conv3dTuning, kernels, packedConvWeightLength } from '../../src/kernels
 import { conv3dTuningForCout } from '../../src/kernels/conv3d';
 import { conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
 import { packConvWeight } from '../../src/kernels/conv3d';
+import { conv3dMmaFlat, type MmaShape } from '../../src/kernels/conv3d-mma-flat';
 import { fromHalf } from '../../src/runtime/f16';
 import { storageBytes } from '../../src/runtime/f16';
 import { PassTimer } from './gpu-timer';
@@ -119,9 +120,15 @@ async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promi
   }
 }
 
-/** Result tiles per subgroup (cout blocks x pixel blocks) timed beside the decoder's choice. */
-// (2x1, 1x2, 4x1, 6x1 were slower everywhere in bench/results/h200/mma-blocked-2026-12-01-run2; dropped to keep the run short)
-const GEMM_VARIANTS: [number, number][] = [[3, 2], [2, 2], [2, 4], [4, 2], [1, 1]];
+/** Result tiles per subgroup (cout blocks x pixel blocks) of the looped GEMM timed beside the decoder's choice. */
+// (2x1, 1x2, 4x1, 6x1 were slower everywhere in bench/results/h200/mma-blocked-2026-12-01-run2; 2x2 and 1x1
+// at 20-38 TFLOP/s in bench/results/h200/mma-2026-12-01-s4: dropped to keep the run short)
+const GEMM_VARIANTS: [number, number][] = [[3, 2], [2, 4], [4, 2]];
+
+/** Straight-line GEMMs (src/kernels/conv3d-mma-flat.ts) timed beside it: each loop order at these tile shapes. */
+const FLAT_VARIANTS: MmaShape[] = (['tap-cb', 'cb-tap'] as const).flatMap((order) =>
+  ([[3, 2], [4, 2], [2, 4], [3, 4], [4, 4]] as const).map(([tm, tn]) => ({ tm, tn, order })),
+);
 
 /** The raw 16-bit values of an f16 buffer (or the low halves of an f32 one: only f16 is used here). */
 async function readHalves(device: GPUDevice, buf: GPUBuffer, n: number): Promise<Uint16Array> {
@@ -240,17 +247,21 @@ async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Pr
     extra.compileWarnings = warnings.length ? warnings.join(' | ').slice(0, 500) : 'none';
     // the last run left y = pack + GEMM of these inputs: against conv3d on the same planar inputs
     Object.assign(extra, await againstPortable(ctx, [x, cache, wPortable, bias, res, y, gamma], params, o, elem));
-    // other result-tile shapes of the same GEMM (conv3dMmaTiles): time, and the count of output values
-    // that differ from the shipped one bit for bit (each output sums the same products in the same order)
-    {
+    // other GEMMs of the same conv (looped at other result-tile shapes: conv3dMmaTiles; straight-line ones:
+    // conv3dMmaFlat) on the same operands: time, the count of output values that differ from the shipped
+    // GEMM's bit for bit (same products in the same order give 0) and the largest difference (another
+    // summation order: f16 rounding of f32 sums, ~1 ulp). Only on the plain rows (NORM changes the pack, not the GEMM).
+    if (!o.NORM) {
       const n = p.cout! * p.h! * p.w!;
       const want = await readHalves(device, y, n);
       const y2 = device.createBuffer({ label: 'y variant', size: y.size, usage: STORAGE() });
       owned.push(y2);
-      for (const [tm, tn] of GEMM_VARIANTS) {
-        const def = conv3dMmaTiles(emu ? conv3dMmaEmu : conv3dMma, tm, tn);
+      const defs: [string, AnyKernelDef][] = [
+        ...GEMM_VARIANTS.map(([tm, tn]): [string, AnyKernelDef] => [`${tm}x${tn}`, conv3dMmaTiles(emu ? conv3dMmaEmu : conv3dMma, tm, tn)]),
+        ...(emu ? [] : FLAT_VARIANTS.map((v): [string, AnyKernelDef] => [`flat_${v.order}_${v.tm}x${v.tn}`, conv3dMmaFlat(v)])),
+      ];
+      for (const [tag, def] of defs) {
         if (def.id === gemm.id) continue;
-        const tag = `${tm}x${tn}`;
         try {
           const pipe = await ctx.cache.get(def, gemmOv, elem);
           const g = group(def, [scratch, wBlocked, bias, res, y2]);
@@ -264,9 +275,13 @@ async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Pr
           await timer.time(3, enc);
           const t = spread(await timer.time(Math.min(runs, 20), enc));
           const got = await readHalves(device, y2, n);
-          let diff = 0;
-          for (let i = 0; i < n; i++) if (got[i] !== want[i]) diff++;
-          Object.assign(extra, { [`gemmMs_${tag}`]: t.median, [`gemmTflops_${tag}`]: cost.flops / (t.median * 1e9), [`differing_${tag}`]: diff });
+          let diff = 0, maxAbs = 0;
+          for (let i = 0; i < n; i++)
+            if (got[i] !== want[i]) {
+              diff++;
+              maxAbs = Math.max(maxAbs, Math.abs(fromHalf(got[i]!) - fromHalf(want[i]!)));
+            }
+          Object.assign(extra, { [`gemmMs_${tag}`]: t.median, [`gemmTflops_${tag}`]: cost.flops / (t.median * 1e9), [`differing_${tag}`]: diff, [`maxAbsVsShipped_${tag}`]: maxAbs });
         } catch (e) {
           extra[`error_${tag}`] = describeError(e).slice(0, 200);
         }

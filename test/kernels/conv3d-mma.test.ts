@@ -10,6 +10,7 @@ import { describe, expect, it, type TestContext } from 'vitest';
 import { rmsNorm, tensor } from '../../src/cpu/ops';
 import type { KernelDef } from '../../src/gpu/kernel';
 import type { Conv3dParams } from '../../src/kernels/conv3d';
+import { conv3dMmaFlat, type MmaShape } from '../../src/kernels/conv3d-mma-flat';
 import { blockedConvWeightLength, conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
 import { expectClose } from '../helpers/compare';
 import { convReference, invRow, type ConvStep } from '../helpers/conv-reference';
@@ -109,6 +110,44 @@ async function runCase(c: Case, gemm: KernelDef<Conv3dParams>, sg: number) {
   console.info(`${gemm.id} ${name(c)}: max|err| ${r.maxAbs.toExponential(2)} at ${r.maxAbsAt}, nmse ${r.nmse.toExponential(2)}`);
 }
 
+/**
+ * A straight-line GEMM (conv3dMmaFlat) with its three matrix builtins replaced by scalar code, so its
+ * generated loops, offsets, tile walk and epilogue run on any adapter: a left / right "matrix" is the
+ * offset it was loaded from (only the loads the shipped layouts allow are accepted: weights row-major
+ * from wt, the operand copy column-major from s, stride 16), a result is the 256 / SG values of its
+ * 16x16 tile each invocation owns, and a multiply-accumulate sums the 16 products of those values. A
+ * generator that walks the wrong taps, channel blocks or pixel blocks fails these cases as the emulated
+ * GEMM above would; only the three builtins themselves are not covered (the H200 rows check those).
+ */
+function flatEmu(shape: MmaShape): KernelDef<Conv3dParams> {
+  const def = conv3dMmaFlat(shape);
+  const L = 'subgroup_matrix_left<Elem, 16, 16>', R = 'subgroup_matrix_right<Elem, 16, 16>';
+  let w = def.wgsl
+    .replace('enable chromium_experimental_subgroup_matrix;', '')
+    .replaceAll(`subgroupMatrixLoad<${L}, row_major>(&wt, `, 'emu_at(')
+    .replaceAll(`subgroupMatrixLoad<${R}, col_major>(&s, `, 'emu_at(')
+    .replaceAll('subgroup_matrix_result<f32, 16, 16>', 'array<f32, 8>')
+    .replace(/subgroupMatrixMultiplyAccumulate\((\w+), (\w+), (\w+)\)/g, 'emu_mma($1, $2, $3, lid)')
+    .replace(/subgroupMatrixStore<row_major>\(&c_s, (\w+), (\w+), 16u\)/g, 'emu_store($1, $2, lid)');
+  if (/subgroup_?[mM]atrix/.test(w)) throw new Error(`flatEmu: a matrix builtin of an unexpected form is left in ${def.id}`);
+  w += `
+fn emu_at(off: u32, stride: u32) -> u32 { return off; }
+// element e = lid + q * SG of the 16x16 tile: row e / 16, column e % 16 (SG = 32: 8 per invocation)
+fn emu_mma(a: u32, b: u32, c: array<f32, 8>, lid: u32) -> array<f32, 8> {
+  var r = c;
+  for (var q = 0u; q < 8u; q++) {
+    let e = lid + q * 32u;
+    for (var k = 0u; k < 16u; k++) { r[q] += f32(wt[a + (e / 16u) * 16u + k]) * f32(s[b + (e % 16u) * 16u + k]); }
+  }
+  return r;
+}
+fn emu_store(off: u32, c: array<f32, 8>, lid: u32) {
+  for (var q = 0u; q < 8u; q++) { c_s[off + lid + q * 32u] = c[q]; }
+}
+`;
+  return { ...def, id: `${def.id}-emu`, wgsl: w };
+}
+
 /** Skips without a device or shader-f16 (fails under CI in Node): test/helpers/need.ts decides. */
 function needF16(ctx: TestContext): void {
   needF16Shared(ctx, gpu);
@@ -126,6 +165,18 @@ describe('conv3d-mma', () => {
   it.for(tiles.flatMap((t) => [cases[1]!, cases[6]!].map((c) => [`${t[0]}x${t[1]} ${name(c)}`, c, t] as const)))('emulated GEMM, %s', async ([, c, t], ctx) => {
     needF16(ctx);
     await runCase(c, conv3dMmaTiles(conv3dMmaEmu, t[0], t[1]), 32);
+  });
+  // straight-line GEMMs (conv3dMmaFlat): both loop orders, tails along cout (4 blocks of 3 at 40 ch) and
+  // pixels (TN 4 past a row's end), 1x1, the upsample Conv2d, a 96-channel layer
+  const flats: MmaShape[] = [{ tm: 4, tn: 2, order: 'cb-tap' }, { tm: 2, tn: 3, order: 'tap-cb' }]; // small: lavapipe compiles the emulated straight-line code slowly (3x4: minutes)
+  it.for(flats.flatMap((f) => [cases[1]!, cases[3]!, cases[5]!, cases[6]!].map((c) => [`${f.order} ${f.tm}x${f.tn} ${name(c)}`, c, f] as const)))('emulated straight-line GEMM, %s', async ([, c, f], ctx) => {
+    needF16(ctx);
+    await runCase(c, flatEmu(f), 32);
+  });
+  it.for(flats.flatMap((f) => [cases[1]!, cases[6]!].map((c) => [`${f.order} ${f.tm}x${f.tn} ${name(c)}`, c, f] as const)))('tensor cores, straight-line GEMM, %s', async ([, c, f], ctx) => {
+    needF16(ctx);
+    if (!mma) notOnThisAdapter(ctx, "the adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (no CI platform does)");
+    await runCase(c, conv3dMmaFlat(f), mma!.subgroupSize);
   });
   it('mmaTilesFor: the shipped 3 x 2 (4 x 2 at 192 output channels) unless it makes fewer than 1024 workgroups, then 1 x 1', () => {
     expect(mmaTilesFor({ cin: 96, cout: 96, h: 480, w: 832 }, 3)).toEqual([3, 2]);

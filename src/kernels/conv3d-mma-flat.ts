@@ -1,0 +1,105 @@
+// conv3d-mma's GEMM generated as straight-line WGSL for one result-tile shape (TM x TN) and one loop
+// order, instead of shaders/conv3d-mma.wgsl's loops over arrays of subgroup matrices. Why: the looped
+// shader's speed depends on whether the compiler unrolls those loops and keeps the matrix arrays in
+// registers (2x2 tiles ran at 20-38 TFLOP/s where 3x2 ran at 70-89, 4x4 at 21-32 in the probes, H200
+// 2026-12-01 s4): here every operand and accumulator is its own named value (a_0, r_1, c_0_1, ...), so
+// no array can end up in local memory. Same bindings, Params, operand layouts, tile walk and epilogue
+// (shaders/conv3d-mma-common.wgsl, with its TM / TN constants set to this shape).
+// Loop orders (K = cin per tap, 27 taps for the 3x3x3 conv):
+//   'tap-cb'  for dt, dy, dx { for cb { ... } }   (the looped shader's order)
+//   'cb-tap'  for dt, cb { for dy, dx { ... } }   the 9 spatial taps of one channel block read a
+//             3-row x (16*TN + 2)-pixel window of the operand copy one after another (the x taps are
+//             16-element offsets of each other), so the right operands come from L1 instead of L2.
+// Results equal conv3d-mma's up to the f32 summation order ('cb-tap' sums in another order).
+import src from '../../shaders/conv3d-mma.wgsl?raw';
+import { DecoderError } from '../gpu/errors';
+import type { KernelDef } from '../gpu/kernel';
+import type { Conv3dParams } from './conv3d';
+import common from '../../shaders/conv3d-mma-common.wgsl?raw';
+import { conv3dMma, conv3dMmaTiles } from './conv3d-mma';
+
+export type MmaOrder = 'tap-cb' | 'cb-tap';
+
+export interface MmaShape {
+  tm: number;
+  tn: number;
+  order: MmaOrder;
+}
+
+const range = (n: number) => [...Array(n).keys()];
+
+/** The generated `main` of one shape (WGSL; the enable line and Elem alias come from conv3d-mma.wgsl's header). */
+export function flatGemmMain({ tm, tn, order }: MmaShape): string {
+  const I = range(tm), J = range(tn);
+  const L = 'subgroup_matrix_left<Elem, 16, 16>', R = 'subgroup_matrix_right<Elem, 16, 16>';
+  const body = (aBase: (i: number) => string, bBase: (j: number) => string, ind: string) =>
+    [
+      ...I.map((i) => `${ind}let a_${i} = subgroupMatrixLoad<${L}, row_major>(&wt, ${aBase(i)}, 16u);`),
+      ...J.map((j) => `${ind}let r_${j} = subgroupMatrixLoad<${R}, col_major>(&s, ${bBase(j)}, 16u);`),
+      ...I.flatMap((i) => J.map((j) => `${ind}c_${i}_${j} = subgroupMatrixMultiplyAccumulate(a_${i}, r_${j}, c_${i}_${j});`)),
+    ].join('\n');
+  const loops =
+    order === 'tap-cb'
+      ? `  for (var dt = prm.tap0; dt < KT; dt++) {
+    for (var dy = 0u; dy < KS; dy++) {
+      for (var dx = 0u; dx < KS; dx++) {
+        let tap = (dt * KS + dy) * KS + dx;
+${I.map((i) => `        let ao_${i} = a_off(g, tap, ob0 + ${i}u);`).join('\n')}
+${J.map((j) => `        let bo_${j} = b_off(g, dt, dy, dx, n_${j});`).join('\n')}
+        for (var cb = 0u; cb < g.cb; cb++) {
+${body((i) => `ao_${i} + cb * 256u`, (j) => `bo_${j} + cb * bs`, '          ')}
+        }
+      }
+    }
+  }`
+      : `  for (var dt = prm.tap0; dt < KT; dt++) {
+    for (var cb = 0u; cb < g.cb; cb++) {
+      for (var dy = 0u; dy < KS; dy++) {
+        for (var dx = 0u; dx < KS; dx++) {
+          let tap = (dt * KS + dy) * KS + dx;
+${body((i) => `a_off(g, tap, ob0 + ${i}u) + cb * 256u`, (j) => `b_off(g, dt, dy, dx, n_${j}) + cb * bs`, '          ')}
+        }
+      }
+    }
+  }`;
+  return `@compute @workgroup_size(SG, 1, 1)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let g = geo();
+  let n0 = wg.x * TN;
+  let ob0 = wg.y * TM;
+  // pixel blocks of this group (the tail repeats the last one; not stored)
+${J.map((j) => `  let n_${j} = min(n0 + ${j}u, g.tiles - 1u);`).join('\n')}
+${I.flatMap((i) => J.map((j) => `  var c_${i}_${j}: subgroup_matrix_result<f32, 16, 16>;`)).join('\n')}
+  let bs = b_cb_stride(g);
+${loops}
+${I.flatMap((i) => J.map((j) => `  subgroupMatrixStore<row_major>(&c_s, ${(i * tn + j) * 256}u, c_${i}_${j}, 16u);`)).join('\n')}
+  workgroupBarrier();
+  epilogue(g, ob0, n0, lid);
+}
+`;
+}
+
+/**
+ * conv3dMma as straight-line WGSL for one shape: the same KernelDef (bindings, params, overrides,
+ * dispatch and cost of conv3dMmaTiles(conv3dMma, tm, tn)) with its source replaced, under its own id.
+ */
+export function conv3dMmaFlat(shape: MmaShape): KernelDef<Conv3dParams> {
+  const { tm, tn, order } = shape;
+  if (!(Number.isInteger(tm) && Number.isInteger(tn) && tm >= 1 && tn >= 1 && tm * tn <= 16))
+    throw new DecoderError('bad-input', `conv3d-mma-flat: ${tm} x ${tn} result tiles (at most 16)`);
+  if (order !== 'tap-cb' && order !== 'cb-tap') throw new DecoderError('bad-input', `conv3d-mma-flat: loop order '${String(order)}' is not tap-cb or cb-tap`);
+  // dispatch and cost of this tile shape (conv3dMmaTiles allows tm * tn <= 8: build from the 1 x 1 one)
+  const tiles = conv3dMmaTiles(conv3dMma, 1, 1);
+  const dispatch: KernelDef<Conv3dParams>['dispatch'] = (p, ov) => {
+    const [x, y, z] = tiles.dispatch(p, ov);
+    return [Math.ceil(x / tn), Math.ceil(y / tm), z];
+  };
+  // conv3d-mma.wgsl's header (enable, Elem) without its looped main; then the common part with TM / TN set
+  const header = src.slice(0, src.indexOf('@compute'));
+  const shared = common
+    .replace(/^const TM: u32 = \d+;/m, `const TM: u32 = ${tm};`)
+    .replace(/^const TN: u32 = \d+;/m, `const TN: u32 = ${tn};`);
+  if (!header.includes('enable chromium_experimental_subgroup_matrix') || !shared.includes(`const TM: u32 = ${tm};`) || !shared.includes(`const TN: u32 = ${tn};`))
+    throw new DecoderError('bad-input', 'conv3d-mma-flat: shaders/conv3d-mma.wgsl / conv3d-mma-common.wgsl no longer have the expected header and TM / TN lines');
+  return { ...conv3dMma, id: `conv3d-mma-flat-${order}-${tm}x${tn}`, wgsl: `${header}${flatGemmMain(shape)}\n${shared}`, dispatch };
+}

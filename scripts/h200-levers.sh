@@ -38,6 +38,16 @@ I8="--precision f16 --weights-precision int8 $TC"
 # tensor cores and streamed int8 weights (20 tiles planned). Wan2.1 under 512 MiB with int8 on tensor
 # cores, streamed (14 tiles, 8.3 GB over the bus) and resident (20 tiles, no bus): the bus against the
 # tile recompute, for the auto rule. Last the f16 tensor-core whole-frame decode for the pair's time.
+if [ "${ROWS:-all}" = int8tc ]; then
+  # the int8 tensor-core rows alone (after 6d3f487: the facade had dropped tensor cores for int8 weights)
+  d w21-exact 40 $L21 --tile none --precision f32 --weights-stream off
+  d w21-int8tc 30 $L21 --tile none $I8 --weights-stream off && c w21-exact w21-int8tc
+  d w22-exact 40 $L22 --tile none --precision f32 --weights-stream off
+  d w22-1g-int8tc 70 $L22 --budget ${B22:-1024} $I8 --weights-stream on --norm auto --tile-store auto && c w22-exact w22-1g-int8tc
+  d w21-512-int8tc 45 $L21 --budget ${B21:-512} $I8 --weights-stream on --norm auto --tile-store auto && c w21-exact w21-512-int8tc
+  cd "$OUT" && tar czf logs.tgz -C /tmp $(cd /tmp && ls w2*.log) && cd - >/dev/null
+  exit 0
+fi
 d w21-exact 40 $L21 --tile none --precision f32 --weights-stream off
 d w21-int8tc 30 $L21 --tile none $I8 --weights-stream off && c w21-exact w21-int8tc
 d w22-exact 40 $L22 --tile none --precision f32 --weights-stream off

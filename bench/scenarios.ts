@@ -79,6 +79,10 @@ const WINOGRAD_TILINGS: [string, number, number, number, number, number][] = [
   ['b48x32', 8, 2, 6, 4, 8], // 48 channels x 32 tiles, 24 vec4 accumulators
   ['b32x32bk4', 8, 2, 4, 4, 4], // the shipped block (32 x 32), 4 channels per staging step
 ];
+/** F(4x4,3x3) tilings (conv3d-winograd4) beside its shipped one: [label, TX, TY, TM4, TT, BK]; 36 x TX x TY invocations. */
+const WINOGRAD4_TILINGS: [string, number, number, number, number, number][] = [
+  ['b32x16', 4, 2, 4, 4, 4], // 32 channels x 16 tiles (256 pixels), 288 invocations
+];
 
 /**
  * Winograd F(2x2,3x3) (conv3d-winograd) at the ANCHORS shapes, timed beside the direct conv3d on the same
@@ -100,8 +104,12 @@ function winogradScenarios(quick: boolean): KernelScenario[] {
     warmup: quick ? 1 : 3,
     note: 'Winograd F(2x2,3x3); extra.directMs / speedup / maxAbsVsDirect: the direct conv3d on the same inputs',
   });
-  const tilings = quick ? [] : WINOGRAD_TILINGS.flatMap(([label, TX, TY, TM4, TT, BK]) => CONV_ANCHORS.map(([c, h, w]) => row(c, h, w, 0, `-${label}`, { TX, TY, TM4, TT, BK }, ['f32'])));
-  return [...shapes.flatMap(([c, h, w]) => [row(c, h, w, 0, '', {}, ['f32', 'f16']), row(c, h, w, 1, '', {}, ['f32'])]), ...tilings];
+  const tilings = quick ? [] : [
+    ...WINOGRAD_TILINGS.flatMap(([label, TX, TY, TM4, TT, BK]) => CONV_ANCHORS.map(([c, h, w]) => row(c, h, w, 0, `-${label}`, { TX, TY, TM4, TT, BK }, ['f32']))),
+    ...WINOGRAD4_TILINGS.flatMap(([label, TX, TY, TM4, TT, BK]) => CONV_ANCHORS.map(([c, h, w]) => row(c, h, w, 0, `4-${label}`, { M: 4, TX, TY, TM4, TT, BK }, ['f32']))),
+  ];
+  // F(2x2) plain (f32, f16) and fused-norm rows, F(4x4) plain rows (name -winograd4), then the other tilings
+  return [...shapes.flatMap(([c, h, w]) => [row(c, h, w, 0, '', {}, ['f32', 'f16']), row(c, h, w, 1, '', {}, ['f32']), row(c, h, w, 0, '4', { M: 4 }, ['f32', 'f16'])]), ...tilings];
 }
 
 function normAttnScenarios(quick: boolean): KernelScenario[] {

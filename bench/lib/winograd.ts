@@ -3,11 +3,12 @@
 // SAME inputs and weights g in one case: `ms` is Winograd's, extra.directMs the direct conv's,
 // extra.speedup = directMs / ms, and max |err| / NMSE of the Winograd output against the direct one
 // (extra.maxAbsVsDirect, nmseVsDirect). GFLOP/s counts the direct conv's FLOPs (the work done), so rates
-// compare with the conv3d rows. A scenario's TX/TY/TM4/TT/BK overrides pick another Winograd tiling.
+// compare with the conv3d rows. A scenario's TX/TY/TM4/TT/BK overrides pick another Winograd tiling;
+// override M: 4 runs F(4x4,3x3) (conv3d-winograd4) instead of F(2x2,3x3).
 import { DecoderError } from '../../src/gpu/errors';
 import { encodeParams, pipelineKey, resolveOverrides, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
 import { conv3d, conv3dTuning, conv3dTuningForCout, packConvWeight } from '../../src/kernels/conv3d';
-import { conv3dWinograd, packConvWeightWinograd, winogradTuning } from '../../src/kernels/conv3d-winograd';
+import { conv3dWinograd, conv3dWinograd4, packConvWeightWinograd, winograd4Tuning, winogradTuning } from '../../src/kernels/conv3d-winograd';
 import { storageBytes } from '../../src/runtime/f16';
 import { PassTimer } from './gpu-timer';
 import { describeError, spread } from './stats';
@@ -50,13 +51,15 @@ export async function runWinogradCase(ctx: KernelContext, s: KernelScenario, ele
   const cin = p.cin!, cout = p.cout!, h = p.h!, w = p.w!;
   const op = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0 };
   for (const k of Object.keys(op)) if (s.overrides?.[k] !== undefined) op[k as keyof typeof op] = s.overrides[k]!;
-  const tune: Record<string, number> = { ...winogradTuning[ctx.cpuAdapter ? 'cpu' : 'gpu'] };
+  const m = s.overrides?.M === 4 ? 4 : 2;
+  const def = m === 4 ? conv3dWinograd4 : conv3dWinograd;
+  const tune: Record<string, number> = { ...(m === 4 ? winograd4Tuning : winogradTuning)[ctx.cpuAdapter ? 'cpu' : 'gpu'] };
   for (const k of TUNING_KEYS) if (s.overrides?.[k] !== undefined) tune[k] = s.overrides[k]!;
-  const wov = resolveOverrides(conv3dWinograd, { ...op, ...tune });
+  const wov = resolveOverrides(def, { ...op, ...tune });
   const dov = resolveOverrides(conv3d, { ...op, ...conv3dTuningForCout(ctx.cpuAdapter ? conv3dTuning.cpu : conv3dTuning.gpu, cout, ctx.device.limits.maxComputeInvocationsPerWorkgroup) });
   const runs = ctx.runs ?? s.runs;
   const base: Result = { name: `${s.name}/${elem}`, group: s.group, status: 'ok', params: { ...p, elem, overrides: wov, runs, warmup: s.warmup }, key: '' };
-  base.key = `${base.name}|${pipelineKey(conv3dWinograd, wov, elem)}|${JSON.stringify(p)}`;
+  base.key = `${base.name}|${pipelineKey(def, wov, elem)}|${JSON.stringify(p)}`;
   if (elem === 'f16' && !ctx.f16) return { ...base, status: 'skipped', error: "no 'shader-f16' on this adapter" };
   const { device } = ctx;
   const owned: GPUBuffer[] = [];
@@ -86,7 +89,7 @@ export async function runWinogradCase(ctx: KernelContext, s: KernelScenario, ele
     cacheData.set(withInv(lcg(cin * h * w, 18, 1)));
     cacheData.set(withInv(lcg(cin * h * w, 19, 1)), frame);
     const cache = buffer(cacheData, 'cache');
-    const u = buffer(packConvWeightWinograd(g, cout, cin, 3), 'U');
+    const u = buffer(packConvWeightWinograd(g, cout, cin, 3, m), 'U');
     const wd = buffer(packConvWeight(g, cout, cin, 3, 3), 'w');
     const b = buffer(lcg(cout, 20, 0.2), 'b');
     const res = buffer(new Float32Array(4), 'res');
@@ -113,7 +116,7 @@ export async function runWinogradCase(ctx: KernelContext, s: KernelScenario, ele
         },
       };
     };
-    const win = await pass(conv3dWinograd, wov, [x, cache, u, b, res, yw, gamma]);
+    const win = await pass(def, wov, [x, cache, u, b, res, yw, gamma]);
     const dir = await pass(conv3d, dov, [x, cache, wd, b, res, yd, gamma]);
     const timeOf = async (enc: (ps: GPUComputePassEncoder) => void) => {
       const warm = await timer.time(Math.max(1, s.warmup), enc);
@@ -132,11 +135,11 @@ export async function runWinogradCase(ctx: KernelContext, s: KernelScenario, ele
       se += d * d;
       ss += want[i]! * want[i]!;
     }
-    const cost = conv3dWinograd.cost(params, wov, elem);
+    const cost = def.cost(params, wov, elem);
     const extra: Record<string, number | string> = {
       dispatch: JSON.stringify(win.counts), flops: cost.flops, bytes: cost.bytes,
       directMs: dms.median, directGflops: cost.flops / (dms.median * 1e6), speedup: dms.median / ms.median,
-      maxAbsVsDirect: maxAbs, nmseVsDirect: se / Math.max(ss, 1e-30), tiling: TUNING_KEYS.map((k) => `${k}${wov[k]}`).join(' '),
+      maxAbsVsDirect: maxAbs, nmseVsDirect: se / Math.max(ss, 1e-30), tiling: `F(${m}x${m}) ${TUNING_KEYS.map((k) => `${k}${wov[k]}`).join(' ')}`,
     };
     return { ...base, timing: timer.source, ms, gflops: cost.flops / (ms.median * 1e6), gbps: cost.bytes / (ms.median * 1e6), extra };
   } catch (e) {

@@ -4,7 +4,7 @@
 // and the exact GPU bytes by owner. The arena allocates exactly this; nothing is allocated per frame.
 import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
-import { convOnWinograd, type ConvAlgo } from '../kernels/conv3d-winograd';
+import { convWinograd, type ConvAlgo } from '../kernels/conv3d-winograd';
 import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type NormMode, type Program, type Step, type TilePlan, type View } from './graph';
 import { convWeightFormat, type WeightsPrecision } from '../model/quantize';
 import { convWeightBytes, kindOf, mmaScratchOf, weightBuffers } from './step-kinds';
@@ -77,7 +77,8 @@ export interface PlanOptions {
   tensorCores?: boolean;
   /**
    * the portable path's 3x3 convs: 'direct' (conv3d), 'winograd' (conv3d-winograd F(2x2,3x3), weights
-   * held as U = G g G^T: 16/9 of the bytes), 'auto' (Winograd where measured faster: convOnWinograd);
+   * held as U = G g G^T: 16/9 of the bytes), 'winograd4' (F(4x4,3x3), 4x the bytes), 'auto' (Winograd
+   * where measured faster: convWinograd);
    * ignored on tensor cores and with packed weights. Default 'direct'.
    */
   conv?: ConvAlgo;
@@ -374,7 +375,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   }
   // --conv: the 3x3 convs that run as Winograd F(2x2,3x3): never on tensor cores, never with packed weights
   const convAlgo = wFormat === 'elem' && !(opts.tensorCores && opts.precision === 'f16') ? (opts.conv ?? 'direct') : 'direct';
-  for (const p of all) for (const s of p.steps) if (s.kind === 'conv' && convOnWinograd(s, convAlgo)) s.winograd = true;
+  for (const p of all) for (const s of p.steps) if (s.kind === 'conv') s.winograd = convWinograd(s, convAlgo);
   const slotOfs = assignSlots(all, elemBytes, slots);
   let next = 0;
   for (const k of kinds) for (const pp of programs[k]!) pp.slotOf = slotOfs[next++]!;

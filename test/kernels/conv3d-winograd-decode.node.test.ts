@@ -8,7 +8,7 @@
 // written (2026-12-01: max |err| vs @video 3.07e-6 Winograd, 3.43e-6 direct).
 import { describe, expect, it } from 'vitest';
 import { WanVaeDecoder } from '../../src/decoder';
-import { convOnWinograd, winogradWeightLength } from '../../src/kernels/conv3d-winograd';
+import { convWinograd, winogradWeightLength } from '../../src/kernels/conv3d-winograd';
 import { packedConvWeightLength } from '../../src/kernels/conv3d';
 import { toFloat32, type StFile } from '../../src/model/safetensors';
 import { weightsFromSafetensors } from '../../src/model/weights';
@@ -22,18 +22,18 @@ const CASES = ['wan21-small'] as const;
 
 const clamped = (f: StFile) => toFloat32(f.tensors.get('@video')!).map((v) => Math.min(1, Math.max(-1, v)));
 
-describe.each(CASES)('golden %s with --conv winograd', (name) => {
-  it('matches @video within 1e-3 (as the direct conv), planned = measured, U counted as 16/9 of the 3x3 weights', async (ctx) => {
+describe.each(CASES.flatMap((c) => (['winograd', 'winograd4'] as const).map((a) => [c, a] as const)))('golden %s with --conv %s', (name, algo) => {
+  it('matches @video within 1e-3 (as the direct conv), planned = measured, U counted as (m+2)^2/9 of the 3x3 weights', async (ctx) => {
     const f = await needGolden(ctx, name);
     const gpu = await needGpu(ctx);
     const weights = weightsFromSafetensors(f, name);
     const want = clamped(f);
     const direct = await decodeGolden(f, weights, gpu, { backend: 'webgpu', conv: 'direct' });
-    const wino = await decodeGolden(f, weights, gpu, { backend: 'webgpu', conv: 'winograd' });
+    const wino = await decodeGolden(f, weights, gpu, { backend: 'webgpu', conv: algo });
     const cd = compare(direct.video, want);
     const cw = compare(wino.video, want);
     const cx = compare(wino.video, direct.video);
-    console.log(`${name}: max|err| vs @video direct ${cd.maxAbs.toExponential(2)}, winograd ${cw.maxAbs.toExponential(2)}; winograd vs direct ${cx.maxAbs.toExponential(2)} (${wino.seconds.toFixed(2)} s vs ${direct.seconds.toFixed(2)} s on ${wino.adapter})`);
+    console.log(`${name} ${algo}: max|err| vs @video direct ${cd.maxAbs.toExponential(2)}, winograd ${cw.maxAbs.toExponential(2)}; winograd vs direct ${cx.maxAbs.toExponential(2)} (${wino.seconds.toFixed(2)} s vs ${direct.seconds.toFixed(2)} s on ${wino.adapter})`);
     expect(cw.maxAbs).toBeLessThanOrEqual(1e-3);
     expect(wino.peakGpuBytes).toBe(wino.plannedPeakGpuBytes);
     // the two decodes differ (the Winograd kernel ran), by f32 rounding only
@@ -44,13 +44,13 @@ describe.each(CASES)('golden %s with --conv winograd', (name) => {
     const lat = f.tensors.get('@latents')!.shape as [number, number, number, number];
     const dec = new WanVaeDecoder(weights);
     const pd = dec.plan(lat, { conv: 'direct' });
-    const pw = dec.plan(lat, { conv: 'winograd' });
+    const pw = dec.plan(lat, { conv: algo });
     const seen = new Set<string>();
     let extra = 0;
     for (const s of [...pw.programs.first ?? [], ...pw.programs.steady ?? []].flatMap((p) => p.prog.steps))
       if (s.kind === 'conv' && s.winograd && !seen.has(s.wkey)) {
         seen.add(s.wkey);
-        extra += (winogradWeightLength(s.cout, s.cin, s.kt) - packedConvWeightLength(s.cout, s.cin, s.kt, 3)) * 4;
+        extra += (winogradWeightLength(s.cout, s.cin, s.kt, s.winograd) - packedConvWeightLength(s.cout, s.cin, s.kt, 3)) * 4;
       }
     expect(seen.size).toBeGreaterThan(0);
     expect(pw.memory.weights - pd.memory.weights).toBe(extra);
@@ -60,9 +60,10 @@ describe.each(CASES)('golden %s with --conv winograd', (name) => {
 
 describe('conv selection', () => {
   it('winograd takes only 3x3 convs; direct none', () => {
-    expect(convOnWinograd({ cin: 96, cout: 96, ks: 3 }, 'winograd')).toBe(true);
-    expect(convOnWinograd({ cin: 96, cout: 96, ks: 1 }, 'winograd')).toBe(false);
-    expect(convOnWinograd({ cin: 96, cout: 96, ks: 3 }, 'direct')).toBe(false);
+    expect(convWinograd({ cin: 96, cout: 96, ks: 3 }, 'winograd')).toBe(2);
+    expect(convWinograd({ cin: 96, cout: 96, ks: 3 }, 'winograd4')).toBe(4);
+    expect(convWinograd({ cin: 96, cout: 96, ks: 1 }, 'winograd')).toBe(undefined);
+    expect(convWinograd({ cin: 96, cout: 96, ks: 3 }, 'direct')).toBe(undefined);
   });
   it('a tensor-core plan (f16) never marks a conv Winograd; the same plan in f32 does', async (ctx) => {
     const f = await needGolden(ctx, 'wan21-tiny');

@@ -6,8 +6,8 @@
 # .gpu-bundle/{boot.sh,dawn.node.xz,debs,webgpu} and .h200-wino (dist/ built by vite.cli.config.ts from a
 # `git archive` of the commit measured: cli.js, bench-node.js, chunks/) with
 #   cat .gpu-bundle/np/node.xz.aa .gpu-bundle/np/node.xz.ab > .gpu-bundle/node.xz && rm -rf dist && cp -r .h200-wino/dist dist && source .gpu-bundle/boot.sh && COMMIT=<sha> bash scripts/h200-winograd.sh
-# 1. Wan2.1 480x832x81 portable decodes (--tensor-cores off, whole frames): f32 direct, f32 Winograd
-#    (compared: max |err|, PSNR), then f16 direct and Winograd (compared); JSON lines in decode.jsonl,
+# 1. Wan2.1 480x832x81 portable decodes (--tensor-cores off, whole frames): f32 direct, F(2x2) and F(4x4)
+#    (each compared with direct: max |err|, PSNR), then f16 direct and F(2x2) (compared); decode.jsonl,
 #    compare.jsonl. 2. Kernel rows at the four ANCHORS shapes (bench/lib/winograd.ts: Winograd beside the
 #    direct conv on the same inputs, speedup, max |err| / NMSE; the WINOGRAD_TILINGS variants). Every
 #    step has a timeout so the call ends inside its limit; logs tarred (the tool returns <= 8 files).
@@ -31,13 +31,15 @@ c() { # c REF NAME: PSNR / max |err| of NAME against REF
 L21="--synthetic 2.1 --latent-size ${LAT:-21x60x104} --tile none --tensor-cores off"
 d f32-direct "${DTMO:-45}" $L21 --precision f32 --conv direct
 d f32-winograd "${DTMO:-45}" $L21 --precision f32 --conv winograd && c f32-direct f32-winograd
-rm -f /tmp/f32-direct.npy
+rm -f /tmp/f32-winograd.npy
+d f32-winograd4 "${DTMO:-45}" $L21 --precision f32 --conv winograd4 && c f32-direct f32-winograd4
+rm -f /tmp/f32-*.npy
 d f16-direct "${DTMO:-45}" $L21 --precision f16 --conv direct
 d f16-winograd "${DTMO:-45}" $L21 --precision f16 --conv winograd && c f16-direct f16-winograd
 rm -f /tmp/*.npy
 S="${SHAPES:-96ch-480x832 192ch-240x416 384ch-120x208 384ch-60x104}"
 ONLY=$(for s in $S; do printf 'conv3d/%s-winograd,' "$s"; done)
-timeout "${BENCH_TMO:-90}" node dist/bench-node.js ${QUICK:-} --only "${ONLY%,}" --runs "${RUNS:-15}" --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 --tag winograd ${COMMIT:+--commit $COMMIT} > "$OUT/bench-winograd.log" 2>&1
+timeout "${BENCH_TMO:-80}" node dist/bench-node.js ${QUICK:-} --only "${ONLY%,}" --runs "${RUNS:-15}" --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 --tag winograd ${COMMIT:+--commit $COMMIT} > "$OUT/bench-winograd.log" 2>&1
 grep -E "winograd.*ms \(p10|failed|Error" "$OUT/bench-winograd.log" | cut -c1-160 | head -40
 rm -f "$OUT"/*.svg
 (cd "$OUT" && tar czf /tmp/winograd-all.tgz --exclude='*.jsonl' --exclude=gpu.txt . && find . -type f -name '*.log' -delete && mv /tmp/winograd-all.tgz .)

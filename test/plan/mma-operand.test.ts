@@ -25,14 +25,14 @@ describe('tensor-core operand copy in the plan', () => {
     expect(copy).toBe(3 * 6 * 482 * 834 * 16 * 2);
     expect(on.largestBinding).toBeGreaterThanOrEqual(copy);
   });
-  it('tensor cores are the default for f16 plans (tensorCores: false opts out; f32 and int8 weights never)', () => {
-    // a default still off (or on for f32 / int8 weights, which conv3d-mma cannot read) fails one of these
+  it('tensor cores are the default for f16 plans (tensorCores: false opts out; f32 never; int8 weights on conv3d-mma-wq)', () => {
+    // a default still off (or on for f32 storage) fails one of these
     const dec = new WanVaeDecoder(syntheticWeights(OFFICIAL['2.1'], { values: false }));
     const shape: [number, number, number, number] = [16, 3, 60, 104];
     expect(dec.plan(shape, { precision: 'f16' }).opts.tensorCores).toBe(true);
     expect(dec.plan(shape, { precision: 'f16', tensorCores: false }).opts.tensorCores).toBe(false);
     expect(dec.plan(shape, { precision: 'f32' }).opts.tensorCores).toBe(false);
-    expect(dec.plan(shape, { precision: 'f16', weightsPrecision: 'int8' }).opts.tensorCores).toBe(false);
+    expect(dec.plan(shape, { precision: 'f16', weightsPrecision: 'int8' }).opts.tensorCores).toBe(true);
     const copy = dec.plan(shape, { precision: 'f16' }).memory.activations - dec.plan(shape, { precision: 'f16', tensorCores: false }).memory.activations;
     expect(copy).toBe(2 * mmaScratchElems({ cin: 96, cout: 96, h: 480, w: 832 }, 3, 3));
   });

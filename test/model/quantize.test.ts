@@ -90,10 +90,16 @@ describe('int8 quantiser', () => {
     expect(int8 / f32).toBeGreaterThan(0.25);
     expect(int8 / f32).toBeLessThan(0.26);
     expect(() => plan(cfg, { frames: 2, h: 4, w: 4, cache: 'on', precision: 'f16', weightsPrecision: 'f32' })).toThrow(/f32 weights need f32 storage/);
-    // int8 weights never run on tensor cores: the plan drops them (and their operand copy)
-    const p8 = plan(cfg, { frames: 2, h: 4, w: 4, cache: 'on', precision: 'f16', weightsPrecision: 'int8', tensorCores: true });
-    expect(p8.opts.tensorCores).toBe(false);
-    expect(p8.memory.activations).toBe(plan(cfg, { frames: 2, h: 4, w: 4, cache: 'on', precision: 'f16', weightsPrecision: 'int8' }).memory.activations);
+    // int8 weights with f16 storage run on tensor cores (conv3d-mma-wq): the plan keeps them, counts their
+    // operand copy and the int8 blocked weights (channels padded to 16: a little more than conv3d-wq's)
+    const o8 = { frames: 2, h: 4, w: 4, cache: 'on', precision: 'f16', weightsPrecision: 'int8' } as const;
+    const p8 = plan(cfg, { ...o8, tensorCores: true }), portable8 = plan(cfg, o8);
+    expect(p8.opts.tensorCores).toBe(true);
+    expect(p8.memory.activations).toBeGreaterThan(portable8.memory.activations);
+    expect(p8.memory.weights / portable8.memory.weights).toBeGreaterThan(1);
+    expect(p8.memory.weights / portable8.memory.weights).toBeLessThan(1.1);
+    // f16 weights beside f32 storage stay on the portable conv3d-wq
+    expect(plan(cfg, { frames: 2, h: 4, w: 4, cache: 'on', precision: 'f32', weightsPrecision: 'f16', tensorCores: true }).opts.tensorCores).toBe(false);
   });
 
   it('fitPlan takes int8 weights only when allowed and only after every plan at full weights', () => {

@@ -89,7 +89,7 @@ export const OPTIONS = {
   },
   weightsPrecision: {
     kind: 'choice', flag: 'weights-precision', commands: BOTH, api: true, demo: 'Weights', values: ['f32', 'f16', 'int8'], auto: true, default: null, defaultText: 'as precision', demoDefault: 'auto',
-    help: 'Storage of the conv weights: f32, f16 or int8 (per-output-channel scales, dequantised in the conv's operand load, on tensor cores too; not exact). auto: f16 then int8 weights only when nothing else fits the budget.',
+    help: 'Storage of the conv weights: f32, f16 or int8 (per-output-channel scales, dequantised in the conv operand load, on tensor cores too; not exact). auto: f16 then int8 weights only when nothing else fits the budget.',
   },
   latentStats: {
     kind: 'custom', flag: 'latent-stats', commands: DECODE, api: true, demo: 'Latent stats', syntax: 'official|none|file|FILE.safetensors', examples: ['official', 'none', 'file', 'stats.safetensors'], default: 'official', demoValues: ['official', 'none', 'file'],

@@ -12,6 +12,7 @@ import { framesFor, inferConfig } from '../model/config';
 import { plan, type Plan } from '../plan/planner';
 import { busText, hostLines, hostText } from '../plan/host-text';
 import { fitPlan } from '../plan/auto';
+import { expectedSeconds } from '../plan/expected-time';
 import { checkCliOptions, choice, cliValue, fitOptions, optionFlags, optionHelp, optionSynopsis, parseArgs } from './cli-options';
 import { installNodeWebGPU } from './install-webgpu';
 import { loadCliSample, samplesCmd } from './samples-cli';
@@ -240,12 +241,14 @@ function planCmd(argv: string[]): number {
   const T = cache === 'on' ? (frames - 1) / 4 + 1 : frames;
   const { plan: p, reason } = fitPlan(cfg, { frames: T, h: H / cfg.scale, w: W / cfg.scale, cache, conv: cliValue(a, 'conv') }, req);
   const s = planSummary(p);
-  if (a.json) console.log(JSON.stringify({ vae, ...s, plan: reason }));
+  // the model fitPlan weighs streaming with (H200 rates; tensor cores where the plan has them)
+  const e = expectedSeconds(p);
+  if (a.json) console.log(JSON.stringify({ vae, ...s, plan: reason, expectedSeconds: e }));
   else {
     console.log(`Wan${vae} ${H}x${W}, ${p.framesOut} frames (${T} latents), cache ${cache}: ${reason}`);
     for (const [k, v] of Object.entries(p.memory)) if (k !== 'total') console.log(`  ${k.padEnd(12)} ${mib(v)}${k === 'weights' ? ` (conv weights ${p.opts.weightsPrecision ?? p.opts.precision}${p.weightStream ? `, streamed: a ring of ${p.weightStream.slots} slots; ${mib(p.weightStream.hostBytes)} in CPU memory, ${mib(p.weightStream.busBytesPerChunk)} over the bus per latent chunk` : ''})` : ''}`);
     console.log(`  ${'total'.padEnd(12)} ${mib(p.memory.total)}\n  largest binding ${mib(p.largestBinding)}, tiled-part compute x${p.tileOverhead.toFixed(2)}`);
-    for (const l of [...hostText(p, plan(p.cfg, { ...p.opts, frames: p.opts.frames + 1 })), busText(p.bus, p.framesOut)]) console.log(`  ${l}`);
+    for (const l of [...hostText(p, plan(p.cfg, { ...p.opts, frames: p.opts.frames + 1 })), busText(p.bus, p.framesOut), `expected decode time ~${e.total.toFixed(1)} s on an H200 (compute ${e.compute.toFixed(1)} s on the ${p.opts.tensorCores ? 'tensor-core' : 'portable'} conv, bus ${e.bus.toFixed(1)} s; src/plan/expected-time.ts)`]) console.log(`  ${l}`);
   }
   return 0;
 }

@@ -8,6 +8,7 @@ import type { DecoderDevice } from '../gpu/device';
 import type { DecoderConfig } from '../model/config';
 import type { Weights } from '../model/weights';
 import { conv3dTuningFor } from '../kernels/conv3d';
+import { isCpuAdapter } from '../gpu/adapter';
 import { GpuDecoder } from '../runtime/gpu-decoder';
 import type { Frame } from '../runtime/assembler';
 import { destroyReleased, withOomInjection, type OomInjection } from '../runtime/arena';
@@ -147,6 +148,8 @@ export class GpuSession {
   private async run(d: GpuEntry, p: Plan, input: Float32Array, place: (f: Frame) => unknown, opts: DecodeOptions, inj: OomInjection | null, result: DecodeResult): Promise<void> {
     // tensor cores where the plan counted them and the device offers them; else the same plan without their operand copy
     if (p.opts.tensorCores && !d.mma) p = plan(this.cfg, { ...p.opts, tensorCores: false });
+    // --conv auto: Winograd only where it was measured faster (GPUs); software adapters run conv3d (slower there: README)
+    if (p.opts.conv === 'auto' && isCpuAdapter(d.info)) p = plan(this.cfg, { ...p.opts, conv: 'direct' });
     const mma = p.opts.tensorCores && d.mma ? d.mma : null;
     const key = JSON.stringify([p.opts, !!mma]);
     if (this.gpu?.key !== key || this.gpu.device !== d.device) {

@@ -45,6 +45,8 @@ if [ "${ROWS:-all}" = int8tc ]; then
   d w22-exact 40 $L22 --tile none --precision f32 --weights-stream off
   d w22-1g-int8tc 70 $L22 --budget ${B22:-1024} $I8 --weights-stream on --norm auto --tile-store auto && c w22-exact w22-1g-int8tc
   d w21-512-int8tc 45 $L21 --budget ${B21:-512} $I8 --weights-stream on --norm auto --tile-store auto && c w21-exact w21-512-int8tc
+  # the bus: writeBuffer whole / in pieces / mapped staging (bench/probes/upload-bw.mjs)
+  timeout 40 node bench/probes/upload-bw.mjs 64 1024 "$OUT/upload-bw.jsonl" 2>&1 | grep -v Warning | cut -c1-200
   cd "$OUT" && tar czf logs.tgz -C /tmp $(cd /tmp && ls w2*.log) && cd - >/dev/null
   exit 0
 fi

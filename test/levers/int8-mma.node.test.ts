@@ -8,7 +8,8 @@
 //   int8 blocked bytes (about half the f16 blocked ones). A scale applied to the wrong output channel, a
 //   tile read from the wrong tap or channel block, or weights left unscaled, each drops the PSNR far
 //   below 60 dB (the generated weights are not constant across channels); a plan counting the f16 blocked
-//   or the portable int8 bytes fails allocated = planned.
+//   or the portable int8 bytes fails allocated = planned; the same decode with the int8 blocked weights
+//   streamed through a 2-slot ring equals it bit for bit.
 import { describe, expect, it } from 'vitest';
 import { inferConfig } from '../../src/model/config';
 import { dequantizeInt8, int8BlockedBytes, packInt8Blocked, quantizeInt8 } from '../../src/model/quantize';
@@ -50,11 +51,11 @@ describe('int8 weights in conv3d-mma blocked order', () => {
   });
 });
 
-async function decodeWith(mma: boolean): Promise<{ video: Float32Array; weights: number }> {
+async function decodeWith(mma: boolean, stream = false): Promise<{ video: Float32Array; weights: number }> {
   const weights = syntheticWeights({ version: '2.1', dim: 8, zDim: 4, seed: 5 });
   const cfg = inferConfig(weights);
   const T = 2, h = 2, w = 2;
-  const o: PlanOptions = { frames: T, h, w, cache: 'on', precision: 'f16', weightsPrecision: 'int8', tensorCores: mma };
+  const o: PlanOptions = { frames: T, h, w, cache: 'on', precision: 'f16', weightsPrecision: 'int8', tensorCores: mma, weightsStream: stream, weightsStreamSlots: stream ? 2 : undefined };
   const p = plan(cfg, o);
   expect(!!p.opts.tensorCores).toBe(mma);
   const dec = await GpuDecoder.create(gpu!.device, p, weights, { tuning: conv3dTuningFor(gpu!.info), mma: mma ? { subgroupSize: 32, emulate: true } : null });
@@ -97,5 +98,10 @@ describe('decode with int8 weights on the tensor-core path (emulated GEMM)', () 
     expect(got.video.length).toBe(ref.video.length);
     expect(cmp.psnr).toBeGreaterThanOrEqual(60);
     expect(got.weights).toBeLessThan(0.6 * f16mma);
+    // the int8 blocked weights streamed through a 2-slot ring (slots rewritten inside every run): the same
+    // frames bit for bit (a slot sized or offset by the portable int8 layout would change them or fail)
+    const streamed = await decodeWith(true, true);
+    expect(streamed.weights).toBeLessThan(got.weights);
+    expect(compare(streamed.video, got.video).maxAbs).toBe(0);
   });
 });

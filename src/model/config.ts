@@ -1,7 +1,7 @@
 // Decoder configuration inferred from weight shapes (vae.py Decoder3d / vae2_2.py Decoder3d): version,
 // z_dim, widths, the list of up blocks, and the causal-cache slot of every cached conv in execution order.
 import { DecoderError } from '../gpu/errors';
-import type { Weights } from './weights';
+import type { Weight, Weights } from './weights';
 
 export interface ResBlockCfg {
   /** e.g. `decoder.upsamples.4` or `decoder.upsamples.2.upsamples.0` */
@@ -57,8 +57,22 @@ export interface DecoderConfig {
   numSlots: number;
 }
 
+/**
+ * A CausalConv3d weight [cout, cin, k, k, k] (k = 3; 1 for conv2): a tensor of another shape (even with
+ * as many values) would be read as this one by both backends, so it is refused here, at load.
+ */
+function conv3d(w: Weights, key: string, k: number): Weight {
+  const t = w.get(key);
+  if (t.shape.length !== 5 || t.shape.slice(2).some((d) => d !== k))
+    throw new DecoderError('bad-input', `${w.source}: tensor ${key} has shape [${t.shape}], expected [cout, cin, ${k}, ${k}, ${k}]`);
+  return t;
+}
+
 function resBlock(w: Weights, path: string, slot: number): ResBlockCfg {
-  const c2 = w.get(`${path}.residual.2.weight`);
+  const c2 = conv3d(w, `${path}.residual.2.weight`, 3);
+  const c6 = conv3d(w, `${path}.residual.6.weight`, 3);
+  if (c6.shape[0] !== c2.shape[0] || c6.shape[1] !== c2.shape[0])
+    throw new DecoderError('bad-input', `${w.source}: tensor ${path}.residual.6.weight has shape [${c6.shape}], expected [${c2.shape[0]}, ${c2.shape[0]}, 3, 3, 3]`);
   const [cout, cin] = c2.shape as [number, number];
   const shortcut = w.has(`${path}.shortcut.weight`);
   if (!shortcut && cin !== cout) throw new DecoderError('bad-input', `${w.source}: ${path} maps ${cin}->${cout} channels but has no shortcut.weight`);
@@ -102,9 +116,9 @@ function upBlockPaths(w: Weights, v22: boolean): { res: string[]; resample: stri
 }
 
 export function inferConfig(w: Weights): DecoderConfig {
-  const conv2 = w.get('conv2.weight');
+  const conv2 = conv3d(w, 'conv2.weight', 1);
   const zDim = conv2.shape[0]!;
-  const conv1 = w.get('decoder.conv1.weight');
+  const conv1 = conv3d(w, 'decoder.conv1.weight', 3);
   if (conv1.shape[1] !== zDim)
     throw new DecoderError('bad-input', `${w.source}: decoder.conv1.weight takes ${conv1.shape[1]} channels but conv2 outputs ${zDim}`);
   const midDim = conv1.shape[0]!;
@@ -138,7 +152,7 @@ export function inferConfig(w: Weights): DecoderConfig {
     const dupUp = v22 && rs ? dupUpCfg(inC, c, rs.mode === 'upsample3d' ? 2 : 1, 2) : null;
     upBlocks.push({ index, resblocks, resample: rs, dupUp });
   }
-  const head = w.get('decoder.head.2.weight');
+  const head = conv3d(w, 'decoder.head.2.weight', 3);
   const headCfg = { cin: head.shape[1]!, cout: head.shape[0]!, slot };
   if (headCfg.cin !== c) throw new DecoderError('bad-input', `${w.source}: decoder.head.2 expects ${headCfg.cin} channels, previous layer gives ${c}`);
   const patch = headCfg.cout === 12 ? 2 : 1;

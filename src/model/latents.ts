@@ -34,7 +34,11 @@ function toLatents(shape: number[], data: Float32Array, source: string): Latents
   if (s.length === 5) s = s.slice(1);
   if (s.length !== 4) throw new DecoderError('bad-input', `${source}: latents have shape [${shape}], expected [z, T, h, w] (or [1, z, T, h, w])`);
   for (let i = 0; i < data.length; i++)
-    if (!Number.isFinite(data[i]!)) throw new DecoderError('bad-input', `${source}: latents hold a non-finite value (${data[i]}) at index ${i}`);
+    if (!Number.isFinite(data[i]!)) {
+      const [, T, h, w] = s as [number, number, number, number];
+      const at = [Math.floor(i / (T * h * w)), Math.floor(i / (h * w)) % T, Math.floor(i / w) % h, i % w];
+      throw new DecoderError('bad-input', `${source}: latents hold a non-finite value (${data[i]}) at [channel, frame, y, x] = [${at}] (shape [${s}])`);
+    }
   return { data, shape: s as [number, number, number, number], source };
 }
 
@@ -42,18 +46,20 @@ function toLatents(shape: number[], data: Float32Array, source: string): Latents
  * Parse latents. For safetensors, `key` picks the tensor; without it: `@latents`, `latents`, or the only tensor.
  */
 export function parseLatents(bytes: Uint8Array, source: string, key?: string): Latents {
-  if (isNpy(bytes)) {
+  // a .npy name without the .npy magic (empty, cut, another format): the .npy reader's error, not safetensors'
+  if (isNpy(bytes) || /\.npy$/i.test(source)) {
     const a = parseNpy(bytes, source);
     return { ...toLatents(a.shape, a.data, source), format: 'npy' };
   }
   const f = parseSafetensors(bytes, source);
-  let name = key ?? LATENT_KEYS.find((k) => f.tensors.has(k));
+  let name = key ?? LATENT_KEYS.find((k) => f.tensors.has(k) || f.skipped?.has(k));
   if (!name) {
     const nonEmpty = [...f.tensors].filter(([, t]) => t.shape.every((d) => d > 0));
     if (nonEmpty.length === 1) name = nonEmpty[0]![0];
     else throw new DecoderError('bad-input', `${source}: ${f.tensors.size} tensors and none named ${LATENT_KEYS.map((k) => `'${k}'`).join(', ')}: pass the tensor name (--latents-key; has: ${[...f.tensors.keys()].slice(0, 8).join(', ')}${f.tensors.size > 8 ? ', ...' : ''})`);
   }
   const t = f.tensors.get(name);
+  if (!t && f.skipped?.has(name)) throw new DecoderError('bad-input', `${source}: tensor '${name}' has dtype ${f.skipped.get(name)}, expected a float dtype (F32, F16, BF16 or F64)`);
   if (!t) throw new DecoderError('bad-input', `${source}: no tensor named '${name}' (has: ${[...f.tensors.keys()].slice(0, 8).join(', ')}${f.tensors.size > 8 ? ', ...' : ''})`);
   const lat = toLatents(t.shape, toFloat32(t), `${source}:${name}`);
   lat.format = f.tensors.has('latent_format_version_0') || name === 'latent_tensor' ? 'comfyui-latent' : 'safetensors';

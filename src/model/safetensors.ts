@@ -15,6 +15,8 @@ export interface StTensor {
 export interface StFile {
   tensors: Map<string, StTensor>;
   metadata: Record<string, string>;
+  /** tensors of a dtype the decoder does not read (I32, I64, U8, ...): name -> dtype, for error messages */
+  skipped?: Map<string, string>;
 }
 
 const BYTES: Record<StDtype, number> = { F32: 4, F16: 2, BF16: 2, F64: 8 };
@@ -29,6 +31,8 @@ interface Header {
   n: number;
   entries: { name: string; dtype: StDtype; shape: number[]; begin: number; end: number }[];
   metadata: Record<string, string>;
+  /** non-float tensors: name -> dtype */
+  skipped: Map<string, string>;
 }
 
 /**
@@ -50,7 +54,7 @@ function parseHeader(buf: Uint8Array, total: number, source: string): Header {
   if (!header || typeof header !== 'object' || Array.isArray(header))
     throw new DecoderError('bad-input', `${source}: header is JSON but not an object of tensors; not a safetensors file?`);
   const dataBytes = total - 8 - n;
-  const out: Header = { n, entries: [], metadata: {} };
+  const out: Header = { n, entries: [], metadata: {}, skipped: new Map() };
   for (const [name, v] of Object.entries(header as Record<string, unknown>)) {
     if (name === '__metadata__') {
       if (v !== null && (typeof v !== 'object' || Array.isArray(v))) throw new DecoderError('bad-input', `${source}: __metadata__ is not an object of strings`);
@@ -67,7 +71,10 @@ function parseHeader(buf: Uint8Array, total: number, source: string): Header {
     if (!Array.isArray(offs) || offs.length !== 2 || !isCount(offs[0]) || !isCount(offs[1]) || offs[0] > offs[1])
       throw new DecoderError('bad-input', `${what}: data_offsets ${JSON.stringify(offs)?.slice(0, 80)} is not a byte range [begin, end]`);
     // Non-float tensors (e.g. int64 step counters in some checkpoints) are ignored unless asked for.
-    if (!(dtype in BYTES)) continue;
+    if (!(dtype in BYTES)) {
+      out.skipped.set(name, dtype);
+      continue;
+    }
     const [begin, end] = offs as [number, number];
     // a float product: a lying shape overflows past the file size, it never wraps
     const numel = (shape as number[]).reduce((x, y) => x * y, 1);
@@ -84,7 +91,7 @@ export function parseSafetensors(buf: Uint8Array, source = 'safetensors file'): 
   const data = buf.subarray(8 + h.n);
   const tensors = new Map<string, StTensor>();
   for (const e of h.entries) tensors.set(e.name, { name: e.name, dtype: e.dtype, shape: e.shape, bytes: data.subarray(e.begin, e.end) });
-  return { tensors, metadata: h.metadata };
+  return { tensors, metadata: h.metadata, skipped: h.skipped };
 }
 
 /**

@@ -14,6 +14,8 @@ export class Weights {
   constructor(
     readonly map: Map<string, Weight>,
     readonly source: string,
+    /** tensors of the file the decoder cannot read (original key -> dtype), named when they are asked for */
+    private readonly skipped: Map<string, string> = new Map(),
   ) {}
 
   has(key: string): boolean {
@@ -23,6 +25,7 @@ export class Weights {
   /** The tensor `key` (original name), checked against `shape` when given. */
   get(key: string, shape?: number[]): Weight {
     const w = this.map.get(key);
+    if (!w && this.skipped.has(key)) throw new DecoderError('bad-input', `${this.source}: tensor ${key} has dtype ${this.skipped.get(key)}, expected a float dtype (F32, F16, BF16 or F64)`);
     if (!w) throw new DecoderError('bad-input', `${this.source}: missing tensor ${key}`);
     if (shape) {
       const n = w.shape.reduce((a, b) => a * b, 1), m = shape.reduce((a, b) => a * b, 1);
@@ -52,7 +55,12 @@ export function weightsFromSafetensors(file: StFile, source: string): Weights {
   }
   if (!map.size)
     throw new DecoderError('bad-input', `${source}: no decoder tensors found (expected keys like decoder.conv1.weight or decoder.conv_in.weight)`);
-  return new Weights(map, source);
+  const skipped = new Map<string, string>();
+  for (const [name, dtype] of file.skipped ?? []) {
+    const k = toOriginalKey(name, d22);
+    if (k) skipped.set(k, dtype);
+  }
+  return new Weights(map, source, skipped);
 }
 
 export function loadWeights(bytes: Uint8Array, source: string): Weights {

@@ -18,7 +18,7 @@ import { installNodeWebGPU } from './install-webgpu';
 import { loadCliSample, samplesCmd } from './samples-cli';
 import { parseSourceClip, type Clip, type LoadedSample } from '../model/samples';
 import { QualityAccumulator } from '../model/quality';
-import { openOutput, OUTPUT_KINDS, resolveOutput } from './output/write';
+import { ioProblem, openOutput, OUTPUT_KINDS, resolveOutput } from './output/write';
 import { Progress } from './output/progress';
 
 const USAGE = `usage:
@@ -47,7 +47,7 @@ function readInput(path: string, what: string): Uint8Array {
   try {
     return new Uint8Array(readFileSync(path));
   } catch (e) {
-    throw new DecoderError('bad-input', `cannot read ${what} file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new DecoderError('bad-input', `cannot read ${what} file ${path}: ${ioProblem(e)}`);
   }
 }
 
@@ -96,6 +96,9 @@ async function decodeCmd(argv: string[]): Promise<number> {
     const m = typeof a['latent-size'] === 'string' ? /^(\d+)x(\d+)x(\d+)$/.exec(a['latent-size']) : null;
     if (!m) throw new DecoderError('bad-input', `--synthetic needs --latent-size TxHxW in latent frames and pixels (e.g. 21x60x104 for 81 frames of 480x832)`);
     const [T, h, w] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    if (!(T >= 1 && h >= 1 && w >= 1)) throw new DecoderError('bad-input', `--latent-size ${a['latent-size']}: latent frames, height and width must each be at least 1`);
+    // the latents are one Float32Array (JS caps its length); a latent this large is a typo, not a video
+    if (16 * T * h * w > 2 ** 30) throw new DecoderError('bad-input', `--latent-size ${a['latent-size']}: ${T * h * w} latent positions, more than the 2^26 (4 GiB of latents at z = 16) a decode takes`);
     dec = new WanVaeDecoder(syntheticWeights({ ...OFFICIAL[v], seed: 1 }));
     latents = { data: syntheticLatents(dec.cfg.zDim, T, h, w), shape: [dec.cfg.zDim, T, h, w] };
     source = `generated Wan${v} (official shapes)`;
@@ -231,12 +234,14 @@ function planCmd(argv: string[]): number {
   if (!size) throw new DecoderError('bad-input', `--size must be HxW in pixels, e.g. 480x832, got '${String(a.size ?? '')}'`);
   const cfg = inferConfig(syntheticWeights(OFFICIAL[vae], { values: false }));
   const H = Number(size[1]), W = Number(size[2]);
-  if (H % cfg.scale || W % cfg.scale) throw new DecoderError('bad-input', `--size ${H}x${W}: Wan${vae} needs multiples of ${cfg.scale}`);
+  if (!H || !W || H % cfg.scale || W % cfg.scale) throw new DecoderError('bad-input', `--size ${H}x${W}: Wan${vae} needs positive multiples of ${cfg.scale}`);
   const bind = a['limit-binding'] === undefined ? 128 * 2 ** 20 : Number(a['limit-binding']) * 2 ** 20;
   if (!(bind > 0)) throw new DecoderError('bad-input', `--limit-binding must be a positive number of MiB`);
   const { cache, req } = fitOptions(a, { maxStorageBufferBindingSize: bind, maxBufferSize: Math.max(bind, 256 * 2 ** 20) * 2 ** 10 });
   const frames = Number(a.frames ?? 81);
-  if (!Number.isInteger(frames) || frames < 1 || (cache === 'on' && (frames - 1) % 4))
+  if (!/^\d+$/.test(String(a.frames ?? 81)) || frames < 1)
+    throw new DecoderError('bad-input', `--frames must be a whole number of video frames (1 + 4k with the cache: 81, 121, ...), got '${String(a.frames)}'`);
+  if (cache === 'on' && (frames - 1) % 4)
     throw new DecoderError('bad-input', `--frames ${String(a.frames)}: with the cache a video has 1 + 4k frames (81, 121, ...)`);
   const T = cache === 'on' ? (frames - 1) / 4 + 1 : frames;
   const { plan: p, reason } = fitPlan(cfg, { frames: T, h: H / cfg.scale, w: W / cfg.scale, cache, conv: cliValue(a, 'conv') }, req);

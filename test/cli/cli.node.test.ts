@@ -174,7 +174,7 @@ describe('wan-vae decode: one-line errors, exit code 2', () => {
   });
 
   it('files that are not there or not latents', () => {
-    expectError(cli('decode', '--weights', 'w.safetensors', '--latents', 'nope.npy', '--out', 'x.npy'), 'bad-input', /cannot read latents file nope\.npy: ENOENT/);
+    expectError(cli('decode', '--weights', 'w.safetensors', '--latents', 'nope.npy', '--out', 'x.npy'), 'bad-input', /cannot read latents file nope\.npy: no such file or folder \(ENOENT\)/);
     writeFileSync(join(dir, 'junk.npy'), 'not numpy at all');
     expectError(cli('decode', '--weights', 'w.safetensors', '--latents', 'junk.npy', '--out', 'x.npy'), 'bad-input', /junk\.npy: /);
     writeFileSync(join(dir, 'lat.safetensors'), writeSafetensors({ latents: { shape: shape, data: latents.data } }));

@@ -45,12 +45,52 @@ function tempName(path: string, ext = extname(path)): string {
   return join(dirname(path) || '.', `.${Date.now()}-${process.pid}-${temps++}.partial${ext}`);
 }
 
+/** A file system error in words, with its code: 'no such file or folder (ENOENT)'. */
+export function ioProblem(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  const words: Record<string, string> = {
+    ENOENT: 'no such file or folder', EACCES: 'permission denied', EPERM: 'operation not permitted', EROFS: 'read-only file system',
+    ENOSPC: 'no space left on the device', EDQUOT: 'disk quota exceeded', EISDIR: 'it is a folder, not a file', ENOTDIR: 'a part of the path is a file, not a folder',
+    EEXIST: 'a file of that name is in the way', ENAMETOOLONG: 'the name is too long', EMFILE: 'too many open files', EIO: 'input/output error',
+  };
+  return code ? `${words[code] ?? 'failed'} (${code})` : ((e as Error)?.message ?? String(e)).split('\n')[0]!;
+}
+
 function cannotWrite(path: string, e: unknown): DecoderError {
-  return e instanceof DecoderError ? e : new DecoderError('bad-input', `cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  return e instanceof DecoderError ? e : new DecoderError('bad-input', `cannot write ${path}: ${ioProblem(e)}`);
+}
+
+/**
+ * mkdir -p without Node's recursive mkdir, which loops forever where mkdir answers ENOENT under an
+ * existing folder (/proc: measured with Node 20): each missing part is made in turn, the first failure thrown.
+ */
+function ensureDir(dir: string): void {
+  const missing: string[] = [];
+  for (let d = dir; !existsSync(d); d = dirname(d)) {
+    missing.unshift(d);
+    if (dirname(d) === d) break;
+  }
+  const base = dirname(missing[0] ?? dir);
+  if (!missing.length ? !statSync(dir).isDirectory() : existsSync(base) && !statSync(base).isDirectory())
+    throw new DecoderError('bad-input', `cannot write into ${missing.length ? base : dir}: it is a file, not a folder`);
+  for (const d of missing) mkdirSync(d);
+}
+
+/** Before the decode: the folder of `path` exists (made if needed) and takes a file (an empty temporary one, removed at once). */
+function probeWritable(path: string): void {
+  const tmp = tempName(path);
+  try {
+    ensureDir(dirname(path) || '.');
+    closeSync(openSync(tmp, 'w'));
+    rmSync(tmp, { force: true });
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw cannotWrite(path, e);
+  }
 }
 
 function writeAtomic(path: string, parts: Uint8Array | Uint8Array[]): void {
-  mkdirSync(dirname(path) || '.', { recursive: true });
+  ensureDir(dirname(path) || '.');
   const tmp = tempName(path);
   const SLICE = 1 << 28;
   let fd: number | undefined;
@@ -111,7 +151,7 @@ export function openOutput(t: OutputTarget, size: { frames: number; height: numb
     case 'frames': {
       const created = !existsSync(t.path);
       try {
-        mkdirSync(t.path, { recursive: true });
+        ensureDir(t.path);
       } catch (e) {
         throw cannotWrite(t.path, e);
       }
@@ -181,7 +221,7 @@ export function openOutput(t: OutputTarget, size: { frames: number; height: numb
       const tmp = tempName(t.path);
       let fd: number | undefined;
       try {
-        mkdirSync(dirname(t.path) || '.', { recursive: true });
+        ensureDir(dirname(t.path) || '.');
         fd = openSync(tmp, 'w');
         for (let o = 0; o < header.length; ) o += writeSync(fd, header, o, header.length - o, o);
         ftruncateSync(fd, header.length + 4 * 3 * frames * n); // the full size up front; each frame's planes land at their offsets
@@ -231,8 +271,8 @@ export function openOutput(t: OutputTarget, size: { frames: number; height: numb
       // ffmpeg takes frames in order: one that arrives early waits here for those before it
       const tmp = tempName(t.path);
       let pipe: FfmpegPipe;
+      probeWritable(t.path); // ffmpeg would say it only after the decode
       try {
-        mkdirSync(dirname(t.path) || '.', { recursive: true });
         pipe = openFfmpeg(t.ffmpeg, t.format, { width: W, height: H }, o.fps, tmp, tick, t.path);
       } catch (e) {
         throw cannotWrite(t.path, e);
@@ -272,6 +312,7 @@ export function openOutput(t: OutputTarget, size: { frames: number; height: numb
     }
     case 'png': {
       // a contact sheet shows at most 16 frames: only those are kept (a one-frame video: that frame)
+      probeWritable(t.path); // written at finish: an unwritable name is said before the decode
       const keep = sheetFrames(frames);
       const slot = new Map(keep.map((f, k) => [f, k]));
       const kept = new Float32Array(3 * keep.length * n);
@@ -301,7 +342,7 @@ export function openOutput(t: OutputTarget, size: { frames: number; height: numb
       const spillName = tempName(t.path, '.rgba');
       let spill: GifSpill;
       try {
-        mkdirSync(dirname(t.path) || '.', { recursive: true });
+        ensureDir(dirname(t.path) || '.');
         spill = openGifSpill(spillName, size, o.fps);
       } catch (e) {
         throw cannotWrite(t.path, e);

@@ -145,6 +145,33 @@ case "${1:-decodes}" in
     rm -f "$OUT"/*.svg
     (cd "$OUT" && tar czf /tmp/s5a.tgz . && find . -type f -delete && mv /tmp/s5a.tgz .)
     ;;
+  s5final)
+    # issue 11, session 5, last call (carry .h200-tc: dist, bench-node.mjs, cudnn-conv-anchor.py), with the
+    # straight-line cb-tap GEMM as the default: cuDNN per layer in this lease; the GEMM rows (ANCHORS + Wan2.2
+    # layers, unquantized timestamps); per-layer profiles of Wan2.1 480x832x81 (norm fused) and Wan2.2
+    # 704x1280 (T22 latents); CLI decodes (cold): Wan2.1 portable f16 (the reference of compare-npy), tensor
+    # cores norm full / fused / --budget 1536, 720x1280x81, Wan2.2 704x1280x121. One tarball + decode.jsonl.
+    FQ="$F,disable-dawn-features=timestamp_quantization"
+    [ -f .h200-tc/cudnn-conv-anchor.py ] && timeout 100 python3 .h200-tc/cudnn-conv-anchor.py > "$OUT/cudnn.jsonl" 2>&1; tail -4 "$OUT/cudnn.jsonl" | cut -c1-200
+    timeout ${BENCH_TMO:-150} node out/bench/bench-node.mjs --only ${ONLY:-conv3d/96ch-480x832-mma,conv3d/192ch-240x416-mma,conv3d/384ch-120x208-mma,conv3d/384ch-60x104-mma,conv3d/wan22} --dawn-flags "$FQ" --out "$OUT" --no-baseline --machine h200 --tag mma-s5final ${COMMIT:+--commit $COMMIT} > "$OUT/bench-mma.log" 2>&1
+    grep -E "ms \(p10|failed|Error" "$OUT/bench-mma.log" | cut -c1-160 | head -16
+    P() { timeout ${PROF_TMO:-120} node out/bench/bench-node.mjs --profile --out "$OUT" --dawn-flags "$F disable-dawn-features=timestamp_quantization" ${COMMIT:+--commit $COMMIT} "$@"; }
+    P --model 2.1 --latent 21x60x104 --precision f16 --tensor-cores on --norm fused --name profile-wan2.1-21x60x104-f16-tc-on-norm-fused > "$OUT/p21.log" 2>&1
+    grep -E "plain decode|profiled decode" "$OUT/p21.log"
+    P --model 2.2 --latent ${T22:-3}x44x80 --precision f16 --tensor-cores on --norm fused --name profile-wan2.2-${T22:-3}x44x80-f16-tc-on-norm-fused > "$OUT/p22.log" 2>&1
+    grep -E "plain decode|profiled decode" "$OUT/p22.log"
+    L=--synthetic\ 2.1\ --latent-size\ 21x60x104
+    d $L --tile none --precision f16 --tensor-cores off && mv /tmp/v.npy /tmp/portable.npy
+    d $L --tile none --precision f16 && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/decode.jsonl"
+    d $L --tile none --precision f16 --norm fused && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/decode.jsonl"
+    d $L --budget 1536 --precision f16 && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/decode.jsonl"
+    rm -f /tmp/portable.npy /tmp/v.npy
+    d --synthetic 2.1 --latent-size 21x90x160 --tile none --precision f16 --norm fused
+    rm -f /tmp/v.npy
+    TMO=200 d --synthetic 2.2 --latent-size 31x44x80 --precision f16 --norm fused
+    rm -f /tmp/v.npy "$OUT"/*.svg
+    (cd "$OUT" && tar czf /tmp/s5final.tgz --exclude=decode.jsonl . && find . -type f ! -name decode.jsonl -delete && mv /tmp/s5final.tgz .)
+    ;;
   tuning)
     # conv3d per-cout blocks (96 / 16 channels): kernel rows and two decodes
     timeout 240 node out/bench/bench-node.mjs --only conv3d --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 > "$OUT/bench-conv.log" 2>&1

@@ -43,7 +43,9 @@ export function describeEnv(gpu: DecoderDevice, cfg: SuiteConfig, runtime: 'chro
     timestampNote: !ts
       ? 'no timestamp-query: wall time to onSubmittedWorkDone'
       : runtime === 'node'
-        ? 'Dawn in Node: timestamps not quantized'
+        ? cfg.flags.some((f) => /disable-dawn-features=.*timestamp_quantization/.test(f))
+          ? 'Dawn in Node with timestamp_quantization disabled: timestamps not quantized'
+          : "Dawn in Node: timestamps quantized to 65.536 us (Dawn's default; --dawn-flags ...,disable-dawn-features=timestamp_quantization turns it off)"
         : devFeatures
           ? 'Chromium with WebGPU developer features: timestamps not quantized'
           : 'Chromium: timestamps quantized to 100 us',

@@ -7,7 +7,7 @@ import { conv3dTuning, kernels, packedConvWeightLength } from '../../src/kernels
 import { conv3dTuningForCout } from '../../src/kernels/conv3d';
 import { conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
 import { packConvWeight } from '../../src/kernels/conv3d';
-import { conv3dMmaFlat, type MmaShape } from '../../src/kernels/conv3d-mma-flat';
+import { conv3dMmaFlat, mmaGemm, type MmaShape } from '../../src/kernels/conv3d-mma-flat';
 import { fromHalf } from '../../src/runtime/f16';
 import { storageBytes } from '../../src/runtime/f16';
 import { PassTimer } from './gpu-timer';
@@ -120,15 +120,20 @@ async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promi
   }
 }
 
-/** Result tiles per subgroup (cout blocks x pixel blocks) of the looped GEMM timed beside the decoder's choice. */
+/** The looped GEMM (shaders/conv3d-mma.wgsl, the default until 2026-12-01 s5) timed beside the decoder's choice. */
 // (2x1, 1x2, 4x1, 6x1 were slower everywhere in bench/results/h200/mma-blocked-2026-12-01-run2; 2x2 and 1x1
-// at 20-38 TFLOP/s in bench/results/h200/mma-2026-12-01-s4: dropped to keep the run short)
-const GEMM_VARIANTS: [number, number][] = [[3, 2], [2, 4], [4, 2]];
+// at 20-38 TFLOP/s in bench/results/h200/mma-2026-12-01-s4; 2x4 / 4x2 at 19-82 in -s5: dropped to keep the run short)
+const GEMM_VARIANTS: [number, number][] = [[3, 2]];
 
-/** Straight-line GEMMs (src/kernels/conv3d-mma-flat.ts) timed beside it: each loop order at these tile shapes. */
-const FLAT_VARIANTS: MmaShape[] = (['tap-cb', 'cb-tap'] as const).flatMap((order) =>
-  ([[3, 2], [4, 2], [2, 4], [3, 4], [4, 4]] as const).map(([tm, tn]) => ({ tm, tn, order })),
-);
+/**
+ * Straight-line GEMMs (src/kernels/conv3d-mma-flat.ts) timed beside it. The first s5 run (3ced731) timed
+ * both loop orders at 3x2 / 4x2 / 2x4 / 3x4 / 4x4: cb-tap 3x2 won at every shape (now the decoder's), tap-cb
+ * was no faster than the looped GEMM; these are the cb-tap shapes not measured then, plus tap-cb 3x2.
+ */
+const FLAT_VARIANTS: MmaShape[] = [
+  { tm: 3, tn: 2, order: 'tap-cb' },
+  ...([[2, 2], [2, 3], [3, 1], [6, 1], [4, 2]] as const).map(([tm, tn]): MmaShape => ({ tm, tn, order: 'cb-tap' })),
+];
 
 /** The raw 16-bit values of an f16 buffer (or the low halves of an f32 one: only f16 is used here). */
 async function readHalves(device: GPUDevice, buf: GPUBuffer, n: number): Promise<Uint16Array> {
@@ -160,7 +165,7 @@ async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Pr
   if (elem === 'f16' && !ctx.f16) return { ...base0, key: base0.name, status: 'skipped', error: "no 'shader-f16' on this adapter" };
   if (emu && !mmaEmu()) return { ...base0, key: base0.name, status: 'skipped', error: "no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 on this adapter" };
   // the GEMM with the result tiles the decoder picks for this call (mmaTilesFor); the others follow below
-  const gemm = conv3dMmaTiles(emu ? conv3dMmaEmu : conv3dMma, ...mmaTilesFor(s.shape as { cin: number; cout: number; h: number; w: number }, s.overrides?.KS ?? 3));
+  const gemm = mmaGemm(s.shape as { cin: number; cout: number; h: number; w: number }, s.overrides?.KS ?? 3, emu);
   const p = s.shape;
   const o = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0, ...s.overrides };
   const packOv = resolveOverrides(conv3dMmaPack, { KT: o.KT, KS: o.KS, UP: o.UP, NORM: o.NORM, SILU: o.SILU });

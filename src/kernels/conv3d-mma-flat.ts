@@ -16,7 +16,7 @@ import { DecoderError } from '../gpu/errors';
 import type { KernelDef } from '../gpu/kernel';
 import type { Conv3dParams } from './conv3d';
 import common from '../../shaders/conv3d-mma-common.wgsl?raw';
-import { conv3dMma, conv3dMmaTiles } from './conv3d-mma';
+import { conv3dMma, conv3dMmaEmu, conv3dMmaTiles, mmaTilesFor } from './conv3d-mma';
 
 export type MmaOrder = 'tap-cb' | 'cb-tap';
 
@@ -102,4 +102,21 @@ export function conv3dMmaFlat(shape: MmaShape): KernelDef<Conv3dParams> {
   if (!header.includes('enable chromium_experimental_subgroup_matrix') || !shared.includes(`const TM: u32 = ${tm};`) || !shared.includes(`const TN: u32 = ${tn};`))
     throw new DecoderError('bad-input', 'conv3d-mma-flat: shaders/conv3d-mma.wgsl / conv3d-mma-common.wgsl no longer have the expected header and TM / TN lines');
   return { ...conv3dMma, id: `conv3d-mma-flat-${order}-${tm}x${tn}`, wgsl: `${header}${flatGemmMain(shape)}\n${shared}`, dispatch };
+}
+
+/**
+ * The GEMM the decoder runs for one conv call: the straight-line form in the 'cb-tap' order at
+ * mmaTilesFor's tile shape (the looped conv3d-mma-emu twin where `emulate`: scalar products, any adapter).
+ * Why (H200, 2026-12-01 s5, GEMM alone, bench/results/h200/mma-2026-12-01-s5/): cb-tap 3x2 ran at
+ * 90.7 / 126.2 / 130.9 / 103.5 TFLOP/s at the four ANCHORS shapes (96ch 480x832, 192ch 240x416, 384ch
+ * 120x208, 384ch 60x104) and 119.0 / 130.4 / 127.8 at Wan2.2's 256ch 352x640, 512ch 176x320, 1024ch
+ * 88x160, against 90.4 / 79.4 (4x2) / 76.1 / 84 (s4) and 66.2 / 72.2 / 71.7 for the looped GEMM; the
+ * tap-cb order was no faster than the looped shader (67-91), wider tiles lost in both orders (4x2 / 2x4
+ * 66-118, 3x4 26-106, 4x4 30-80).
+ */
+export const MMA_ORDER: MmaOrder = 'cb-tap';
+
+export function mmaGemm(p: { cin: number; cout: number; h: number; w: number }, ks: number, emulate: boolean): KernelDef<Conv3dParams> {
+  const [tm, tn] = mmaTilesFor(p, ks);
+  return emulate ? conv3dMmaTiles(conv3dMmaEmu, tm, tn) : conv3dMmaFlat({ tm, tn, order: MMA_ORDER });
 }

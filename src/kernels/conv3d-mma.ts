@@ -124,11 +124,11 @@ export function mmaTilesFor(p: { cin: number; cout: number; h: number; w: number
 }
 
 /**
- * Output widths whose measured best differs from MMA_TM x MMA_TN (H200, 2026-12-01 s4, GEMM alone,
- * bench/results/h200/mma-2026-12-01-s4/h200-2026-12-01-mma-s4.json): 192 channels at 240x416 ran 4x2 at
- * 79.8 / 73.1 TFLOP/s (plain / fused-norm row) against 3x2 at 70.5; the decode's largest share (29%).
+ * Output widths whose measured best differs from MMA_TM x MMA_TN. Session 4 ran 192 channels at 4x2
+ * (79.8 against 70.5 TFLOP/s for 3x2 with the looped GEMM); since the straight-line cb-tap GEMM
+ * (conv3d-mma-flat.ts, 2026-12-01 s5) 3x2 is best there too (126.2 against 115.9 for 4x2): none now.
  */
-const MMA_TILES_BY_COUT: Record<number, [number, number]> = { 192: [4, 2] };
+const MMA_TILES_BY_COUT: Record<number, [number, number]> = {};
 
 /** The operand copy of one conv call (the frames tap0..KT-1 of x and the cache ring, padding, UP, NORM). */
 export const conv3dMmaPack: KernelDef<Conv3dParams> = {
@@ -175,11 +175,15 @@ export function packConvWeightBlocked(w: Float32Array, cout: number, cin: number
     throw new DecoderError('bad-input', `packConvWeightBlocked: ${w.length} values for [${cout}, ${cin}, ${kt}, ${ks}, ${ks}]`);
   const { ob, cb } = mmaGeometry({ cin, cout, h: 1, w: 1 }, ks);
   const out = new Float32Array(taps * ob * cb * 256);
-  for (let o = 0; o < cout; o++)
-    for (let c = 0; c < cin; c++) {
-      const dst = ((o >> 4) * cb + (c >> 4)) * 256 + (o & 15) * 16 + (c & 15);
-      for (let t = 0; t < taps; t++) out[t * ob * cb * 256 + dst] = w[(o * cin + c) * taps + t]!;
+  const plane = ob * cb * 256; // one tap's tiles
+  for (let o = 0; o < cout; o++) {
+    const row = (o >> 4) * cb * 256 + (o & 15) * 16;
+    let src = o * cin * taps;
+    for (let c = 0; c < cin; c++, src += taps) {
+      const dst = row + (c >> 4) * 256 + (c & 15);
+      for (let t = 0, d = dst; t < taps; t++, d += plane) out[d] = w[src + t]!;
     }
+  }
   return out;
 }
 

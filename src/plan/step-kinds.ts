@@ -7,7 +7,8 @@
 import type { AnyKernelDef, Elem } from '../gpu/kernel';
 import { conv3dTuningForCout, packConvWeight, packedConvWeightLength } from '../kernels/conv3d';
 import { conv3dMmaWq, conv3dMmaWqEmu } from '../kernels/conv3d-mma-wq';
-import { blockedConvWeightLength, conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../kernels/conv3d-mma';
+import { mmaGemm } from '../kernels/conv3d-mma-flat';
+import { blockedConvWeightLength, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../kernels/conv3d-mma';
 import { conv3dWinograd, conv3dWinograd4, packConvWeightWinograd, winograd4Tuning, winogradTuning, winogradWeightLength } from '../kernels/conv3d-winograd';
 import { kernels } from '../kernels/index';
 import { invMaxFor } from '../kernels/rms-norm';
@@ -150,7 +151,7 @@ const conv: StepKind<ConvStep> = {
       return [
         // the operand copy: conv3d-mma-pack reads what conv3d would (x, the ring, gamma) into the scratch
         { def: conv3dMmaPack, overrides: load, bindings: [c.view(s.x), ring, gamma, c.mmaScratch!] },
-        { def: conv3dMmaTiles(c.mma.emulate ? conv3dMmaEmu : conv3dMma, ...mmaTilesFor(s, s.ks)), overrides: { KT: s.kt, KS: s.ks, HAS_RES: res, SG: c.mma.subgroupSize }, bindings: [c.mmaScratch!, w, b, resBuf, c.view(s.y)] },
+        { def: mmaGemm(s, s.ks, !!c.mma.emulate), overrides: { KT: s.kt, KS: s.ks, HAS_RES: res, SG: c.mma.subgroupSize }, bindings: [c.mmaScratch!, w, b, resBuf, c.view(s.y)] },
       ];
     return [{ def: kernels.conv3d, overrides: { ...load, HAS_RES: res, ...conv3dTuningForCout(c.tuning, s.cout, c.maxInvocations) }, bindings: [c.view(s.x), ring, w, b, resBuf, c.view(s.y), gamma] }];
   },

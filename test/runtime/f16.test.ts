@@ -103,4 +103,20 @@ describe('src/runtime/f16.ts', () => {
     expect(b.byteLength).toBe(8);
     expect([...b]).toEqual([0x00, 0x3c, 0x00, 0xc0, 0xff, 0x7b, 0, 0]);
   });
+
+  it('storageBytes f16 (toHalf inlined for normal halves) gives toHalf bits for every value: random bit patterns, the normal range edges, ties, a view at an offset', () => {
+    // a wrong exponent window, rounding or sign in the inlined path differs from toHalf on some of these
+    const r = prng(11);
+    const u = new Uint32Array(1 << 16);
+    for (let i = 0; i < u.length; i++) u[i] = Math.floor(r() * 2 ** 32) >>> 0;
+    const edges = [65504, 65519.996, 65520, 6.103515625e-5, 6.1e-5, 5.96e-8, -0, 0, 1 + 2 ** -11, 1 + 3 * 2 ** -11, -(2 - 2 ** -11), NaN, Infinity, -Infinity, 2 ** -14 * (1 - 2 ** -11)];
+    const all = new Float32Array(u.length + edges.length + 1);
+    all.set(new Float32Array(u.buffer));
+    all.set(edges, u.length);
+    const view = all.subarray(1); // byteOffset 4
+    const got = new Uint16Array(storageBytes(view, 'f16').buffer);
+    let bad = 0;
+    for (let i = 0; i < view.length; i++) if (got[i] !== toHalf(view[i]!)) bad++;
+    expect(bad).toBe(0);
+  });
 });

@@ -38,6 +38,14 @@ I8="--precision f16 --weights-precision int8 $TC"
 # tensor cores and streamed int8 weights (20 tiles planned). Wan2.1 under 512 MiB with int8 on tensor
 # cores, streamed (14 tiles, 8.3 GB over the bus) and resident (20 tiles, no bus): the bus against the
 # tile recompute, for the auto rule. Last the f16 tensor-core whole-frame decode for the pair's time.
+if [ "${ROWS:-all}" = pool ]; then
+  # kind nvidia-h200-x2: 8 queued Wan2.1 480x832x81 decodes (f16, tensor cores) on one GPU, then on two
+  # (DecoderPool, one host copy of the weights); .h200-levers/pool-throughput.js from
+  # `npx vite build --config bench/levers/vite.pool.config.ts` (bench/levers/pool-throughput.ts)
+  nvidia-smi -L >> "$OUT/gpu.txt"
+  for m in 1 2; do MEMBERS=$m ITEMS=8 timeout 200 node .h200-levers/pool-throughput.js "$OUT/pool.jsonl" 2>&1 | grep -v Warning | cut -c1-300; done
+  exit 0
+fi
 if [ "${ROWS:-all}" = int8tc ]; then
   # the int8 tensor-core rows alone (after 6d3f487: the facade had dropped tensor cores for int8 weights)
   d w21-exact 40 $L21 --tile none --precision f32 --weights-stream off

@@ -54,14 +54,16 @@ export class DecoderPool {
   /**
    * One decoder per adapter: `adapters` (names or substrings Dawn matches; default every adapter
    * listAdapters() finds). The weights are shared (one host copy); each device gets its own upload.
+   * `dawnFlags`: more Dawn toggles for every member (the CLI's --dawn-flags; on NVIDIA shader-f16 and the
+   * tensor cores need `enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia`).
    */
-  static async create(weights: Weights, opts: { adapters?: string[] } = {}): Promise<DecoderPool> {
+  static async create(weights: Weights, opts: { adapters?: string[]; dawnFlags?: string[] } = {}): Promise<DecoderPool> {
     const names = opts.adapters ?? (await listAdapters());
     if (!names.length) throw new DecoderError('bad-input', 'a decoder pool needs at least one adapter');
     const { create } = await loadDawn();
     const members = await Promise.all(
       names.map(async (name) => {
-        const gpu = create([`adapter=${name}`]);
+        const gpu = create([`adapter=${name}`, ...(opts.dawnFlags ?? [])]);
         const adapter = await gpu.requestAdapter();
         if (!adapter) throw new DecoderError('no-webgpu', `adapter '${name}': requestAdapter() returned null`);
         return { name, gpu, decoder: new WanVaeDecoder(weights, await requestDecoderDevice({ adapter })) };

@@ -146,7 +146,7 @@ function showModel(): void {
   if (!client) return;
   const m = client.model;
   modelInfo.className = 'info';
-  modelInfo.textContent = `Wan${m.version} · dim ${m.dim} · z ${m.zDim} · ×${m.scale} spatial · ${(m.params / 1e6).toFixed(2)} M params · ${m.source}`;
+  modelInfo.textContent = `Wan${m.version} · dim ${m.dim} · z ${m.zDim} · ×${m.scale} spatial · ${(m.params / 1e6).toFixed(2)} M params · ${m.source === EMBEDDED_DEFAULT_SOURCE ? 'generated, random weights' : m.source}`; // the radio says "Generated" too
 }
 
 async function loadModel(bytes: Uint8Array | null, name: string, ref: WeightsRef): Promise<void> {

@@ -7,6 +7,7 @@
 // Build: npx vite build --config bench/levers/vite.pool.config.ts  (-> .h200-levers/pool-throughput.js)
 // Run (GPU machine, after `source .gpu-bundle/boot.sh`):
 //   MEMBERS=2 ITEMS=8 node .h200-levers/pool-throughput.js [--latent-size 21x60x104] [--version 2.1] [OUT.jsonl]
+import { execFileSync } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { OFFICIAL, syntheticLatents, syntheticWeights } from '../../src/model/synthetic';
 import { DecoderPool, listAdapters } from '../../src/node/pool';
@@ -22,7 +23,14 @@ const members = Number(process.env.MEMBERS ?? 1), items = Number(process.env.ITE
 const outFile = process.argv.slice(2).find((a) => a.endsWith('.jsonl'));
 const flags = ['enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia'];
 await installNodeWebGPU(flags);
-const adapters = await listAdapters();
+// identical GPUs (two 'NVIDIA H200') share a name: select them by PCI bus (ADAPTERS=pci-...,pci-... or,
+// where names repeat, nvidia-smi's bus ids; needs Mesa's device-select Vulkan layer, see pool.ts)
+const listed = await listAdapters();
+const pciIds = () =>
+  execFileSync('nvidia-smi', ['--query-gpu=pci.bus_id', '--format=csv,noheader'], { encoding: 'utf8' })
+    .trim().split('\n').map((id) => { const [d, b, sf] = id.trim().toLowerCase().replace(/^0000(?=[0-9a-f]{4}:)/, '').split(':'); const [sl, f] = sf!.split('.'); return `pci-${d}_${b}_${sl}_${f}`; });
+const adapters = process.env.ADAPTERS ? process.env.ADAPTERS.split(',') : new Set(listed).size < listed.length ? pciIds() : listed;
+console.error(`adapters listed: ${listed.join(' | ')}; pool members from: ${adapters.join(' | ')}`);
 if (adapters.length < members) throw new Error(`MEMBERS=${members} but Dawn lists ${adapters.length} adapter(s): ${adapters.join(', ')}`);
 const weights = syntheticWeights(OFFICIAL[version]);
 const t0 = performance.now();

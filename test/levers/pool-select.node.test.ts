@@ -12,7 +12,7 @@ describe('DecoderPool adapter selection', () => {
     expect(() => checkDistinct(['NVIDIA H200', 'NVIDIA H200'])).toThrow(/adapter 'NVIDIA H200' is named twice.*pci-0000_18_00_0/);
   });
   it('refuses it before any device is created', async () => {
-    const weights = syntheticWeights({ dim: 4, zDim: 4, seed: 1 });
+    const weights = syntheticWeights({ version: '2.1', dim: 4, zDim: 4, seed: 1 });
     await expect(DecoderPool.create(weights, { adapters: ['llvmpipe', 'llvmpipe'] })).rejects.toThrow(/named twice/);
   });
   it('accepts distinct names and well-formed PCI selections, refuses malformed ones', () => {

@@ -34,6 +34,14 @@ d() { # one decode with official-shape generated weights; last stdout line is it
   echo "{\"args\":\"$*\",\"rc\":$?,\"wall\":$((SECONDS - t0)),\"result\":$(tail -1 /tmp/d.log | grep '^{' || echo null)}" >> "$OUT/decode.jsonl"
   tail -2 /tmp/d.log
 }
+summarize_mma() { # one line per tensor-core bench row: GEMM TFLOP/s, error vs the portable conv, each variant (~max |diff| vs shipped)
+  for f in "$OUT"/h200-*mma-s5*.json "$OUT"/*.partial.json; do [ -f "$f" ] && node -e '
+    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    for (const x of r.results ?? []) { const e = x.extra ?? {}; console.log(x.name, x.status, "gemm", (e.gemmTflops ?? 0).toFixed(1), "pack", e.packMs, "err", e.maxAbsVsPortable,
+      Object.keys(e).filter((k) => k.startsWith("gemmTflops_")).map((k) => k.slice(11) + "=" + e[k].toFixed(1) + (e["maxAbsVsShipped_" + k.slice(11)] ? "~" + e["maxAbsVsShipped_" + k.slice(11)].toExponential(0) : "")).join(" "),
+      "rowsOuter pack", e.packMs_rowsOuter, "diff", e.differing_rowsOuter,
+      Object.keys(e).filter((k) => k.startsWith("error_")).map((k) => k + ":" + e[k].slice(0, 60)).join(" ")); }' "$f"; done
+}
 case "${1:-decodes}" in
   decodes)
     L=--synthetic\ 2.1\ --latent-size\ 21x60x104
@@ -137,11 +145,7 @@ case "${1:-decodes}" in
     grep -E "^\| conv3d-mma" "$OUT/profile22.log" | head -24 | cut -c1-120
     timeout ${BENCH_TMO:-240} node out/bench/bench-node.mjs --only ${ONLY:-conv3d/96ch-480x832-mma,conv3d/192ch-240x416-mma,conv3d/384ch-120x208-mma,conv3d/384ch-60x104-mma,conv3d/wan22} --dawn-flags "$FQ" --out "$OUT" --no-baseline --machine h200 --tag mma-s5 ${COMMIT:+--commit $COMMIT} > "$OUT/bench-mma.log" 2>&1
     grep -E "ms \(p10|failed|Error" "$OUT/bench-mma.log" | cut -c1-200 | head -16
-    for f in "$OUT"/h200-*mma-s5*.json "$OUT"/*.partial.json; do [ -f "$f" ] && node -e '
-      const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-      for (const x of r.results ?? []) { const e = x.extra ?? {}; console.log(x.name, x.status, "gemm", (e.gemmTflops ?? 0).toFixed(1), "err", e.maxAbsVsPortable,
-        Object.keys(e).filter((k) => k.startsWith("gemmTflops_")).map((k) => k.slice(11) + "=" + e[k].toFixed(1) + (e["maxAbsVsShipped_" + k.slice(11)] ? "~" + e["maxAbsVsShipped_" + k.slice(11)].toExponential(0) : "")).join(" "),
-        Object.keys(e).filter((k) => k.startsWith("error_")).map((k) => k + ":" + e[k].slice(0, 60)).join(" ")); }' "$f"; done
+    summarize_mma
     rm -f "$OUT"/*.svg
     (cd "$OUT" && tar czf /tmp/s5a.tgz . && find . -type f -delete && mv /tmp/s5a.tgz .)
     ;;
@@ -155,6 +159,7 @@ case "${1:-decodes}" in
     [ -f .h200-tc/cudnn-conv-anchor.py ] && timeout 100 python3 .h200-tc/cudnn-conv-anchor.py > "$OUT/cudnn.jsonl" 2>&1; tail -4 "$OUT/cudnn.jsonl" | cut -c1-200
     timeout ${BENCH_TMO:-150} node out/bench/bench-node.mjs --only ${ONLY:-conv3d/96ch-480x832-mma,conv3d/192ch-240x416-mma,conv3d/384ch-120x208-mma,conv3d/384ch-60x104-mma,conv3d/wan22} --dawn-flags "$FQ" --out "$OUT" --no-baseline --machine h200 --tag mma-s5final ${COMMIT:+--commit $COMMIT} > "$OUT/bench-mma.log" 2>&1
     grep -E "ms \(p10|failed|Error" "$OUT/bench-mma.log" | cut -c1-160 | head -16
+    summarize_mma
     P() { timeout ${PROF_TMO:-120} node out/bench/bench-node.mjs --profile --out "$OUT" --dawn-flags "$F disable-dawn-features=timestamp_quantization" ${COMMIT:+--commit $COMMIT} "$@"; }
     P --model 2.1 --latent 21x60x104 --precision f16 --tensor-cores on --norm fused --name profile-wan2.1-21x60x104-f16-tc-on-norm-fused > "$OUT/p21.log" 2>&1
     grep -E "plain decode|profiled decode" "$OUT/p21.log"

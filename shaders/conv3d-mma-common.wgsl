@@ -38,6 +38,10 @@ override KT: u32 = 3;
 override KS: u32 = 3;
 override HAS_RES: u32 = 0; // 0 none, 1 from res, 2 from y (in place)
 override SG: u32 = 32; // workgroup size = the subgroup size (one subgroup per workgroup)
+// operand copy order: 0 s[dt][cb][row][xp][16] (channel-block planes), 1 s[dt][row][cb][xp][16] (the
+// channel blocks of a row side by side: one conv's 9 spatial taps x all channel blocks of a frame read a
+// 3-row window instead of cb planes a whole frame apart). Must equal conv3d-mma-pack's ROWS_OUTER.
+override ROWS_OUTER: u32 = 0;
 
 // 3 x 2 with the column-major operand (H200, bench/results/h200/mma-2026-12-01-s4/mma-layout.jsonl, uniform
 // bounds): 91 / 75 / 75 / 49 TFLOP/s at the four ANCHORS shapes, 2 x 2: 91 / 57 / 79 / 49
@@ -76,10 +80,12 @@ fn wp(g: Geo) -> u32 {
 fn b_off(g: Geo, dt: u32, dy: u32, dx: u32, n: u32) -> u32 {
   let yy = n / g.xb;
   let xb = n % g.xb;
+  if (ROWS_OUTER == 1u) { return ((dt * g.rows + yy + dy) * g.cb * wp(g) + xb * 16u + dx) * 16u; }
   return ((dt * g.cb * g.rows + yy + dy) * wp(g) + xb * 16u + dx) * 16u;
 }
 
 fn b_cb_stride(g: Geo) -> u32 {
+  if (ROWS_OUTER == 1u) { return wp(g) * 16u; }
   return g.rows * wp(g) * 16u;
 }
 

@@ -1,5 +1,5 @@
 // conv3d-mma-pack: the operand copy of conv3d-mma for one conv call, in the channels-innermost layout
-// s[dt][cb][row][xp][16 cin] of shaders/conv3d-mma-common.wgsl, for temporal taps dt = tap0..KT-1 (the
+// s[dt][cb][row][xp][16 cin] (ROWS_OUTER=1: s[dt][row][cb][xp][16 cin]) of shaders/conv3d-mma-common.wgsl, for temporal taps dt = tap0..KT-1 (the
 // frames t-2, t-1 from the cache ring, t from x, exactly as conv3d reads them): ONE copy per frame, the
 // horizontal taps are offsets of 16 elements into it. Row r, padded column xp, channel c hold the input at
 // output-space (r - pad, xp - pad): zero for padding, for channels past cin and columns past w; UP=1 reads
@@ -25,6 +25,7 @@ override KS: u32 = 3;
 override UP: u32 = 0;
 override NORM: u32 = 0;
 override SILU: u32 = 0;
+override ROWS_OUTER: u32 = 0; // 1: s[dt][row][cb][xp][16] (see conv3d-mma-common.wgsl)
 
 const WG: u32 = 256; // padded columns per workgroup
 
@@ -45,7 +46,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
   let r = wg.y;
   let cb = wg.z % cbn;
   let dt = prm.tap0 + wg.z / cbn;
-  let out = (((dt * cbn + cb) * rows + r) * wp + xp) * 4u;
+  var out = (((dt * cbn + cb) * rows + r) * wp + xp) * 4u;
+  if (ROWS_OUTER == 1u) { out = (((dt * rows + r) * cbn + cb) * wp + xp) * 4u; }
   let pad = i32((KS - 1u) / 2u);
   let sy = i32(r) - pad;
   let sx = i32(xp) - pad;

@@ -291,6 +291,39 @@ async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Pr
           extra[`error_${tag}`] = describeError(e).slice(0, 200);
         }
       }
+      // the operand copy with ROWS_OUTER=1 (s[dt][row][cb][xp][16]: a row's channel blocks side by side)
+      // through the same pack and GEMM: same products in the same order, so 0 differing values, or an address is wrong
+      try {
+        const scratch2 = device.createBuffer({ label: 'mma operand copy (ROWS_OUTER=1)', size: scratch.size, usage: STORAGE() });
+        owned.push(scratch2);
+        const [pp2, gp2] = await Promise.all([ctx.cache.get(conv3dMmaPack, { ...packOv, ROWS_OUTER: 1 }, elem), ctx.cache.get(gemm, { ...gemmOv, ROWS_OUTER: 1 }, elem)]);
+        const gP = group(conv3dMmaPack, [x, cache, gamma, scratch2]);
+        const gG = group(gemm, [scratch2, wBlocked, bias, res, y2]);
+        const encP = (pass: GPUComputePassEncoder) => {
+          pass.setPipeline(pp2);
+          pass.setBindGroup(0, gP);
+          pass.setBindGroup(1, g1, [0]);
+          pass.dispatchWorkgroups(...packCounts);
+        };
+        const encG = (pass: GPUComputePassEncoder) => {
+          pass.setPipeline(gp2);
+          pass.setBindGroup(0, gG);
+          pass.setBindGroup(1, g1, [0]);
+          pass.dispatchWorkgroups(...gemmCounts);
+        };
+        await timer.time(3, (pass) => {
+          encP(pass);
+          encG(pass);
+        });
+        const tp = spread(await timer.time(Math.min(runs, 20), encP));
+        const tg = spread(await timer.time(Math.min(runs, 20), encG));
+        const got = await readHalves(device, y2, n);
+        let diff = 0;
+        for (let i = 0; i < n; i++) if (got[i] !== want[i]) diff++;
+        Object.assign(extra, { packMs_rowsOuter: tp.median, gemmMs_rowsOuter: tg.median, gemmTflops_rowsOuter: cost.flops / (tg.median * 1e9), differing_rowsOuter: diff });
+      } catch (e) {
+        extra.error_rowsOuter = describeError(e).slice(0, 200);
+      }
     }
     return { ...base, timing: timer.source, ms, gflops: cost.flops / (ms.median * 1e6), gbps: (cost.bytes + packCost.bytes) / (ms.median * 1e6), extra };
   } catch (e) {

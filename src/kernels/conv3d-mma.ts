@@ -58,7 +58,7 @@ const gemmBindings = [
   { name: 'y', access: 'read_write' },
 ] as const;
 
-const gemmOverrides: Record<string, number> = { KT: 3, KS: 3, HAS_RES: 0, SG: 32 };
+const gemmOverrides: Record<string, number> = { KT: 3, KS: 3, HAS_RES: 0, SG: 32, ROWS_OUTER: 0 };
 
 /** The useful work (not the padded blocks) and the bytes of the blocked operands read once. */
 function gemmCost(p: Conv3dParams, ov: Record<string, number>, elem: Elem = 'f16') {
@@ -141,7 +141,7 @@ export const conv3dMmaPack: KernelDef<Conv3dParams> = {
     { name: 's', access: 'read_write' },
   ],
   params: conv3d.params,
-  overrides: { KT: 3, KS: 3, UP: 0, NORM: 0, SILU: 0 },
+  overrides: { KT: 3, KS: 3, UP: 0, NORM: 0, SILU: 0, ROWS_OUTER: 0 },
   dispatch(p, ov) {
     const kt = ov.KT ?? 3, ks = ov.KS ?? 3;
     if (p.tap0 >= kt) throw new DecoderError('bad-input', `conv3d-mma-pack: tap0 ${p.tap0} must be < KT ${kt}`);

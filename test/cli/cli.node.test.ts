@@ -233,7 +233,7 @@ describe('wan-vae plan (no GPU)', () => {
   });
 
   it.each([
-    [['--size', '481x832', '--frames', '81'], 'bad-input', /--size 481x832: Wan2\.1 needs multiples of 8/],
+    [['--size', '481x832', '--frames', '81'], 'bad-input', /--size 481x832: Wan2\.1 needs positive multiples of 8/],
     [['--size', '480x832', '--frames', '80'], 'bad-input', /--frames 80: with the cache a video has 1 \+ 4k frames/],
     [['--size', '480'], 'bad-input', /--size must be HxW in pixels/],
     [['--size', '480x832', '--frames', '81', '--tile', 'none'], 'limits', /no plan fits .*bindings of at most 128 MiB/],

@@ -55,14 +55,15 @@ export class DecoderPool {
   /**
    * One decoder per adapter: `adapters` (names or substrings Dawn matches; default every adapter
    * listAdapters() finds; identical GPUs, e.g. two 'NVIDIA H200', by PCI bus: 'pci-0000_18_00_0', see
-   * requestMemberAdapter). The weights are shared (one host copy); each device gets its own upload.
+   * requestMemberAdapter). `allowSameAdapter`: accept one name twice, i.e. several members (devices, each with
+   * its own copy of the weights) on one adapter, as the tests do with two lavapipe instances. The weights are shared (one host copy); each device gets its own upload.
    * `dawnFlags`: more Dawn toggles for every member (the CLI's --dawn-flags; on NVIDIA shader-f16 and the
    * tensor cores need `enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia`).
    */
-  static async create(weights: Weights, opts: { adapters?: string[]; dawnFlags?: string[] } = {}): Promise<DecoderPool> {
+  static async create(weights: Weights, opts: { adapters?: string[]; dawnFlags?: string[]; allowSameAdapter?: boolean } = {}): Promise<DecoderPool> {
     const names = opts.adapters ?? (await listAdapters());
     if (!names.length) throw new DecoderError('bad-input', 'a decoder pool needs at least one adapter');
-    checkDistinct(names);
+    checkDistinct(names, opts.allowSameAdapter);
     const { create } = await loadDawn();
     const members: { name: string; gpu: GPU; decoder: WanVaeDecoder }[] = [];
     // one after another: a PCI selection sets the environment while that member's adapter is found
@@ -136,14 +137,14 @@ const DEVICE_SELECT_LAYER_DIRS = ['/usr/share/vulkan/implicit_layer.d', '/etc/vu
 const PCI_SELECTION = /^pci-[0-9a-f]{4}_[0-9a-f]{2}_[0-9a-f]{2}_[0-7]$/;
 
 /** Two members with one adapter name would both decode on the first GPU of that name (Dawn takes the first match). */
-export function checkDistinct(names: string[]): void {
+export function checkDistinct(names: string[], allowSameAdapter = false): void {
   names.forEach((n, i) => {
-    if (names.indexOf(n) !== i)
+    if (names.indexOf(n) !== i && !allowSameAdapter)
       throw new DecoderError(
         'bad-input',
         `adapter '${n}' is named twice: Dawn takes the first adapter whose name contains it, so both pool members would ` +
           `decode on one GPU; select identical GPUs by PCI bus instead ('pci-0000_18_00_0' for 0000:18:00.0, from lspci or ` +
-          `nvidia-smi --query-gpu=pci.bus_id; needs Mesa's device-select Vulkan layer)`,
+          `nvidia-smi --query-gpu=pci.bus_id; needs Mesa's device-select Vulkan layer), or pass allowSameAdapter`,
       );
     if (n.startsWith('pci-') && !PCI_SELECTION.test(n))
       throw new DecoderError('bad-input', `adapter '${n}': a PCI selection is written pci-DDDD_BB_SS_F (hex, e.g. pci-0000_18_00_0)`);

@@ -19,5 +19,6 @@ describe('DecoderPool adapter selection', () => {
     expect(() => checkDistinct(['pci-0000_18_00_0', 'pci-0000_2a_00_0', 'llvmpipe'])).not.toThrow();
     expect(() => checkDistinct(['pci-0000:18:00.0'])).toThrow(/pci-DDDD_BB_SS_F/);
     expect(() => checkDistinct(['pci-0000_18_00_0', 'pci-0000_18_00_0'])).toThrow(/named twice/);
+    expect(() => checkDistinct(['llvmpipe', 'llvmpipe'], true)).not.toThrow(); // allowSameAdapter: two instances of one adapter
   });
 });

@@ -36,7 +36,7 @@ describe('decoder pool, one decoder per adapter', () => {
       console.info(`adapters: ${names.join(', ')}`);
       expect(names.some((n) => /llvmpipe/i.test(n))).toBe(true);
       expect(names.some((n) => /swiftshader/i.test(n))).toBe(true);
-      pool = await DecoderPool.create(weights, { adapters: use });
+      pool = await DecoderPool.create(weights, { adapters: use, allowSameAdapter: true }); // lavapipe twice: two instances of one adapter
       expect(pool.size).toBe(2);
       const seedOf = [10, 10, 12, 13, 14];
       const cancel = new AbortController();

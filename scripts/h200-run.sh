@@ -151,29 +151,31 @@ case "${1:-decodes}" in
     ;;
   s5final)
     # issue 11, session 5, last call (carry .h200-tc: dist, bench-node.mjs, cudnn-conv-anchor.py), with the
-    # straight-line cb-tap GEMM as the default: cuDNN per layer in this lease; the GEMM rows (ANCHORS + Wan2.2
-    # layers, unquantized timestamps); per-layer profiles of Wan2.1 480x832x81 (norm fused) and Wan2.2
-    # 704x1280 (T22 latents); CLI decodes (cold): Wan2.1 portable f16 (the reference of compare-npy), tensor
-    # cores norm full / fused / --budget 1536, 720x1280x81, Wan2.2 704x1280x121. One tarball + decode.jsonl.
+    # straight-line cb-tap GEMM as the default, most important first: CLI decodes (cold) of Wan2.1 480x832x81
+    # portable f16 (the reference of compare-npy), tensor cores norm full / fused / --budget 1536, Wan2.2
+    # 704x1280x121; per-layer profiles of Wan2.1 480x832x81 and Wan2.2 704x1280 (T22 latents), norm fused;
+    # cuDNN per layer in this lease (CUDNN=0 skips); the GEMM rows incl. ROWS_OUTER (BENCH=0 skips);
+    # Wan2.1 720x1280x81 (HD=0 skips). One tarball + decode.jsonl.
     FQ="$F,disable-dawn-features=timestamp_quantization"
-    [ -f .h200-tc/cudnn-conv-anchor.py ] && timeout 100 python3 .h200-tc/cudnn-conv-anchor.py > "$OUT/cudnn.jsonl" 2>&1; tail -4 "$OUT/cudnn.jsonl" | cut -c1-200
-    timeout ${BENCH_TMO:-150} node out/bench/bench-node.mjs --only ${ONLY:-conv3d/96ch-480x832-mma,conv3d/192ch-240x416-mma,conv3d/384ch-120x208-mma,conv3d/384ch-60x104-mma,conv3d/wan22} --dawn-flags "$FQ" --out "$OUT" --no-baseline --machine h200 --tag mma-s5final ${COMMIT:+--commit $COMMIT} > "$OUT/bench-mma.log" 2>&1
-    grep -E "ms \(p10|failed|Error" "$OUT/bench-mma.log" | cut -c1-160 | head -16
-    summarize_mma
-    P() { timeout ${PROF_TMO:-120} node out/bench/bench-node.mjs --profile --out "$OUT" --dawn-flags "$F disable-dawn-features=timestamp_quantization" ${COMMIT:+--commit $COMMIT} "$@"; }
-    P --model 2.1 --latent 21x60x104 --precision f16 --tensor-cores on --norm fused --name profile-wan2.1-21x60x104-f16-tc-on-norm-fused > "$OUT/p21.log" 2>&1
-    grep -E "plain decode|profiled decode" "$OUT/p21.log"
-    P --model 2.2 --latent ${T22:-3}x44x80 --precision f16 --tensor-cores on --norm fused --name profile-wan2.2-${T22:-3}x44x80-f16-tc-on-norm-fused > "$OUT/p22.log" 2>&1
-    grep -E "plain decode|profiled decode" "$OUT/p22.log"
     L=--synthetic\ 2.1\ --latent-size\ 21x60x104
     d $L --tile none --precision f16 --tensor-cores off && mv /tmp/v.npy /tmp/portable.npy
     d $L --tile none --precision f16 && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/decode.jsonl"
     d $L --tile none --precision f16 --norm fused && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/decode.jsonl"
     d $L --budget 1536 --precision f16 && node scripts/compare-npy.mjs /tmp/portable.npy /tmp/v.npy | tee -a "$OUT/decode.jsonl"
     rm -f /tmp/portable.npy /tmp/v.npy
-    d --synthetic 2.1 --latent-size 21x90x160 --tile none --precision f16 --norm fused
+    TMO=150 d --synthetic 2.2 --latent-size 31x44x80 --precision f16 --norm fused
     rm -f /tmp/v.npy
-    TMO=200 d --synthetic 2.2 --latent-size 31x44x80 --precision f16 --norm fused
+    P() { timeout ${PROF_TMO:-100} node out/bench/bench-node.mjs --profile --out "$OUT" --dawn-flags "$F disable-dawn-features=timestamp_quantization" ${COMMIT:+--commit $COMMIT} "$@"; }
+    P --model 2.1 --latent 21x60x104 --precision f16 --tensor-cores on --norm fused --name profile-wan2.1-21x60x104-f16-tc-on-norm-fused > "$OUT/p21.log" 2>&1
+    grep -E "CPU weight|plain decode|profiled decode" "$OUT/p21.log"
+    P --model 2.2 --latent ${T22:-3}x44x80 --precision f16 --tensor-cores on --norm fused --name profile-wan2.2-${T22:-3}x44x80-f16-tc-on-norm-fused > "$OUT/p22.log" 2>&1
+    grep -E "CPU weight|plain decode|profiled decode" "$OUT/p22.log"
+    [ "${CUDNN:-1}" = 1 ] && [ -f .h200-tc/cudnn-conv-anchor.py ] && timeout 100 python3 .h200-tc/cudnn-conv-anchor.py > "$OUT/cudnn.jsonl" 2>&1; grep bfloat16 "$OUT/cudnn.jsonl" | cut -c1-120
+    if [ "${BENCH:-1}" = 1 ]; then
+      timeout ${BENCH_TMO:-120} node out/bench/bench-node.mjs --only ${ONLY:-conv3d/96ch-480x832-mma,conv3d/192ch-240x416-mma,conv3d/384ch-120x208-mma,conv3d/384ch-60x104-mma,conv3d/wan22} --dawn-flags "$FQ" --out "$OUT" --no-baseline --machine h200 --tag mma-s5final ${COMMIT:+--commit $COMMIT} > "$OUT/bench-mma.log" 2>&1
+      summarize_mma | cut -c1-400
+    fi
+    [ "${HD:-1}" = 1 ] && d --synthetic 2.1 --latent-size 21x90x160 --tile none --precision f16 --norm fused
     rm -f /tmp/v.npy "$OUT"/*.svg
     (cd "$OUT" && tar czf /tmp/s5final.tgz --exclude=decode.jsonl . && find . -type f ! -name decode.jsonl -delete && mv /tmp/s5final.tgz .)
     ;;

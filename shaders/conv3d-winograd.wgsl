@@ -82,13 +82,14 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
             var row = vec4<f32>(0.0);
             for (var bb = 0u; bb < 4u; bb++) {
               let o = wsrc(sy0 + i32(a), sx0 + i32(bb));
-              if (o == NONE) { continue; }
-              var u = load_src(t.from_cache, t.base + c * hw_in + o);
+              let ok = o != NONE;
+              let oo = t.base + select(0u, o, ok);
+              var u = load_src(t.from_cache, oo + c * hw_in);
               if (NORM == 1u) {
-                u = u * load_src(t.from_cache, t.base + prm.cin * hw_in + o) * g;
+                u = u * load_src(t.from_cache, oo + prm.cin * hw_in) * g;
                 if (SILU == 1u) { u = u / (1.0 + exp(-u)); }
               }
-              row[bb] = u;
+              row[bb] = select(0.0, u, ok);
             }
             d[a] = row;
           }
@@ -124,7 +125,14 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
 
   // output: per vec4 channel group j, M [16 ξ][BT][TY] through workgroup memory, then A^T M A per (ty, tile)
   for (var j = 0u; j < TM4; j++) {
-    for (var i = 0u; i < TT; i++) { us[(xi * bt + tx + TX * i) * TY + ty] = acc[j * TT + i]; }
+    // acc[j * TT + i] with j from this barrier loop (not unrolled) would be a dynamic index, which puts
+    // the whole accumulator array in local memory (H200, 1e4bb91: 41 ms against conv3d's 7 ms); the
+    // barrier-free jj loop unrolls, so every acc index is a constant
+    var mj: array<vec4<f32>, MAX_TT>;
+    for (var jj = 0u; jj < TM4; jj++) {
+      for (var i = 0u; i < TT; i++) { if (jj == j) { mj[i] = acc[jj * TT + i]; } }
+    }
+    for (var i = 0u; i < TT; i++) { us[(xi * bt + tx + TX * i) * TY + ty] = mj[i]; }
     workgroupBarrier();
     for (var e = lin; e < bt * TY; e += nt) {
       let otile = e % bt; // neighbouring invocations: neighbouring tiles (coalesced stores)

@@ -124,10 +124,12 @@ export function packConvWeightWinograd(w: Float32Array, cout: number, cin: numbe
 export type ConvAlgo = 'direct' | 'winograd' | 'winograd4' | 'auto';
 
 /**
- * The auto rule: Winograd where it was measured faster than conv3d. PLACEHOLDER until measured: the
- * rule is set from bench/results/h200/winograd-2026-12-01-s5/ (see the README's Winograd paragraph).
+ * The auto rule: Winograd for convs of at least `minCin` input channels, where it was measured faster
+ * than conv3d. Measured nowhere yet (bench/results/h200/winograd-2026-12-01-s5/): on the H200 at
+ * 1e4bb91 F(2x2) took 0.17x and F(4x4) 0.26x of conv3d's speed (accumulators in local memory, fixed
+ * in 407e040, not re-measured), on lavapipe 0.27-0.72x: auto runs the direct conv everywhere.
  */
-export const WINOGRAD_AUTO: { minCin: number; m: WinogradM } = { minCin: 1 << 30, m: 2 };
+export const WINOGRAD_AUTO: { minCin: number; m: WinogradM } = { minCin: Infinity, m: 2 };
 
 /** The Winograd tile m a conv step of this shape runs with under `algo`, or undefined: the direct conv (only 3x3 spatial taps can). */
 export function convWinograd(s: { cin: number; cout: number; ks: number }, algo: ConvAlgo): WinogradM | undefined {

@@ -64,6 +64,8 @@ describe('conv selection', () => {
     expect(convWinograd({ cin: 96, cout: 96, ks: 3 }, 'winograd4')).toBe(4);
     expect(convWinograd({ cin: 96, cout: 96, ks: 1 }, 'winograd')).toBe(undefined);
     expect(convWinograd({ cin: 96, cout: 96, ks: 3 }, 'direct')).toBe(undefined);
+    // auto: Winograd was measured slower everywhere (H200 0.17-0.26x, lavapipe 0.27-0.72x of conv3d, 2026-12-01)
+    for (const cin of [16, 96, 192, 384, 1024]) expect(convWinograd({ cin, cout: cin, ks: 3 }, 'auto')).toBe(undefined);
   });
   it('a tensor-core plan (f16) never marks a conv Winograd; the same plan in f32 does', async (ctx) => {
     const f = await needGolden(ctx, 'wan21-tiny');

@@ -11,6 +11,9 @@
 #    compare.jsonl. 2. Kernel rows at the four ANCHORS shapes (bench/lib/winograd.ts: Winograd beside the
 #    direct conv on the same inputs, speedup, max |err| / NMSE; the WINOGRAD_TILINGS variants). Every
 #    step has a timeout so the call ends inside its limit; logs tarred (the tool returns <= 8 files).
+# 2026-12-01 (1e4bb91): 246 s wall on a warm machine; the Winograd decodes hit DTMO=40 (the kernel was
+# 6x slower than conv3d then); with DTMO=40 BENCH_TMO=75 only 8 rows came back. A re-measure of the
+# fixed kernel: DTMO=30 SHAPES="96ch-480x832 192ch-240x416" BENCH_TMO=60 (~3 min).
 set -u
 source .gpu-bundle/boot.sh >/dev/null
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader > "$OUT/gpu.txt" 2>&1
@@ -37,6 +40,7 @@ rm -f /tmp/f32-*.npy
 d f16-direct "${DTMO:-45}" $L21 --precision f16 --conv direct
 d f16-winograd "${DTMO:-45}" $L21 --precision f16 --conv winograd && c f16-direct f16-winograd
 rm -f /tmp/*.npy
+# a row took ~25 s at 96ch 480x832 on 2026-12-01 (mostly the JS fill, since shared by x and the cache)
 S="${SHAPES:-96ch-480x832 192ch-240x416 384ch-120x208 384ch-60x104}"
 ONLY=$(for s in $S; do printf 'conv3d/%s-winograd,' "$s"; done)
 timeout "${BENCH_TMO:-80}" node dist/bench-node.js ${QUICK:-} --only "${ONLY%,}" --runs "${RUNS:-15}" --dawn-flags "$F" --out "$OUT" --no-baseline --machine h200 --tag winograd ${COMMIT:+--commit $COMMIT} > "$OUT/bench-winograd.log" 2>&1

@@ -89,7 +89,7 @@ export async function runWinogradCase(ctx: KernelContext, s: KernelScenario, ele
     const f0 = withInv(lcg(cin * h * w, 17, 1));
     const x = buffer(f0, 'x');
     const cacheData = new Float32Array(2 * frame);
-    cacheData.set(f0.subarray(0, frame).reverse());
+    cacheData.set(f0.slice(0, frame).reverse()); // slice: a copy (reverse() works in place)
     cacheData.set(f0.subarray(0, frame), frame);
     const cache = buffer(cacheData, 'cache');
     const u = buffer(packConvWeightWinograd(g, cout, cin, 3, m), 'U');

@@ -22,7 +22,10 @@ const CASES = ['wan21-small'] as const;
 
 const clamped = (f: StFile) => toFloat32(f.tensors.get('@video')!).map((v) => Math.min(1, Math.max(-1, v)));
 
-describe.each(CASES.flatMap((c) => (['winograd', 'winograd4'] as const).map((a) => [c, a] as const)))('golden %s with --conv %s', (name, algo) => {
+// F(2x2) only: each Winograd pipeline costs the CI seconds of lavapipe compile, and Winograd is off by
+// default (slower where measured); --conv winograd4 passed the same test when written (2026-12-01:
+// 2.1e-5 vs @video) and its kernel runs in conv3d-winograd.test.ts
+describe.each(CASES.map((c) => [c, 'winograd'] as const))('golden %s with --conv %s', (name, algo) => {
   it('matches @video within 1e-3 (as the direct conv), planned = measured, U counted as (m+2)^2/9 of the 3x3 weights', async (ctx) => {
     const f = await needGolden(ctx, name);
     const gpu = await needGpu(ctx);

@@ -135,9 +135,13 @@ fn emu_at(off: u32, stride: u32) -> u32 { return off; }
 // element e = lid + q * SG of the 16x16 tile: row e / 16, column e % 16 (SG = 32: 8 per invocation)
 fn emu_mma(a: u32, b: u32, c: array<f32, 8>, lid: u32) -> array<f32, 8> {
   var r = c;
-  for (var q = 0u; q < 8u; q++) {
+  // bounds the compiler cannot see (cin is never 0xffffffff): keeps lavapipe from unrolling 128 products
+  // at every inlined call (the straight-line code calls this TM * TN times per tap: minutes of LLVM)
+  let n8 = select(8u, 0u, prm.cin == 0xffffffffu);
+  let n16 = select(16u, 0u, prm.cin == 0xffffffffu);
+  for (var q = 0u; q < n8; q++) {
     let e = lid + q * 32u;
-    for (var k = 0u; k < 16u; k++) { r[q] += f32(wt[a + (e / 16u) * 16u + k]) * f32(s[b + (e % 16u) * 16u + k]); }
+    for (var k = 0u; k < n16; k++) { r[q] += f32(wt[a + (e / 16u) * 16u + k]) * f32(s[b + (e % 16u) * 16u + k]); }
   }
   return r;
 }
@@ -168,10 +172,10 @@ describe('conv3d-mma', () => {
   });
   // straight-line GEMMs (conv3dMmaFlat): the decoder's (cb-tap 3x2) on tails along cout (3 blocks of 3 at
   // 40 ch) and pixels, 1x1, the upsample Conv2d, a 96-channel layer; the other loop order once (its
-  // straight-line code compiles slowly on lavapipe: each emulated product is unrolled, ~20-40 s a case)
+  // straight-line code compiles slowly on lavapipe)
   const flats: MmaShape[] = [{ tm: 3, tn: 2, order: 'cb-tap' }, { tm: 2, tn: 3, order: 'tap-cb' }];
   it.for([
-    ...[cases[1]!, cases[3]!, cases[5]!, cases[6]!].map((c) => [`${flats[0]!.order} 3x2 ${name(c)}`, c, flats[0]!] as const),
+    ...[cases[1]!, cases[3]!, cases[6]!].map((c) => [`${flats[0]!.order} 3x2 ${name(c)}`, c, flats[0]!] as const),
     [`${flats[1]!.order} 2x3 ${name(cases[1]!)}`, cases[1]!, flats[1]!] as const,
   ])('emulated straight-line GEMM, %s', async ([, c, f], ctx) => {
     needF16(ctx);
@@ -184,7 +188,7 @@ describe('conv3d-mma', () => {
   });
   // the operand copy with the channel blocks of a row side by side (ROWS_OUTER=1, pack and GEMM): a pack
   // that leaves an element unwritten (NaN) or a GEMM reading another row / block fails against the reference
-  it.for([cases[1]!, cases[5]!, cases[6]!].map((c) => [name(c), c] as const))('ROWS_OUTER=1 operand copy, emulated GEMM %s', async ([, c], ctx) => {
+  it.for([cases[1]!, cases[6]!].map((c) => [name(c), c] as const))('ROWS_OUTER=1 operand copy, emulated GEMM %s', async ([, c], ctx) => {
     needF16(ctx);
     await runCase(c, conv3dMmaEmu, 32, 1);
   });

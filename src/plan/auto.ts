@@ -95,6 +95,11 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
   const wText = (p: Plan) => (p.opts.weightsPrecision && p.opts.weightsPrecision !== p.opts.precision ? `, ${p.opts.weightsPrecision} weights` : '');
   const mib = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
   const norms: NonNullable<PlanOptions['norm']>[] = r.norms?.length ? r.norms : ['full'];
+  // every plan assembles at least one output frame in CPU memory (planner: host.frames, 12 B per pixel):
+  // a frame over the CPU budget is refused at once instead of searching every tiling (minutes at 100k px)
+  const framePx = base.h * base.w * cfg.scale * cfg.scale;
+  if (r.cpuBudget !== undefined && framePx * 12 > r.cpuBudget)
+    throw new DecoderError('limits', `no plan fits: one output frame of ${base.h * cfg.scale}x${base.w * cfg.scale} px takes ${mib(framePx * 12)} of CPU memory (3 channels, f32) while it is assembled, over the CPU budget of ${mib(r.cpuBudget)}`);
   // f16 plans on tensor cores try 'fused' first where it is allowed: the operand copy applies the norm
   // anyway, so fused is both the smallest and the fastest there (H200, 2026-12-01, ee770bd: Wan2.1
   // 480x832x81 4.60 s cold fused vs 5.56 s full); elsewhere the order given (full first: 0-6% faster)

@@ -85,4 +85,12 @@ describe('fitPlan with a CPU budget', () => {
     expect(f.plan.memory.total).toBeLessThanOrEqual(1536 * M);
     expect(f.plan.host.total).toBeLessThanOrEqual(8192 * M);
   });
+  it('a single output frame over the CPU budget is refused at once, naming the frame and both sizes', () => {
+    // every plan assembles >= 1 frame of 12 B/px in CPU memory (host.frames); without the early check the
+    // search walks every tiling (minutes at 100k px); a check off by the 8x scale or the 12 B would let the
+    // 128x256 px frame (384 KiB) below through at 0.3 MiB, or refuse it at 1 MiB
+    const base = { frames: 1, h: 16, w: 32, cache: 'on' } as const;
+    expect(() => fitPlan(cfg, base, { ...auto, cpuBudget: 0.3 * M })).toThrow(/one output frame of 128x256 px takes 0 MiB.*over the CPU budget of 0 MiB/);
+    expect(fitPlan(cfg, base, { ...auto, cpuBudget: 1 * M }).plan.host.frames).toBe(128 * 256 * 12);
+  });
 });

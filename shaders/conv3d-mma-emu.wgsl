@@ -3,6 +3,9 @@
 // shaders/conv3d-mma-common.wgsl). It exists so that the layouts (conv3d-mma-pack, the blocked weights)
 // and the addressing are checked against the CPU reference where subgroup matrices are absent (CI on
 // lavapipe / SwiftShader); only the three matrix builtins of conv3d-mma are not covered by it. Slow.
+// The weight format is the appended part's: emu_block (adds one 16-cin channel block to a result element)
+// and emu_results (what happens to the result tiles before the epilogue): f16 weights in
+// conv3d-mma-emu-f16.wgsl, int8 weights in conv3d-mma-wq-emu.wgsl.
 alias Elem = f32;
 
 // Params, bindings, TM / TN, addressing and epilogue: shaders/conv3d-mma-common.wgsl
@@ -24,15 +27,17 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
         for (var dx = 0u; dx < KS; dx++) {
           let tap = (dt * KS + dy) * KS + dx;
           for (var cb = 0u; cb < g.cb; cb++) {
-            let ao = a_off(g, tap, ob0 + i) + cb * 256u + m * 16u;
+            let ao = a_off(g, tap, ob0 + i) + cb * 256u + m * 16u; // element of row m's first cin
             let bo = b_off(g, dt, dy, dx, n) + cb * b_cb_stride(g); // column-major tile: (k, col) at col * 16 + k
-            for (var k = 0u; k < 16u; k++) { acc += f32(wt[ao + k]) * f32(s[bo + col * 16u + k]); }
+            acc = emu_block(acc, ao, bo + col * 16u); // adds in the same order as the tensor-core shader's loops
           }
         }
       }
     }
     c_s[e] = acc;
   }
+  workgroupBarrier();
+  emu_results(g, ob0, lid);
   workgroupBarrier();
   epilogue(g, ob0, n0, lid);
 }

@@ -6,6 +6,7 @@
 // conv3d-mma's bindings plus `wq` (binding 5: bind the int8 buffer there and at `wt`, which they ignore).
 // Result tiles per subgroup: conv3dMmaTiles / mmaTilesFor as conv3d-mma. Pure descriptions: no GPU objects.
 import src from '../../shaders/conv3d-mma-wq.wgsl?raw';
+import emuMain from '../../shaders/conv3d-mma-emu.wgsl?raw';
 import emu from '../../shaders/conv3d-mma-wq-emu.wgsl?raw';
 import wqCommon from '../../shaders/conv3d-mma-wq-common.wgsl?raw';
 import common from '../../shaders/conv3d-mma-common.wgsl?raw';
@@ -33,4 +34,4 @@ function withWq(base: KernelDef<Conv3dParams>, id: string, main: string): Kernel
 export const conv3dMmaWq = withWq(conv3dMma, 'conv3d-mma-wq', src);
 
 /** conv3dMmaWq with scalar products: runs anywhere (slow); the CPU-reference test of the int8 blocked layout. */
-export const conv3dMmaWqEmu = withWq(conv3dMmaEmu, 'conv3d-mma-wq-emu', emu);
+export const conv3dMmaWqEmu = withWq(conv3dMmaEmu, 'conv3d-mma-wq-emu', `${emuMain}\n${emu}`);

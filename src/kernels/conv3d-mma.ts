@@ -8,6 +8,7 @@
 // (subgroupMatrixSupport). Pure descriptions: no GPU objects.
 import src from '../../shaders/conv3d-mma.wgsl?raw';
 import emu from '../../shaders/conv3d-mma-emu.wgsl?raw';
+import emuF16 from '../../shaders/conv3d-mma-emu-f16.wgsl?raw';
 import common from '../../shaders/conv3d-mma-common.wgsl?raw';
 import pack from '../../shaders/conv3d-mma-pack.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
@@ -86,7 +87,7 @@ export const conv3dMma: KernelDef<Conv3dParams> = {
 /** conv3dMma with scalar products: runs anywhere (slow); the CPU-reference test of the blocked layouts. */
 export const conv3dMmaEmu: KernelDef<Conv3dParams> = {
   id: 'conv3d-mma-emu',
-  wgsl: `${emu}\n${common}`,
+  wgsl: `${emu}\n${emuF16}\n${common}`,
   bindings: gemmBindings,
   params: conv3d.params,
   overrides: gemmOverrides,

@@ -58,3 +58,10 @@ fn norm_act(v: f32, inv: f32, c: u32) -> f32 {
   if (SILU == 1u) { u = u / (1.0 + exp(-u)); }
   return u;
 }
+
+// norm_act of four pixels of channel c at once.
+fn norm_act4(v: vec4<f32>, inv: vec4<f32>, c: u32) -> vec4<f32> {
+  var u = v * inv * f32(gamma[c]);
+  if (SILU == 1u) { u = u / (vec4<f32>(1.0) + exp(-u)); }
+  return u;
+}

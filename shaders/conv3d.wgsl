@@ -44,12 +44,6 @@ alias Px = array<f32, MAX_TN>;
 var<workgroup> a_s: array<vec4<f32>, BK * WG_M * TM4>; // [BK][BM/4]
 var<workgroup> b_s: array<f32, BK * WG_N * TN>; // [BK][BN]
 
-fn norm_act4(v: vec4<f32>, inv: vec4<f32>, c: u32) -> vec4<f32> {
-  var u = v * inv * f32(gamma[c]);
-  if (SILU == 1u) { u = u / (vec4<f32>(1.0) + exp(-u)); }
-  return u;
-}
-
 // acc[j][i] += W[k, column j] * v[i] for one K index whose weight row starts at vec4 index wi.
 fn mac(acc: ptr<function, Acc>, v: ptr<function, Px>, wcol: ptr<function, array<u32, MAX_TM4>>, wi: u32) {
   for (var j = 0u; j < TM4; j++) {

@@ -8,6 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { rmsNorm, tensor } from '../../src/cpu/ops';
 import type { Elem } from '../../src/gpu/kernel';
 import { conv3d, conv3dTuning, conv3dTuningForCout, packConvWeight, type Conv3dParams } from '../../src/kernels/conv3d';
+import { conv3dTiled, type TiledShape } from '../../src/kernels/conv3d-tiled';
 import { expectClose } from '../helpers/compare';
 import { convReference, invRow, type ConvStep } from '../helpers/conv-reference';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
@@ -35,7 +36,19 @@ const tunings = {
   gpu96: conv3dTuningForCout(conv3dTuning.gpu, 96), // at WebGPU's default 256 invocations: 12 x 2 x 4
   gpu96wide: conv3dTuningForCout(conv3dTuning.gpu, 96, 1024), // 24 x 1 x 8 (384 invocations)
   gpuSmall: conv3dTuningForCout(conv3dTuning.gpu, 3),
+  // conv3d-tiled (generated straight-line kernels, src/kernels/conv3d-tiled.ts): the WG_* sizes only gate runnable()
+  tiled128: { WG_N: 16, WG_M: 16 },
+  tiled96: { WG_N: 16, WG_M: 12 },
+  tiledOdd: { WG_N: 2, WG_M: 4 },
 } as const;
+
+/** The generated kernels' shapes: 128 x 128 and 96 x 128 blocks (the GPU choices), and a tiny one whose
+ * 8-channel x 8-pixel block and BK 2 leave partial blocks and partial channel steps in every case. */
+const tiledShapes: Partial<Record<keyof typeof tunings, TiledShape>> = {
+  tiled128: { wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 16 },
+  tiled96: { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12 },
+  tiledOdd: { wgN: 2, wgM: 4, tm4: 1, tn4: 1, bk: 4 },
+};
 
 const cases: (Case & { f16?: true })[] = [
   { cin: 5, cout: 7, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'cpu', f16: true },
@@ -71,6 +84,16 @@ const cases: (Case & { f16?: true })[] = [
   { cin: 96, cout: 96, h: 12, w: 20, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'gpu96wide', f16: true },
   { cin: 20, cout: 100, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 2, tap0: 1, tune: 'gpu96wide', norm: 1 },
   { cin: 96, cout: 3, h: 12, w: 20, kt: 3, ks: 3, up: 0, res: 0, tap0: 0, tune: 'gpuSmall', f16: true },
+  // conv3d-tiled: every load variant (cache taps, tap0, 1x1, 3x1x1, upsample, norm, both residuals) on
+  // partial blocks; a wrong tap, channel step, quad offset or buffer index changes outputs beyond 1e-4
+  { cin: 5, cout: 7, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'tiledOdd', f16: true },
+  { cin: 6, cout: 9, h: 3, w: 3, kt: 3, ks: 3, up: 0, res: 0, tap0: 1, tune: 'tiledOdd', norm: 1 },
+  { cin: 10, cout: 13, h: 3, w: 5, kt: 1, ks: 1, up: 0, res: 2, tap0: 0, tune: 'tiledOdd' },
+  { cin: 4, cout: 8, h: 4, w: 6, kt: 3, ks: 1, up: 0, res: 0, tap0: 0, tune: 'tiledOdd' },
+  { cin: 5, cout: 6, h: 6, w: 10, kt: 1, ks: 3, up: 1, res: 0, tap0: 0, tune: 'tiledOdd' },
+  { cin: 17, cout: 6, h: 4, w: 9, kt: 3, ks: 3, up: 0, res: 0, tap0: 2, tune: 'tiled128' },
+  { cin: 20, cout: 100, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 2, tap0: 1, tune: 'tiled96', norm: 1, f16: true },
+  { cin: 20, cout: 130, h: 3, w: 50, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'tiled128' },
 ];
 
 const name = (c: Case) =>
@@ -139,8 +162,10 @@ async function runCase(c: Case, elem: Elem) {
       y_off: yOff,
       tap0: c.tap0,
     };
-    const ov = { KT: c.kt, KS: c.ks, UP: c.up, HAS_RES: c.res, NORM: c.norm === undefined ? 0 : 1, SILU: c.norm ?? 0, ...tunings[c.tune] };
-    await s.run(conv3d, p, ov, elem, bufs);
+    const op = { KT: c.kt, KS: c.ks, UP: c.up, HAS_RES: c.res, NORM: c.norm === undefined ? 0 : 1, SILU: c.norm ?? 0 };
+    const tiled = tiledShapes[c.tune];
+    if (tiled) await s.run(conv3dTiled(tiled), p, op, elem, bufs);
+    else await s.run(conv3d, p, { ...op, ...tunings[c.tune] }, elem, bufs);
     return s.read(y, elem, outLen, yOff);
   });
   const tol = elem === 'f32' ? { atol: 1e-4, rtol: 1e-4, nmse: 1e-7 } : { nmse: 1e-4 };

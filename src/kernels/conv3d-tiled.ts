@@ -1,0 +1,200 @@
+// conv3d-tiled: the portable conv (same operation, bindings, Params and weight layout as conv3d, see
+// shaders/conv3d.wgsl) generated as straight-line WGSL for one tile shape, for GPUs. Why: conv3d's
+// MODE 1 keeps its register tile in an array sized for the largest tile (64 vec4) and indexes it from
+// loops; whether that stays in registers is up to the driver's unroller, and the 8x8 tiles that should
+// be faster ran slower on the H200 (bench/results/h200/h200-2026-11-30-sweep.md). Here every
+// accumulator and operand is its own named value (c_0_3, a_1, b_0, ...), so none can end up in local memory.
+// The K loop (27 taps x cin) runs in steps of BK input channels of one tap:
+//   - weights [BK][BM4] vec4 and the im2col block [BK][BN4] vec4 (4 pixels each) are staged in
+//     workgroup memory, double-buffered: step s+1 is loaded from storage into registers (la_*, lb_*)
+//     before step s is multiplied, then stored into the other buffer; one barrier per step;
+//   - invocation (lid.x, lid.y) owns TM4 vec4 channel groups lid.y + WG_M*j and TN4 pixel quads
+//     lid.x + WG_N*g (pixels 4*quad .. 4*quad+3): per k, TM4 + TN4 vec4 reads of workgroup memory feed
+//     16*TM4*TN4 multiply-adds.
+// Results equal conv3d's up to the f32 summation order (channels in steps of BK instead of 16).
+import common from '../../shaders/conv3d-common.wgsl?raw';
+import wElem from '../../shaders/conv3d-w.wgsl?raw';
+import { DecoderError } from '../gpu/errors';
+import type { KernelDef } from '../gpu/kernel';
+import { conv3d, type Conv3dParams } from './conv3d';
+
+/** One tile shape: WG_N x WG_M invocations, each TM4 vec4 channel groups x TN4 pixel quads; BK channels per step. */
+export interface TiledShape {
+  wgN: number;
+  wgM: number;
+  tm4: number;
+  tn4: number;
+  bk: number;
+}
+
+const range = (n: number) => [...Array(n).keys()];
+
+/** Why a shape cannot be generated, or null. */
+export function tiledShapeError(t: TiledShape, maxInvocations = 256): string | null {
+  const nt = t.wgN * t.wgM;
+  if (![t.wgN, t.wgM, t.tm4, t.tn4, t.bk].every((v) => Number.isInteger(v) && v >= 1)) return 'every size must be a positive integer';
+  if (nt > maxInvocations) return `${nt} invocations > ${maxInvocations}`;
+  // the im2col loader: one pixel quad per invocation, RB = WG_M / TN4 channel rows per pass
+  if (t.wgM % t.tn4 !== 0) return 'WG_M must be a multiple of TN4 (one loader quad per invocation)';
+  if (t.bk % (t.wgM / t.tn4) !== 0) return `BK must be a multiple of WG_M / TN4 = ${t.wgM / t.tn4}`;
+  const smem = 2 * t.bk * (t.wgM * t.tm4 + t.wgN * t.tn4) * 16;
+  if (smem > 16384 * 3) return `${smem} B of workgroup memory > 48 KiB`;
+  return null;
+}
+
+/** The WGSL of one shape: main() + conv3d-common.wgsl (bindings, Params, addressing) + conv3d-w.wgsl (wload). */
+export function tiledWgsl(t: TiledShape): string {
+  const err = tiledShapeError(t, 1024);
+  if (err) throw new DecoderError('bad-input', `conv3d-tiled ${JSON.stringify(t)}: ${err}`);
+  const { wgN, wgM, tm4, tn4, bk } = t;
+  const nt = wgN * wgM, bm4 = wgM * tm4, bn4 = wgN * tn4, rb = wgM / tn4;
+  const la = Math.ceil((bk * bm4) / nt), lb = bk / rb;
+  const J = range(tm4), G = range(tn4), P = range(4 * tn4), Q = range(4);
+  const acc = (j: number, p: number) => `c_${j}_${p}`;
+  const comp = 'xyzw';
+  // stage step `s` (a u32 expression) from storage into la_* / lb_*
+  const load = (s: string) => `    {
+      let tap = tap_first + (${s}) / nch;
+      let c0 = ((${s}) % nch) * BK;
+      if (tap != cur_tap) {
+        cur_tap = tap;
+        t = tap_info(tap);
+${Q.map((q) => `        let o${q} = src_offset(p0 + 4u * bq + ${q}u, t.dy, t.dx);`).join('\n')}
+        ok = vec4<bool>(o0 != NONE, o1 != NONE, o2 != NONE, o3 != NONE);
+        off = select(vec4<u32>(0u), vec4<u32>(o0, o1, o2, o3), ok);
+        if (NORM == 1u) {
+          let q = off + vec4<u32>(t.base + prm.cin * hw_in);
+          inv = vec4<f32>(load_src(t.from_cache, q.x), load_src(t.from_cache, q.y), load_src(t.from_cache, q.z), load_src(t.from_cache, q.w));
+        }
+      }
+${range(la)
+  .map((r) => {
+    const body = `let c = c0 + e / BM4;
+        la_${r} = select(vec4<f32>(0.0), wload((tap * prm.cin + min(c, prm.cin - 1u)) * cout4 + min(m40 + e % BM4, cout4 - 1u)), c < prm.cin);`;
+    return (r + 1) * nt <= bk * bm4 ? `      { let e = lin + ${r * nt}u; ${body} }` : `      { let e = lin + ${r * nt}u; if (e < BK * BM4) { ${body} } }`;
+  })
+  .join('\n')}
+${range(lb)
+  .map(
+    (r) => `      {
+        let c = c0 + bk0 + ${r * rb}u;
+        let cc = min(c, prm.cin - 1u);
+        let q = off + vec4<u32>(t.base + cc * hw_in);
+        var u = vec4<f32>(load_src(t.from_cache, q.x), load_src(t.from_cache, q.y), load_src(t.from_cache, q.z), load_src(t.from_cache, q.w));
+        if (NORM == 1u) { u = norm_act4(u, inv, cc); }
+        lb_${r} = select(vec4<f32>(0.0), u, ok & vec4<bool>(c < prm.cin));
+      }`,
+  )
+  .join('\n')}
+    }`;
+  const store = (buf: string) =>
+    [
+      ...range(la).map((r) => ((r + 1) * nt <= bk * bm4 ? `    a_s[${buf} * BK * BM4 + lin + ${r * nt}u] = la_${r};` : `    if (lin + ${r * nt}u < BK * BM4) { a_s[${buf} * BK * BM4 + lin + ${r * nt}u] = la_${r}; }`)),
+      ...range(lb).map((r) => `    b_s[${buf} * BK * BN4 + (bk0 + ${r * rb}u) * BN4 + bq] = lb_${r};`),
+    ].join('\n');
+  const mac = `      for (var k = 0u; k < BK; k++) {
+        let ai = bc * BK * BM4 + k * BM4 + lid.y;
+        let bi = bc * BK * BN4 + k * BN4 + lid.x;
+${J.map((j) => `        let a_${j} = a_s[ai + ${j * wgM}u];`).join('\n')}
+${G.map((g) => `        let b_${g} = b_s[bi + ${g * wgN}u];`).join('\n')}
+${J.flatMap((j) => P.map((p) => `        ${acc(j, p)} += a_${j} * b_${p >> 2}.${comp[p & 3]};`)).join('\n')}
+      }`;
+  const epilogue = J.flatMap((j) =>
+    Q.map(
+      (q) => `  {
+    let o = (m40 + lid.y + ${j * wgM}u) * 4u + ${q}u;
+    if (o < prm.cout) {
+      let bias = f32(b[o]);
+      let sc = wscale(o, cout4);
+${P.map((p) => `      put(o, p0 + 4u * (lid.x + ${(p >> 2) * wgN}u) + ${p & 3}u, hw, ${acc(j, p)}.${comp[q]} * sc + bias);`).join('\n')}
+    }
+  }`,
+    ),
+  ).join('\n');
+  return `alias Elem = f32;
+// generated by src/kernels/conv3d-tiled.ts: ${JSON.stringify(t)}
+const WG_N: u32 = ${wgN}u;
+const WG_M: u32 = ${wgM}u;
+const BK: u32 = ${bk}u;
+const BM4: u32 = ${bm4}u; // vec4 channel groups per workgroup
+const BN4: u32 = ${bn4}u; // pixel quads per workgroup
+var<workgroup> a_s: array<vec4<f32>, ${2 * bk * bm4}>; // [2][BK][BM4] weights
+var<workgroup> b_s: array<vec4<f32>, ${2 * bk * bn4}>; // [2][BK][BN4] im2col (4 pixels per vec4)
+
+fn put(o: u32, p: u32, hw: u32, v0: f32) {
+  if (p >= hw) { return; }
+  var v = v0;
+  if (HAS_RES == 1u) { v += f32(res[prm.res_off + o * hw + p]); }
+  if (HAS_RES == 2u) { v += f32(y[prm.y_off + o * hw + p]); }
+  y[prm.y_off + o * hw + p] = Elem(v);
+}
+
+@compute @workgroup_size(${wgN}, ${wgM}, 1)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+  let hw = prm.h * prm.w;
+  let hw_in = select(hw, (prm.h >> 1u) * (prm.w >> 1u), UP == 1u);
+  let cout4 = (prm.cout + 3u) / 4u;
+  let p0 = wg.x * BN4 * 4u;
+  let m40 = wg.y * BM4;
+  let lin = lid.y * WG_N + lid.x;
+  let bq = lin % BN4; // the pixel quad this invocation stages, channel rows bk0 + ${rb}*r
+  let bk0 = lin / BN4;
+  let nch = (prm.cin + BK - 1u) / BK;
+  let tap_first = prm.tap0 * KS * KS;
+  let steps = (KT * KS * KS - tap_first) * nch;
+${J.flatMap((j) => P.map((p) => `  var ${acc(j, p)} = vec4<f32>(0.0);`)).join('\n')}
+${range(la).map((r) => `  var la_${r} = vec4<f32>(0.0);`).join('\n')}
+${range(lb).map((r) => `  var lb_${r} = vec4<f32>(0.0);`).join('\n')}
+  var cur_tap = NONE;
+  var t = Tap(0u, false, 0u, 0u);
+  var ok = vec4<bool>(false);
+  var off = vec4<u32>(0u);
+  var inv = vec4<f32>(0.0);
+${load('0u')}
+${store('0u')}
+  workgroupBarrier();
+  for (var s = 0u; s < steps; s++) {
+    let more = s + 1u < steps;
+    if (more) {
+${load('s + 1u')}
+    }
+    {
+      let bc = s & 1u;
+${mac}
+    }
+    if (more) {
+      let bs = (s + 1u) & 1u;
+${store('bs')}
+    }
+    workgroupBarrier();
+  }
+${epilogue}
+}
+`;
+}
+
+const defs = new Map<string, KernelDef<Conv3dParams>>();
+
+/** The KernelDef of one shape (cached): conv3d's bindings, params and cost; overrides KT, KS, UP, HAS_RES, NORM, SILU. */
+export function conv3dTiled(t: TiledShape): KernelDef<Conv3dParams> {
+  const id = `conv3d-tiled-${t.wgN}x${t.wgM}-${t.tm4}x${t.tn4}-bk${t.bk}`;
+  let def = defs.get(id);
+  if (!def) {
+    const base = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0 };
+    def = {
+      ...conv3d,
+      id,
+      wgsl: `${tiledWgsl(t)}\n${common}\n${wElem}`,
+      overrides: base,
+      dispatch(p, ov) {
+        const o = { ...base, ...ov };
+        if (o.UP && (p.h % 2 || p.w % 2)) throw new DecoderError('bad-input', `${id}: UP=1 needs an even output size, got ${p.h}x${p.w}`);
+        if (p.tap0 >= o.KT!) throw new DecoderError('bad-input', `${id}: tap0 ${p.tap0} must be < KT ${o.KT}`);
+        return [Math.ceil((p.h * p.w) / (4 * t.wgN * t.tn4)), Math.ceil(p.cout / (4 * t.wgM * t.tm4)), 1];
+      },
+      cost: (p, ov, elem) => conv3d.cost(p, { ...conv3d.overrides, ...ov }, elem),
+    };
+    defs.set(id, def);
+  }
+  return def;
+}

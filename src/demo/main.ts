@@ -15,6 +15,7 @@ import { probeGpu, type GpuProbe } from './gpu-probe';
 import { renderMemoryChart } from './memory-chart';
 import { Messages } from './messages';
 import { applyConstraints, initOptions, readOptions, sanitizeOptions, writeOptions } from './options';
+import { optionsFormHtml } from './options-form';
 import { checkFit, renderPlan, renderPlanError, type Fit } from './plan-view';
 import { Player } from './player';
 import { Progress } from './progress';
@@ -40,6 +41,8 @@ import { clearWeightsCache, weightsCacheSummary } from './weights-cache';
 
 // ---- elements and views ----
 const form = byTestId<HTMLFormElement>('options');
+// the option rows, generated from the one options schema (options-form.ts), before anything below looks them up
+form.innerHTML = optionsFormHtml();
 const decodeBtn = byTestId<HTMLButtonElement>('decode');
 const cancelBtn = byTestId<HTMLButtonElement>('cancel');
 const modelInfo = byTestId('model-info');

@@ -4,11 +4,12 @@
 // the demo recipe parser), the CLI's flag parsing and --help (src/node/cli-options.ts), and the demo's
 // choices, defaults and explanations (src/demo/options.ts). Pure TS, no GPU, importable in the page.
 //
-// HOW TO ADD AN OPTION (one record; test/options/schema.test.ts then checks it on every surface):
+// HOW TO ADD AN OPTION (one record; test/options/schema.node.test.ts then checks it on every surface):
 //  1. Add a record to OPTIONS below. `key` is the field name of DecodeOptions, the worker protocol and
 //     demo recipes; `flag` the CLI flag (null: no flag); `commands` the CLI commands taking it ('plan'
-//     = dry run too); `demo` whether the page's options form has it (then index.html needs a control
-//     with name=key and a `<span class="explain" data-explain=key>`). Kinds: 'choice' (values; `auto`
+//     = dry run too); `demo` whether the page's options form has it (then give it a row in
+//     src/demo/options-form.ts, which generates the form's controls from these records; the page and the
+//     schema test fail naming an option with a demo label and no row). Kinds: 'choice' (values; `auto`
 //     = CLI/demo also accept 'auto', resolved by fitPlan), 'bool' (CLI on|off), 'int' / 'number' (min,
 //     unit), 'custom' (its own check in check.ts `problem`; `syntax` for --help, `examples` it takes).
 //  2. Add the field to DecodeOptions (src/options/decode-options.ts) typed `OptionValue<'key'>`, and pass

@@ -329,9 +329,9 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
       await page.check(tid('opt-tile-none'));
       expect(await page.isDisabled(tid('tile-store'))).toBe(true);
       await page.check(tid('opt-tile-2x2'));
-      await page.check(tid('opt-frame-major'));
+      await page.check(tid('opt-tile-order-frame-major'));
       expect(await page.isDisabled(tid('tile-store'))).toBe(true);
-      await page.check(tid('opt-tile-major'));
+      await page.check(tid('opt-tile-order-tile-major'));
       expect(await page.isDisabled(tid('tile-store'))).toBe(false);
       expect(await page.inputValue(tid('tile-store'))).toBe('cpu');
       expect((await planned(page)).state).toBe('ready');
@@ -368,7 +368,7 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
     const withStats = writeSafetensors({ '@latents': { shape: [16, 1, 4, 4], data: syntheticLatents(16, 1, 4, 4) }, '@mean': { shape: [16], data: mean }, '@std': { shape: [16], data: std } });
     await openLatents(page, 'stats.safetensors', withStats);
     await page.waitForSelector(`${tid('plan')}[data-state="ready"]`, { timeout: 30_000 });
-    expect(await page.isChecked(tid('opt-stats-file'))).toBe(true);
+    expect(await page.isChecked(tid('opt-latent-stats-file'))).toBe(true);
     expect(await page.textContent(tid('stats-applied'))).toMatch(/Applied: from stats\.safetensors: mean \[0\.250, 0\.250, 0\.250, …\], std \[1\.500/);
     expect(await page.isDisabled(tid('decode'))).toBe(false);
     // a ComfyUI .latent without statistics: back to official, 'from file' disabled
@@ -376,8 +376,8 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
     await openLatents(page, 'ComfyUI_00001_.latent', comfy);
     await page.waitForSelector(`${tid('plan')}[data-state="ready"]`, { timeout: 30_000 });
     expect(await page.textContent(tid('latents-info'))).toMatch(/\[16, 1, 4, 4\].*ComfyUI latent/);
-    expect(await page.isChecked(tid('opt-stats-official'))).toBe(true);
-    expect(await page.isDisabled(tid('opt-stats-file'))).toBe(true);
+    expect(await page.isChecked(tid('opt-latent-stats-official'))).toBe(true);
+    expect(await page.isDisabled(tid('opt-latent-stats-file'))).toBe(true);
     await context.close();
     expect(errors).toEqual([]);
   }, 300_000);

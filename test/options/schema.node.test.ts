@@ -19,6 +19,7 @@ import { OPTION_KEYS, OPTIONS, spec, WAN22_CACHE_OFF, type OptionKey } from '../
 import { cliValue, optionFlags, optionKeys, parseArgs } from '../../src/node/cli-options';
 import { main } from '../../src/node/cli';
 import { DEFAULT_OPTIONS } from '../../src/demo/options';
+import { OPTIONS_FORM_MARK, optionsFormHtml } from '../../src/demo/options-form';
 import { parseRecipe, recipeFromHash, recipeToHash, type Recipe } from '../../src/demo/recipe';
 
 /** A value no option takes. */
@@ -145,11 +146,21 @@ describe('the API (and the worker, which decodes through it) takes every API opt
 });
 
 describe('the demo form has a control for every demo option value', () => {
-  // the form is static HTML: a schema value without its radio / option could never be chosen there, and
-  // an explanation slot naming no option would stay empty (initOptions fills them from the schema's help)
+  // the rows are generated from the schema (src/demo/options-form.ts; main.ts puts them into the form of
+  // index.html): a control written by hand into index.html would stand twice beside its generated twin
+  // (two radio groups of one name); a schema value without its radio / option could never be chosen; a
+  // row whose checked value is not the demo default would make the page's first decode differ from
+  // DEFAULT_OPTIONS (readOptions reads the form); an option without its explanation slot would show no
+  // help (initOptions fills the slots from the schema's help)
   const html = readFileSync(new URL('../../src/demo/index.html', import.meta.url), 'utf8');
-  const form = html.slice(html.indexOf('<form class="options"'), html.indexOf('</form>'));
-  it('each demo option has its control and each of its values an input or option', () => {
+  const form = optionsFormHtml();
+  it('the form of index.html holds nothing but the pointer to the generated rows', () => {
+    const open = '<form class="options" data-testid="options">';
+    const inForm = html.slice(html.indexOf(open) + open.length, html.indexOf('</form>'));
+    expect(html).toContain(open);
+    expect(inForm.trim()).toBe(OPTIONS_FORM_MARK);
+  });
+  it('each demo option has its control, each of its values an input or option, the demo default checked', () => {
     for (const key of OPTION_KEYS.filter((k) => OPTIONS[k].demo !== null)) {
       expect(form, key).toMatch(new RegExp(`name="${key}"`));
       const values = allowedValues(key, 'demo');
@@ -157,12 +168,16 @@ describe('the demo form has a control for every demo option value', () => {
       // radios carry name and value; a select's options sit inside its own <select name=key> element
       const select = new RegExp(`<select name="${key}"[^>]*>([\\s\\S]*?)</select>`).exec(form)?.[1] ?? '';
       for (const v of values) expect(form.includes(`name="${key}" value="${v}"`) || select.includes(`<option value="${v}"`), `${key}=${v}`).toBe(true);
+      const dflt = DEFAULT_OPTIONS[key as keyof typeof DEFAULT_OPTIONS];
+      const checked = [...form.matchAll(new RegExp(`name="${key}" value="([^"]*)"[^>]* checked`, 'g')), ...select.matchAll(/<option value="([^"]*)" selected>/g)].map((m) => m[1]);
+      expect(checked, `${key}: the checked value`).toEqual([dflt]);
     }
-    for (const m of form.matchAll(/data-explain="(\w+)"/g)) expect(OPTION_KEYS, m[1]).toContain(m[1]);
-    // the controls' names as the schema labels them (the HTML keeps them for a page before its script runs)
-    for (const key of OPTION_KEYS) {
-      const label = new RegExp(`id="opt-${key}-name">([^<]*)<`).exec(form)?.[1];
-      if (label !== undefined) expect(label, key).toBe(OPTIONS[key].demo);
+    // one explanation slot per option row (normChunk sits in the norm row and has none of its own)
+    const explained = [...form.matchAll(/data-explain="(\w+)"/g)].map((m) => m[1]);
+    expect(explained.sort()).toEqual(OPTION_KEYS.filter((k) => OPTIONS[k].demo !== null && k !== 'normChunk').sort());
+    // the controls' names as the schema labels them
+    for (const key of OPTION_KEYS.filter((k) => OPTIONS[k].demo !== null && k !== 'normChunk')) {
+      expect(new RegExp(`id="opt-${key}-name">([^<]*)<`).exec(form)?.[1], key).toBe(OPTIONS[key].demo);
     }
   });
 });

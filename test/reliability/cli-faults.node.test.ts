@@ -2,62 +2,26 @@
 // video as a decode without the fault (`replans` in --json); WAN_VAE_INJECT_OOM=1+ (nothing fits) stops
 // with one `wan-vae: oom: ...` line, exit 2 and no output file; Ctrl-C (SIGINT) during a decode stops it
 // with exit 130, `cancelled`, and leaves no output file (not even a temporary one).
-// The CLI is built from the current sources into node_modules/.cache/wan-vae-reliability-cli (not dist/,
-// which other tests rebuild) when older than src/ or shaders/.
-import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// The CLI is built from the current sources into node_modules/.cache/wan-vae-cli-reliability (not dist/,
+// which other tests rebuild) when older than src/ or shaders/ (test/helpers/cli.ts).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeNpy } from '../../src/model/npy';
 import { writeSafetensors } from '../../src/model/safetensors';
 import { syntheticLatents } from '../../src/model/synthetic';
+import { buildCli, errLines, runCli } from '../helpers/cli';
 import { tinyWeights } from './device';
 
-const root = resolve(import.meta.dirname, '../..');
-const cacheRoot = join(root, 'node_modules', '.cache', 'wan-vae-reliability-cli');
-const launcher = join(cacheRoot, 'bin', 'wan-vae.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'wan-vae-cli-faults-'));
+let launcher = '';
 
-function newest(d: string, exts: string[]): number {
-  let t = 0;
-  for (const e of readdirSync(d, { withFileTypes: true })) {
-    const p = join(d, e.name);
-    if (e.isDirectory()) t = Math.max(t, newest(p, exts));
-    else if (exts.some((x) => e.name.endsWith(x))) t = Math.max(t, statSync(p).mtimeMs);
-  }
-  return t;
-}
-
-function buildCliIfStale(): void {
-  mkdirSync(join(cacheRoot, 'bin'), { recursive: true });
-  copyFileSync(join(root, 'bin', 'wan-vae.mjs'), launcher);
-  const cliJs = join(cacheRoot, 'dist', 'cli.js');
-  const built = existsSync(cliJs) ? statSync(cliJs).mtimeMs : 0;
-  if (built >= Math.max(newest(join(root, 'src'), ['.ts']), newest(join(root, 'shaders'), ['.wgsl']))) return;
-  const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
-  const r = spawnSync(process.execPath, [vite, 'build', '--config', 'vite.cli.config.ts', '--logLevel', 'warn', '--outDir', join(cacheRoot, 'dist')], { cwd: root, encoding: 'utf8', timeout: 240_000 });
-  if (r.status !== 0) throw new Error(`building the CLI failed (${r.status ?? r.signal}): ${r.stderr}`);
-}
-
-/** stderr lines without Dawn's two device-creation warnings on lavapipe */
-const errLines = (s: string) => s.split(/[\n\r]/).filter((l) => l.trim() && !/^Warning: maxDynamic\w+ artificially reduced/.test(l));
-
-function cli(env: Record<string, string>, ...args: string[]) {
-  const r = spawnSync(process.execPath, [launcher, ...args], { cwd: dir, encoding: 'utf8', timeout: 240_000, env: { ...process.env, ...env } });
-  if (r.error) throw r.error;
-  const last = r.stdout.trim().split('\n').at(-1) ?? '';
-  let json: Record<string, unknown> | null = null;
-  try {
-    json = JSON.parse(last) as Record<string, unknown>;
-  } catch {
-    // not JSON
-  }
-  return { code: r.status ?? -1, err: errLines(r.stderr), json };
-}
+const cli = (env: Record<string, string>, ...args: string[]) => runCli(launcher, dir, args, env);
 
 beforeAll(() => {
-  buildCliIfStale();
+  launcher = buildCli('reliability');
   const w = tinyWeights();
   writeFileSync(join(dir, 'w.safetensors'), writeSafetensors(Object.fromEntries([...w.map].map(([k, t]) => [k, { shape: t.shape, data: t.data }]))));
   writeFileSync(join(dir, 'small.npy'), writeNpy([16, 2, 4, 4], syntheticLatents(16, 2, 4, 4)));
@@ -72,10 +36,10 @@ describe('wan-vae decode under faults', () => {
   it('WAN_VAE_INJECT_OOM=N: re-plans, lists it in --json replans, writes the same video', () => {
     const base = ['decode', '--weights', 'w.safetensors', '--latents', 'small.npy', '--json'];
     const clean = cli({}, ...base, '--out', 'out-clean.npy');
-    expect(clean.code, clean.err.join(' | ')).toBe(0);
+    expect(clean.code, clean.errLines.join(' | ')).toBe(0);
     expect(clean.json?.replans).toEqual([]);
     const r = cli({ WAN_VAE_INJECT_OOM: '5' }, ...base, '--out', 'out-oom.npy');
-    expect(r.code, r.err.join(' | ')).toBe(0);
+    expect(r.code, r.errLines.join(' | ')).toBe(0);
     const replans = r.json?.replans as { reason: string; plan: string }[];
     expect(replans.length).toBe(1);
     expect(replans[0]!.reason).toMatch(/injected out-of-memory at GPU buffer allocation 5/);
@@ -85,8 +49,8 @@ describe('wan-vae decode under faults', () => {
   it('WAN_VAE_INJECT_OOM=1+: one oom line with the smallest plan, exit 2, no file', () => {
     const r = cli({ WAN_VAE_INJECT_OOM: '1+' }, 'decode', '--weights', 'w.safetensors', '--latents', 'small.npy', '--out', 'out-none.npy');
     expect(r.code).toBe(2);
-    expect(r.err.length, r.err.join(' | ')).toBe(1);
-    expect(r.err[0]).toMatch(/^wan-vae: oom: .*smallest found needs \d+ MiB/);
+    expect(r.errLines.length, r.errLines.join(' | ')).toBe(1);
+    expect(r.errLines[0]).toMatch(/^wan-vae: oom: .*smallest found needs \d+ MiB/);
     expect(existsSync(join(dir, 'out-none.npy'))).toBe(false);
   });
 

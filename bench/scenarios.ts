@@ -109,7 +109,9 @@ function winogradScenarios(quick: boolean): KernelScenario[] {
     ...WINOGRAD4_TILINGS.flatMap(([label, TX, TY, TM4, TT, BK]) => CONV_ANCHORS.map(([c, h, w]) => row(c, h, w, 0, `4-${label}`, { M: 4, TX, TY, TM4, TT, BK }, ['f32']))),
   ];
   // F(2x2) plain (f32, f16) and fused-norm rows, F(4x4) plain rows (name -winograd4), then the other tilings
-  return [...shapes.flatMap(([c, h, w]) => [row(c, h, w, 0, '', {}, ['f32', 'f16']), row(c, h, w, 1, '', {}, ['f32']), row(c, h, w, 0, '4', { M: 4 }, ['f32', 'f16'])]), ...tilings];
+  // -tiled rows (M: 0): no Winograd, the generated direct convs (bench/lib/winograd.ts TILED_CANDIDATES) beside conv3d
+  const tiled = shapes.map(([c, h, w]) => ({ ...row(c, h, w, 0, '', { M: 0 }, ['f32']), name: `conv3d/${c}ch-${h}x${w}-tiled`, note: 'generated direct convs (extra.tflops_*, maxAbs_*) beside conv3d on the same inputs' }));
+  return [...shapes.flatMap(([c, h, w]) => [row(c, h, w, 0, '', {}, ['f32', 'f16']), row(c, h, w, 1, '', {}, ['f32']), row(c, h, w, 0, '4', { M: 4 }, ['f32', 'f16'])]), ...tilings, ...tiled];
 }
 
 function normAttnScenarios(quick: boolean): KernelScenario[] {

@@ -4,10 +4,14 @@
 // extra.speedup = directMs / ms, and max |err| / NMSE of the Winograd output against the direct one
 // (extra.maxAbsVsDirect, nmseVsDirect). GFLOP/s counts the direct conv's FLOPs (the work done), so rates
 // compare with the conv3d rows. A scenario's TX/TY/TM4/TT/BK overrides pick another Winograd tiling;
-// override M: 4 runs F(4x4,3x3) (conv3d-winograd4) instead of F(2x2,3x3).
+// override M: 4 runs F(4x4,3x3) (conv3d-winograd4) instead of F(2x2,3x3); M: 0 runs no Winograd but the
+// generated direct convs of TILED_CANDIDATES (src/kernels/conv3d-tiled.ts) whose channel block divides
+// cout, each on the same inputs: extra.ms_<label>, tflops_<label> (direct-conv FLOPs / time),
+// maxAbs_<label> against the decoder's direct conv (the row's own ms / GFLOP/s are the direct conv's).
 import { DecoderError } from '../../src/gpu/errors';
 import { encodeParams, pipelineKey, resolveOverrides, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
 import { conv3d, conv3dTuning, conv3dTuningForCout, packConvWeight } from '../../src/kernels/conv3d';
+import { conv3dTiled, tiledShapeError, type TiledShape } from '../../src/kernels/conv3d-tiled';
 import { conv3dWinograd, conv3dWinograd4, packConvWeightWinograd, winograd4Tuning, winogradTuning } from '../../src/kernels/conv3d-winograd';
 import { storageBytes } from '../../src/runtime/f16';
 import { PassTimer } from './gpu-timer';
@@ -19,6 +23,20 @@ const STORAGE = () => GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBuff
 const CASE_BUDGET_MS = 30_000;
 const MIN_RUNS = 10;
 const TUNING_KEYS = ['TX', 'TY', 'TM4', 'TT', 'BK'];
+
+/** Generated direct convs timed beside conv3d (M: 0 rows): [label, shape]; block = 4*wgM*tm4 channels x 4*wgN*tn4 pixels. */
+export const TILED_CANDIDATES: [string, TiledShape][] = [
+  ['c128p128', { wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 16 }], // 8 ch x 8 px per invocation
+  ['c128p128bk8', { wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 8 }],
+  ['c128p64', { wgN: 16, wgM: 16, tm4: 2, tn4: 1, bk: 16 }], // 8 ch x 4 px
+  ['c128p128t16x8', { wgN: 16, wgM: 8, tm4: 4, tn4: 2, bk: 16 }], // 16 ch x 8 px, 128 invocations
+  ['c128p128t16x4', { wgN: 32, wgM: 8, tm4: 4, tn4: 1, bk: 16 }], // 16 ch x 4 px
+  ['c64p128', { wgN: 16, wgM: 16, tm4: 1, tn4: 2, bk: 16 }], // 4 ch x 8 px
+  ['c96p128', { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12 }], // 8 ch x 8 px, 192 invocations
+  ['c96p64', { wgN: 16, wgM: 12, tm4: 2, tn4: 1, bk: 12 }],
+  ['c96p128w', { wgN: 16, wgM: 24, tm4: 1, tn4: 2, bk: 12 }], // 4 ch x 8 px, 384 invocations
+  ['c96p128t12x8', { wgN: 16, wgM: 8, tm4: 3, tn4: 2, bk: 16 }], // 12 ch x 8 px, 128 invocations
+];
 
 /** Deterministic values in [-scale/2, scale/2) (LCG), as the other kernel rows fill their buffers. */
 function lcg(n: number, seed: number, scale: number): Float32Array {
@@ -51,7 +69,7 @@ export async function runWinogradCase(ctx: KernelContext, s: KernelScenario, ele
   const cin = p.cin!, cout = p.cout!, h = p.h!, w = p.w!;
   const op = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0 };
   for (const k of Object.keys(op)) if (s.overrides?.[k] !== undefined) op[k as keyof typeof op] = s.overrides[k]!;
-  const m = s.overrides?.M === 4 ? 4 : 2;
+  const m = s.overrides?.M === 4 ? 4 : s.overrides?.M === 0 ? 0 : 2;
   const def = m === 4 ? conv3dWinograd4 : conv3dWinograd;
   const tune: Record<string, number> = { ...(m === 4 ? winograd4Tuning : winogradTuning)[ctx.cpuAdapter ? 'cpu' : 'gpu'] };
   for (const k of TUNING_KEYS) if (s.overrides?.[k] !== undefined) tune[k] = s.overrides[k]!;
@@ -92,7 +110,7 @@ export async function runWinogradCase(ctx: KernelContext, s: KernelScenario, ele
     cacheData.set(f0.slice(0, frame).reverse()); // slice: a copy (reverse() works in place)
     cacheData.set(f0.subarray(0, frame), frame);
     const cache = buffer(cacheData, 'cache');
-    const u = buffer(packConvWeightWinograd(g, cout, cin, 3, m), 'U');
+    const u = buffer(m ? packConvWeightWinograd(g, cout, cin, 3, m) : new Float32Array(4), 'U');
     const wd = buffer(packConvWeight(g, cout, cin, 3, 3), 'w');
     const b = buffer(lcg(cout, 20, 0.2), 'b');
     const res = buffer(new Float32Array(4), 'res');
@@ -119,16 +137,40 @@ export async function runWinogradCase(ctx: KernelContext, s: KernelScenario, ele
         },
       };
     };
-    const win = await pass(def, wov, [x, cache, u, b, res, yw, gamma]);
     const dir = await pass(conv3d, dov, [x, cache, wd, b, res, yd, gamma]);
+    const win = await pass(def, wov, [x, cache, u, b, res, yw, gamma]);
     const timeOf = async (enc: (ps: GPUComputePassEncoder) => void) => {
       const warm = await timer.time(Math.max(1, s.warmup), enc);
       const fit = Math.max(MIN_RUNS, Math.floor(CASE_BUDGET_MS / 2 / Math.max(1e-3, warm[warm.length - 1]!)));
       return spread(await timer.time(Math.min(runs, fit), enc));
     };
+    const n = cout * h * w;
+    if (m === 0) {
+      // the generated direct convs against the decoder's conv3d (see the header)
+      const dms = await timeOf(dir.encode);
+      const want = await readFloats(device, yd, n, elem);
+      const cost = conv3d.cost(params, dov, elem);
+      const extra: Record<string, number | string> = { flops: cost.flops, bytes: cost.bytes, directTflops: cost.flops / (dms.median * 1e9) };
+      for (const [label, shape] of TILED_CANDIDATES) {
+        if (cout % (4 * shape.wgM * shape.tm4) || tiledShapeError(shape, device.limits.maxComputeInvocationsPerWorkgroup)) continue;
+        try {
+          const enc0 = device.createCommandEncoder();
+          enc0.clearBuffer(yw); // a candidate that misses outputs cannot inherit the previous one's
+          device.queue.submit([enc0.finish()]);
+          const cand = await pass(conv3dTiled(shape), op, [x, cache, wd, b, res, yw, gamma]);
+          const t = await timeOf(cand.encode);
+          const got = await readFloats(device, yw, n, elem);
+          let maxAbs = 0;
+          for (let i = 0; i < n; i++) maxAbs = Math.max(maxAbs, Math.abs(got[i]! - want[i]!));
+          Object.assign(extra, { [`ms_${label}`]: t.median, [`tflops_${label}`]: cost.flops / (t.median * 1e9), [`maxAbs_${label}`]: maxAbs });
+        } catch (e) {
+          extra[`error_${label}`] = describeError(e).slice(0, 200);
+        }
+      }
+      return { ...base, params: { ...base.params, overrides: dov }, timing: timer.source, ms: dms, gflops: cost.flops / (dms.median * 1e6), gbps: cost.bytes / (dms.median * 1e6), extra };
+    }
     const ms = await timeOf(win.encode);
     const dms = await timeOf(dir.encode);
-    const n = cout * h * w;
     const got = await readFloats(device, yw, n, elem);
     const want = await readFloats(device, yd, n, elem);
     let maxAbs = 0, se = 0, ss = 0;

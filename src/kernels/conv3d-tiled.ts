@@ -198,3 +198,20 @@ export function conv3dTiled(t: TiledShape): KernelDef<Conv3dParams> {
   }
   return def;
 }
+
+/**
+ * The generated conv the decoder runs for a conv with `cout` output channels, or null for conv3d: GPU
+ * tunings only (MODE 1; CPU adapters keep conv3d's direct loops), channel counts that fill 128- or
+ * 96-channel blocks (Wan's 96 ... 1024; the head's 3 and 12 stay on conv3d's small blocks).
+ */
+export function conv3dTiledFor(tuning: Record<string, number>, cout: number, maxInvocations = 256): TiledShape | null {
+  if (tuning.MODE !== 1) return null;
+  const shape: TiledShape | null = cout % 128 === 0 ? TILED_GPU.c128 : cout % 96 === 0 ? TILED_GPU.c96 : null;
+  return shape && !tiledShapeError(shape, maxInvocations) ? shape : null;
+}
+
+/** The decoder's shapes: 8 channels x 8 pixels per invocation, blocks of 128 (or 96) channels x 128 pixels. */
+export const TILED_GPU = {
+  c128: { wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 16 },
+  c96: { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12 },
+} as const satisfies Record<string, TiledShape>;

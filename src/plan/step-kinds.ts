@@ -8,6 +8,7 @@ import type { AnyKernelDef, Elem } from '../gpu/kernel';
 import { conv3dTuningForCout, packConvWeight, packedConvWeightLength } from '../kernels/conv3d';
 import { conv3dMmaWq, conv3dMmaWqEmu } from '../kernels/conv3d-mma-wq';
 import { mmaGemm } from '../kernels/conv3d-mma-flat';
+import { conv3dTiled, conv3dTiledFor } from '../kernels/conv3d-tiled';
 import { blockedConvWeightLength, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../kernels/conv3d-mma';
 import { conv3dWinograd, conv3dWinograd4, packConvWeightWinograd, winograd4Tuning, winogradTuning, winogradWeightLength } from '../kernels/conv3d-winograd';
 import { kernels } from '../kernels/index';
@@ -153,6 +154,9 @@ const conv: StepKind<ConvStep> = {
         { def: conv3dMmaPack, overrides: load, bindings: [c.view(s.x), ring, gamma, c.mmaScratch!] },
         { def: mmaGemm(s, s.ks, !!c.mma.emulate), overrides: { KT: s.kt, KS: s.ks, HAS_RES: res, SG: c.mma.subgroupSize }, bindings: [c.mmaScratch!, w, b, resBuf, c.view(s.y)] },
       ];
+    // GPUs: the generated straight-line conv where its blocks fit cout (conv3d-tiled), else conv3d
+    const tiled = conv3dTiledFor(c.tuning, s.cout, c.maxInvocations);
+    if (tiled) return [{ def: conv3dTiled(tiled), overrides: { ...load, HAS_RES: res }, bindings: [c.view(s.x), ring, w, b, resBuf, c.view(s.y), gamma] }];
     return [{ def: kernels.conv3d, overrides: { ...load, HAS_RES: res, ...conv3dTuningForCout(c.tuning, s.cout, c.maxInvocations) }, bindings: [c.view(s.x), ring, w, b, resBuf, c.view(s.y), gamma] }];
   },
   params(s, ringCount) {

@@ -253,7 +253,8 @@ export function scenarios(cfg: Pick<SuiteConfig, 'quick' | 'frames' | 'ortLayout
 export function select(list: Scenario[], only: string[]): Scenario[] {
   if (!only.length) return list;
   const want = only.flatMap((o) => (o === 'kernels' ? ['conv3d', 'rms-norm', 'attention'] : [o]));
-  const picked = list.filter((s) => want.some((o) => s.group === o || s.name.startsWith(o)));
+  // a name ending in '$' matches exactly (conv3d/96ch-480x832-winograd$ without its -winograd4 / tiling rows)
+  const picked = list.filter((s) => want.some((o) => s.group === o || (o.endsWith('$') ? s.name === o.slice(0, -1) : s.name.startsWith(o))));
   if (!picked.length) throw new Error(`--only ${only.join(',')} matches no scenario; names: ${list.map((s) => s.name).join(', ')}`);
   return picked;
 }

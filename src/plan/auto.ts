@@ -8,7 +8,8 @@ import type { WeightsPrecision } from '../model/quantize';
 import { plan, type Plan, type PlanOptions, type Precision } from './planner';
 import { withWeightStream } from './weight-stream';
 import { expectedSeconds, flopRate, flopsSplit } from './expected-time';
-import { makeTiles, tileOverhead } from './tiling';
+import { makeTiles } from './tiling';
+import { tiledOverhead } from './tile-windows';
 import type { OptionOrAuto, OptionValue } from '../options/schema';
 
 export interface FitRequest {
@@ -205,7 +206,7 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
     let found: { g: { th: number; tw: number; n: number }; p: Plan } | null = null;
     let skipped = false;
     for (const g of later) {
-      if (split && split.latent + split.tiled * tileOverhead(makeTiles(base.h, base.w, tileOf(g.th, g.tw)), base.h, base.w) >= limit) {
+      if (split && split.latent + split.tiled * tiledOverhead(cfg, makeTiles(base.h, base.w, tileOf(g.th, g.tw)), base.h, base.w, (r.tileMode ?? 'exact') === 'exact') >= limit) {
         skipped = true;
         continue;
       }

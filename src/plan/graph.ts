@@ -12,6 +12,7 @@
 // that store, so only one tile's rings exist at a time (frames complete with the last tile).
 import type { DecoderConfig, DupUpCfg, ResBlockCfg, UpBlockCfg } from '../model/config';
 import type { Tile } from './tiling';
+import { tileWindows, type LevelWindow } from './tile-windows';
 
 export type ChunkKind = 'first' | 'steady' | 'nocache';
 
@@ -144,6 +145,8 @@ export interface TilePlan {
   tiles: Tile[];
   /** blend ramps: overlap in latent pixels (0 exact) */
   overlap: number;
+  /** exact tiles: crop each up block's input to the context its level still needs (tile-windows.ts); default true; number[]: margins per level */
+  shrink?: boolean | number[];
 }
 
 /** Spatial size of each level: level 0 = h x w, each up block's resample doubles. */
@@ -174,8 +177,16 @@ class Builder {
     readonly norm: NormMode,
     /** output region of this tile in latent pixels (relative to the frame) and the tile origin */
     readonly out: { region: Omit<Region, 'oh' | 'ow' | 'cy' | 'cx' | 'dy' | 'dx'> & { y0: number; x0: number; y1: number; x1: number }; originY: number; originX: number },
+    /** a tile's window at every level (tile-windows.ts): up block bi's input is cropped from pre to win */
+    readonly windows?: LevelWindow[],
   ) {
-    this.sizes = levelSizes(cfg, h, w);
+    this.sizes = windows ? windows.map((l) => ({ h: l.win.y1 - l.win.y0, w: l.win.x1 - l.win.x0 })) : levelSizes(cfg, h, w);
+  }
+
+  /** Level L's tensor as the previous level hands it over (before a crop): 2x the previous window where it resamples. */
+  preSize(L: number): { h: number; w: number } {
+    const p = this.sizes[L - 1]!;
+    return this.cfg.upBlocks[L - 1]!.resample ? { h: 2 * p.h, w: 2 * p.w } : p;
   }
 
   t(name: string, elems: number): VTensor {
@@ -275,6 +286,15 @@ class Builder {
   upBlock(bi: number, x: View): void {
     const blk = this.cfg.upBlocks[bi];
     if (!blk) return this.head(x);
+    const lw = this.windows?.[bi];
+    if (lw && bi > 0 && (lw.win.y0 !== lw.pre.y0 || lw.win.x0 !== lw.pre.x0 || lw.win.y1 !== lw.pre.y1 || lw.win.x1 !== lw.pre.x1)) {
+      // shrinking window: only the context this level still needs (tile-windows.ts); x is [cin, pre]
+      const pre = this.preSize(bi), { h, w } = this.sizes[bi]!;
+      const c = blk.resblocks[0]?.cin ?? blk.resample!.cin;
+      const y = { t: this.t(`${this.cfg.upBlocks[bi - 1]!.resample?.path ?? `block ${bi}`}:window`, c * h * w), off: 0 };
+      this.prog.steps.push({ kind: 'crop', label: `up block ${bi} window`, c, srcH: pre.h, srcW: pre.w, y0: lw.win.y0 - lw.pre.y0, x0: lw.win.x0 - lw.pre.x0, h, w, x, y });
+      x = y;
+    }
     const y = this.resBlocks(bi, x);
     if (!blk.resample) return this.upBlock(bi + 1, y);
     this.resample(blk, y, x);
@@ -293,7 +313,8 @@ class Builder {
       this.conv(`${rs.path}.time_conv`, { cin: rs.cin, cout: 2 * rs.cin, kt: 3, ks: 1, up: 0, h, w, x, y: { t: tc, off: 0 }, ring: `${this.ringPrefix}s${rs.slot}` });
       frames = [{ t: tc, off: 0 }, { t: tc, off: rs.cin * hw }];
     }
-    const next = this.sizes[L + 1]!;
+    // the next level as this one hands it over (a shrinking window crops it at the next block's input)
+    const next = { h: 2 * h, w: 2 * w };
     frames.forEach((f, s) => {
       const y = { t: this.t(`${rs.path}.resample.1:out`, rs.cout * next.h * next.w), off: 0 };
       this.conv(`${rs.path}.resample.1`, { cin: rs.cin, cout: rs.cout, kt: 1, ks: 3, up: 1, h: next.h, w: next.w, x: f, y });
@@ -318,8 +339,12 @@ class Builder {
     const s = this.cfg.scale;
     const o = this.out.region;
     const r = o.ramp;
+    // the head's window origin in output px (a shrinking window moved it from the tile's ext origin)
+    const f = 2 ** this.cfg.upBlocks.filter((b) => b.resample).length;
+    const win = this.windows?.[L]?.win;
+    const oy = win ? (win.y0 * s) / f : this.out.originY * s, ox = win ? (win.x0 * s) / f : this.out.originX * s;
     const region: Region = {
-      cy: (o.y0 - this.out.originY) * s, cx: (o.x0 - this.out.originX) * s,
+      cy: o.y0 * s - oy, cx: o.x0 * s - ox,
       oh: (o.y1 - o.y0) * s, ow: (o.x1 - o.x0) * s, dy: o.y0 * s, dx: o.x0 * s,
       ramp: { top: r.top * s, bottom: r.bottom * s, left: r.left * s, right: r.right * s },
     };
@@ -380,7 +405,7 @@ export function buildPrograms(cfg: DecoderConfig, kind: ChunkKind, h: number, w:
   if (!b0.resample) throw new Error('spatial tiling needs an upsampling first up block');
   const tileProg = (t: Tile, prog: Program, src: View | { store: number }, srcIn: View | { store: number }, prefix: string) => {
     const e = t.ext;
-    const tb = new Builder(cfg, prog, e.y1 - e.y0, e.x1 - e.x0, prefix, norm, tileOut(t, tiling.overlap));
+    const tb = new Builder(cfg, prog, e.y1 - e.y0, e.x1 - e.x0, prefix, norm, tileOut(t, tiling.overlap), tileWindows(cfg, t, h, w, tiling.shrink ?? tiling.overlap === 0));
     const x = tb.crop(`tile ${t.index} crop`, c0, src, e, h, w);
     const xin = b0.dupUp ? tb.crop(`tile ${t.index} crop block input`, cfg.midDim, srcIn, e, h, w) : x;
     tb.resample(b0, x, xin);

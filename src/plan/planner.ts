@@ -8,7 +8,8 @@ import { convWinograd, type ConvAlgo } from '../kernels/conv3d-winograd';
 import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type NormMode, type Program, type Step, type TilePlan, type View } from './graph';
 import { convWeightFormat, type WeightsPrecision } from '../model/quantize';
 import { convWeightBytes, kindOf, mmaScratchOf, weightBuffers } from './step-kinds';
-import { makeTiles, tileOverhead, type Tile } from './tiling';
+import { makeTiles, type Tile } from './tiling';
+import { tiledOverhead } from './tile-windows';
 import { withWeightStream, type WeightStreamPlan } from './weight-stream';
 import { optionError, problem } from '../options/check';
 import { WAN22_CACHE_OFF, type OptionValue } from '../options/schema';
@@ -36,6 +37,13 @@ export interface TileOption {
    * not, and such a plan is never run.
    */
   probe?: boolean;
+  /**
+   * exact tiles: crop each up block's input to the context that level still needs (tile-windows.ts:
+   * the same output, less compute and smaller tile rings). Default true; false = the tile's ext at
+   * every level (the plans before 2026-12-01 s6, for comparisons); number[]: the margins per level
+   * (tests: a margin one short must change the output)
+   */
+  shrink?: boolean | number[];
 }
 
 /** One tile per distinct (computed, kept, written) size: a probe plan's tiles (TileOption.probe). */
@@ -224,7 +232,7 @@ export interface Plan {
   largestBinding: number;
   /** bytes of one store entry, padded to the 256-byte storage offset alignment */
   storeEntryBytes: number;
-  /** computed area of the tiled part / frame area (1 untiled) */
+  /** conv work of the tiled part over the untiled frame's (1 untiled; tile-windows.ts tiledOverhead) */
   tileOverhead: number;
   /** weightsStream: the ring, its groups and the bus bytes of a decode (memory.weights counts the ring) */
   weightStream: WeightStreamPlan | null;
@@ -361,7 +369,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   // (tile rings and slots are sized by the largest tile; tiles of one shape share a slot assignment)
   const tiles = allTiles && opts.tile?.probe && opts.tile.order === 'tile-major' ? distinctTiles(allTiles) : allTiles;
   const tiling: TilePlan | undefined = tiles && opts.tile
-    ? { order: opts.tile.order, tiles, overlap: opts.tile.mode === 'blend' ? (opts.tile.halo ?? 2) : 0 }
+    ? { order: opts.tile.order, tiles, overlap: opts.tile.mode === 'blend' ? (opts.tile.halo ?? 2) : 0, shrink: opts.tile.mode === 'exact' && (opts.tile.shrink ?? true) }
     : undefined;
   const kinds: ChunkKind[] = opts.cache === 'off' ? ['nocache'] : frames > 1 ? ['first', 'steady'] : ['first'];
   const slots: Slot[] = [];
@@ -477,7 +485,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
     cfg, opts, elemBytes, programs, tiles, slots, rings, tileRingKeys: [...tileRingKeys], storeFrameElems, storePerChunk,
     storeWhere, hostStoreBytes, host, bus, park, parkStagingBytes,
     outFrameElems, framesOut, height: H, width: W, outElems, outRgbaElems, uniformStride: UNIFORM_STRIDE, maxDispatches, memory,
-    largestBuffer, largestBinding, storeEntryBytes, tileOverhead: tiles ? tileOverhead(tiles, h, w) : 1, weightStream: null,
+    largestBuffer, largestBinding, storeEntryBytes, tileOverhead: allTiles ? tiledOverhead(cfg, allTiles, h, w, tiling!.shrink ?? tiling!.overlap === 0) : 1, weightStream: null,
   };
   // --weights-stream: the conv weights in a ring of GPU buffers (weight-stream.ts; exact)
   return opts.weightsStream ? withWeightStream(out, true, opts.weightsStreamSlots) : out;

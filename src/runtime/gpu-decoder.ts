@@ -17,6 +17,7 @@ import { StepEncoder } from './exec/encode';
 import { Resources } from './exec/resources';
 import { StoreWindow } from './exec/store-window';
 import { Segments } from './exec/weight-stream';
+import { prepareBlockedWeights } from './exec/weights';
 import { storageBytes } from './f16';
 import type { ChunkKind, OutputStep } from '../plan/graph';
 import { checkLimits, type Plan, type ProgramPlan } from '../plan/planner';
@@ -29,6 +30,12 @@ export interface ReleasedWeights {
   format: string;
   buffers: Map<string, GPUBuffer>;
 }
+
+/**
+ * Where the last GpuDecoder.create spent its time (ms): allocation and the JS weight packing (resourcesMs),
+ * the pipelines' compilation (pipelinesMs, overlapping the GPU weight preparation: weightPrep.last.ms), all.
+ */
+export const lastBuild = { resourcesMs: 0, pipelinesMs: 0, totalMs: 0 };
 
 export class GpuDecoder {
   readonly arena: Arena;
@@ -75,11 +82,19 @@ export class GpuDecoder {
     try {
       // the previous decoder's weight buffers when they hold the same weights packed the same way
       const reuse = opts.reuse && opts.reuse.weights === weights && opts.reuse.format === d.weightFormat ? opts.reuse.buffers : undefined;
+      const t0 = performance.now();
       d.res = new Resources(device, d.arena, plan, weights, !!d.mma, reuse);
       d.store = new StoreWindow(device, plan, d.res);
       if (plan.park) d.park = new CachePark(device, plan, d.res);
       d.encoder = new StepEncoder(device, d.cache, plan, d.res, d.store, { tuning: d.tuning, mma: d.mma });
-      await d.encoder.build();
+      const t1 = performance.now();
+      // the pipelines compile while the blocked weights are prepared on the GPU (exec/weights.ts)
+      const built = d.encoder.build().then(() => (lastBuild.pipelinesMs = performance.now() - t1));
+      built.catch(() => undefined);
+      await prepareBlockedWeights(device, d.cache, d.res.weightJobs, d.res.mmaScratch, d.res.uniforms, plan.uniformStride);
+      await built;
+      lastBuild.resourcesMs = t1 - t0;
+      lastBuild.totalMs = performance.now() - t0;
     } catch (e) {
       failure = e;
     }

@@ -9,7 +9,7 @@ import type { Plan, ProgramPlan } from '../../plan/planner';
 import { mmaScratchOf } from '../../plan/step-kinds';
 import { readbackUsage, storageUsage } from './usage';
 import { WeightStream } from './weight-stream';
-import { uploadWeights } from './weights';
+import { uploadWeights, type BlockedWeightJob } from './weights';
 
 export class Resources {
   readonly weights: Map<string, GPUBuffer>;
@@ -33,6 +33,8 @@ export class Resources {
   readonly uniforms: GPUBuffer;
   /** tensor cores: the blocked operand copy, one conv call at a time (conv3d-mma-pack writes, conv3d-mma reads) */
   readonly mmaScratch: GPUBuffer | null = null;
+  /** tensor cores: blocked f16 conv weights allocated but not yet written (GpuDecoder.create: prepareBlockedWeights, the operand copy as staging) */
+  readonly weightJobs: BlockedWeightJob[] = [];
 
   /** `reuse`: weight buffers of the previous decoder on this device (same model and packing), adopted by key */
   constructor(device: GPUDevice, readonly arena: Arena, readonly plan: Plan, weights: Weights, mma: boolean, reuse?: Map<string, GPUBuffer>) {
@@ -40,7 +42,7 @@ export class Resources {
     const elem: Elem = p.opts.precision;
     const steps = Object.values(p.programs).flat().flatMap((pp) => pp.prog.steps);
     const sp = p.weightStream;
-    this.weights = uploadWeights(device, arena, steps, weights, elem, mma, p.opts.weightsPrecision, sp?.entries, reuse);
+    this.weights = uploadWeights(device, arena, steps, weights, elem, mma, p.opts.weightsPrecision, sp?.entries, reuse, this.weightJobs);
     if (sp) this.stream = new WeightStream(device, arena, sp, steps, weights, elem, mma, p.opts.weightsPrecision);
     // one GPU buffer per ring `buffer` (cache offload: ring s<k> of every tile shares one, sized for the largest)
     const ringBuffers = new Map<string, GPUBuffer>();

@@ -2,7 +2,10 @@
 // step, once per key), each packed for its kernel (conv3d's cout-padded layout, or conv3d-mma's blocked
 // one on tensor cores) and converted to the storage precision. With a streamed plan (weight-stream.ts)
 // the conv weights are packed here too but kept in CPU memory; only the rest is uploaded.
-import type { Elem } from '../../gpu/kernel';
+import { DecoderError } from '../../gpu/errors';
+import { encodeParams, type Elem, type PipelineCache } from '../../gpu/kernel';
+import { packConvWeightBlocked } from '../../kernels/conv3d-mma';
+import { blockChunks, blockParams, weightsBlock, type BlockedShape } from '../../kernels/weights-block';
 import { convWeightFormat, packF16Pairs, packInt8, packInt8Blocked, type WeightsPrecision } from '../../model/quantize';
 import type { Weights } from '../../model/weights';
 import type { Arena } from '../arena';
@@ -27,8 +30,10 @@ export function packWeight(w: WeightUse, weights: Weights, elem: Elem, mma: bool
 /**
  * Uploads every weight buffer `steps` read, except the keys in `skip` (streamed ones), adopting the ones
  * in `reuse` (by key; taken out of it); returns them by key. Shapes are checked (DecoderError naming the key).
+ * `jobs` given (and weightPrep.mode 'gpu'): the blocked f16 conv weights of tensor-core plans are created
+ * but not written; they are pushed there for prepareBlockedWeights.
  */
-export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<Step>, weights: Weights, elem: Elem, mma: boolean, weightsPrecision?: WeightsPrecision, skip?: ReadonlySet<string> | ReadonlyMap<string, unknown>, reuse?: Map<string, GPUBuffer>): Map<string, GPUBuffer> {
+export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<Step>, weights: Weights, elem: Elem, mma: boolean, weightsPrecision?: WeightsPrecision, skip?: ReadonlySet<string> | ReadonlyMap<string, unknown>, reuse?: Map<string, GPUBuffer>, jobs?: BlockedWeightJob[]): Map<string, GPUBuffer> {
   const out = new Map<string, GPUBuffer>();
   for (const w of weightBuffers(steps)) {
     if (skip?.has(w.key)) continue;
@@ -39,10 +44,107 @@ export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<S
       out.set(w.key, arena.adopt('weights', old));
       continue;
     }
+    // tensor cores, f16 weights: conv3d-mma's blocked layout, prepared on the GPU from the f32 rows
+    if (jobs && weightPrep.mode === 'gpu' && w.conv && w.conv.blocked > 0 && mma && elem === 'f16' && convWeightFormat(elem, weightsPrecision) === 'elem') {
+      const { cout, cin, rows } = w.conv;
+      const t = weights.get(w.key);
+      // the check of the step's data() (count and leading dim, as Weights.get with a shape)
+      if (t.data.length !== cout * rows || t.shape[0] !== cout)
+        throw new DecoderError('bad-input', `${weights.source}: tensor ${w.key} has shape [${t.shape}], expected ${cout * rows} values as [${cout}, ${cin}, ...] (${rows / cin} taps)`);
+      const buf = arena.create('weights', w.key, w.conv.blocked * 2, storageUsage());
+      jobs.push({ key: w.key, buf, data: t.data, cout, cin, taps: rows / cin });
+      out.set(w.key, buf);
+      continue;
+    }
     const bytes = packWeight(w, weights, elem, mma, weightsPrecision);
     const buf = arena.create('weights', w.key, bytes.byteLength, storageUsage());
     device.queue.writeBuffer(buf, 0, bytes);
     out.set(w.key, buf);
   }
   return out;
+}
+
+/** One blocked f16 conv weight whose buffer is created but not yet written (prepareBlockedWeights writes it). */
+export interface BlockedWeightJob extends BlockedShape {
+  key: string;
+  buf: GPUBuffer;
+  /** the PyTorch-order f32 weight [cout, cin, taps] (shape checked) */
+  data: Float32Array;
+}
+
+/**
+ * How the blocked f16 weights of tensor-core plans are prepared: 'gpu' (default) uploads the f32 rows and
+ * re-blocks + rounds them with weights-block (shaders/weights-block.wgsl), 'js' packs them here
+ * (packConvWeightBlocked + storageBytes: 8.0 s for Wan2.2's 530 M weights on the H200's host, 2026-12-01 s5).
+ * Same bytes either way (test/runtime/weights-prep.test.ts). `last`: what the last preparation did.
+ */
+export const weightPrep: { mode: 'gpu' | 'js'; last: { gpu: number; js: number; chunks: number; uploadedBytes: number; ms: number } } = {
+  mode: 'gpu',
+  last: { gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 },
+};
+
+/** Upper bound of one staged upload (bytes): the f32 rows of one submission. */
+export const PREP_CHUNK_BYTES = 64 * 2 ** 20;
+
+/** The JS preparation of one job (the path of packWeight): re-block, then f16. */
+function prepareInJs(device: GPUDevice, j: BlockedWeightJob): void {
+  device.queue.writeBuffer(j.buf, 0, storageBytes(packConvWeightBlocked(j.data, j.cout, j.cin, j.taps, 1), 'f16'));
+}
+
+/**
+ * Writes every job's buffer: on the GPU through `staging` (bounded chunks of whole output-channel rows,
+ * one weights-block dispatch per weight part, params in `uniforms` at `stride`-byte slots, one submission
+ * per chunk), in JS where the GPU path cannot run: mode 'js', no staging (plans without tensor cores'
+ * operand copy), or a weight whose one output channel does not fit the staging. `staging` holds f32 rows
+ * meanwhile and is cleared to zeros afterwards (as created); `uniforms` is the decoder's params buffer,
+ * which the decode rewrites per run (queue order keeps the two apart). Both are the plan's own buffers:
+ * the preparation allocates no GPU memory (peak = planned). Resolves once everything is submitted.
+ */
+export async function prepareBlockedWeights(device: GPUDevice, cache: PipelineCache, jobs: BlockedWeightJob[], staging: GPUBuffer | null, uniforms: GPUBuffer, stride: number): Promise<void> {
+  const t0 = performance.now();
+  const last = (weightPrep.last = { gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 });
+  const words = staging && weightPrep.mode === 'gpu' ? Math.floor(Math.min(staging.size, device.limits.maxStorageBufferBindingSize, PREP_CHUNK_BYTES) / 4) : 0;
+  const { chunks, tooLarge } = blockChunks(jobs, words, Math.max(1, Math.floor(uniforms.size / stride)));
+  for (const j of tooLarge) prepareInJs(device, jobs[j]!);
+  last.js = tooLarge.length;
+  if (chunks.length) {
+    const pipeline = await cache.get(weightsBlock, {}, 'f32');
+    const params = device.createBindGroup({ layout: cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uniforms, size: 256 } }] });
+    const groups = new Map<number, GPUBindGroup>();
+    const group = (j: number) => {
+      let g = groups.get(j);
+      if (!g)
+        groups.set(j, (g = device.createBindGroup({ layout: cache.bindGroupLayout(weightsBlock), entries: [{ binding: 0, resource: { buffer: staging!, size: words * 4 } }, { binding: 1, resource: { buffer: jobs[j]!.buf } }] })));
+      return g;
+    };
+    let used = 0;
+    for (const chunk of chunks) {
+      const uni = new Uint8Array(chunk.length * stride);
+      const enc = device.createCommandEncoder({ label: 'weights-block' });
+      const pass = enc.beginComputePass({ label: 'weights-block' });
+      pass.setPipeline(pipeline);
+      chunk.forEach((part, i) => {
+        const j = jobs[part.job]!;
+        const row = j.cin * j.taps;
+        device.queue.writeBuffer(staging!, part.src0 * 4, j.data as Float32Array<ArrayBuffer>, part.o0 * row, part.staged * row);
+        last.uploadedBytes += part.staged * row * 4;
+        used = Math.max(used, (part.src0 + part.staged * row) * 4);
+        const p = blockParams(j, part);
+        uni.set(encodeParams(weightsBlock, p), i * stride);
+        pass.setBindGroup(0, group(part.job));
+        pass.setBindGroup(1, params, [i * stride]);
+        pass.dispatchWorkgroups(...weightsBlock.dispatch(p, {}));
+      });
+      pass.end();
+      device.queue.writeBuffer(uniforms, 0, uni);
+      device.queue.submit([enc.finish()]);
+    }
+    const clear = device.createCommandEncoder({ label: 'weights-block staging cleared' });
+    clear.clearBuffer(staging!, 0, Math.ceil(used / 4) * 4);
+    device.queue.submit([clear.finish()]);
+    last.chunks = chunks.length;
+    last.gpu = jobs.length - tooLarge.length;
+  }
+  jobs.length = 0; // the f32 arrays are the model's; nothing here keeps them
+  last.ms = performance.now() - t0;
 }

@@ -103,7 +103,8 @@ async function main(argv: string[]): Promise<number> {
 
 // --profile: the per-layer GPU profile of one decode instead of the suite (bench/profile.ts)
 const argv = process.argv.slice(2);
-(argv[0] === '--profile' ? import('./profile').then((m) => m.profileMain(argv)) : main(argv)).then(
+// --timing: cold + warm decodes with the cold one's phase split (bench/decode-timing.ts)
+(argv[0] === '--profile' ? import('./profile').then((m) => m.profileMain(argv)) : argv[0] === '--timing' ? import('./decode-timing').then((m) => m.timingMain(argv)) : main(argv)).then(
   (code) => process.exit(code),
   (e: unknown) => {
     console.error(e);

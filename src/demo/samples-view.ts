@@ -32,6 +32,7 @@ export class SamplesView {
   private readonly select: HTMLSelectElement;
   private readonly info: HTMLElement;
   private readonly canvas: HTMLCanvasElement;
+  private readonly stage: HTMLElement;
   private readonly label: HTMLElement;
   private source: { info: SampleInfo; data: Uint8Array; latentsUrl: string } | null = null;
   private frame = 0;
@@ -59,7 +60,9 @@ export class SamplesView {
     row.append(lab, load);
     this.info = el('p', { class: 'info', 'data-testid': 'sample-info' });
     this.select.addEventListener('change', () => this.describe());
-    const stage = el('div', { class: 'stage' });
+    // the source clip's stage stays hidden until a sample is loaded (an empty 300 px box read as broken)
+    const stage = el('div', { class: 'stage', 'data-testid': 'sample-stage', hidden: '' });
+    this.stage = stage;
     this.canvas = el('canvas', { 'data-testid': 'sample-source', width: '64', height: '64', role: 'img', 'aria-label': 'source clip frame (no sample loaded)' });
     stage.append(this.canvas);
     this.label = el('p', { class: 'muted', 'data-testid': 'sample-source-label' }, 'Load a sample to see its source clip beside the decode.');
@@ -88,6 +91,7 @@ export class SamplesView {
     this.source = { info: s, data: u8.data, latentsUrl };
     this.canvas.width = s.width;
     this.canvas.height = s.height;
+    this.stage.hidden = false;
     this.showSource(this.frame);
     const caption = document.querySelector<HTMLElement>('[data-testid="caption"]');
     if (caption) caption.textContent = `Sample ${s.name} of the trained default model (${MODEL_NAME}): its source clip is in the Samples card, frame for frame; PyTorch decode vs source ${s.psnrTorch.toFixed(2)} dB PSNR.`;

@@ -25,7 +25,7 @@ export function renderTiming(el: HTMLElement, t: Timing): void {
     kv('first frame', formatSeconds(first / 1000), 'timing-first'),
     kv('steady', Number.isFinite(steady) ? `${steady.toFixed(0)} ms/frame` : '–', 'timing-steady'),
     kv('adapter', `${t.adapter} (${t.backend})`, 'timing-adapter', true),
-    h('div', { class: 'kv wide chart' }, h('div', { class: 'k' }, 'time per chunk (ms since the previous chunk; frames of a chunk arrive together)'), chunkChart(chunks)),
+    h('div', { class: 'kv wide chart' }, h('div', { class: 'k' }, 'time per chunk (ms since the previous chunk; frames of a chunk arrive together; the first, orange, includes the weights upload and shader compiles)'), chunkChart(chunks)),
   );
 }
 

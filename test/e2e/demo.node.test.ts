@@ -458,6 +458,25 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
     expect(errors).toEqual([]);
   }, 300_000);
 
+  it('Samples: no empty source stage before a sample loads; Load sample brings the trained model, its latents and source clip', async () => {
+    // the samples card was untested: a page that shows the empty 300 px source stage before any sample (what
+    // a stranger saw, 2026-12-01), that keeps it hidden after the load, or that loads the latents without the
+    // trained model fails here
+    const context = await browser!.newContext({ viewport: { width: 1440, height: 1000 } });
+    const errors: string[] = [];
+    const page = await openPage(context, url, errors);
+    expect(await page.isHidden(tid('sample-stage'))).toBe(true);
+    await page.selectOption(tid('sample-select'), 'rocket-64');
+    await page.click(tid('sample-load'));
+    await page.waitForSelector(`${tid('sample-source-label')}:has-text("source clip of rocket-64")`, { timeout: 120_000 });
+    expect(await page.isVisible(tid('sample-stage'))).toBe(true);
+    expect(await page.isChecked(tid('weights-url-choice'))).toBe(true);
+    expect(await page.textContent(tid('model-info'))).toMatch(/wan21-d32-decoder.*\.safetensors/);
+    expect(await page.textContent(tid('latents-info'))).toMatch(/rocket-64.*\[16, \d+, 8, 8\]/);
+    await context.close();
+    expect(errors).toEqual([]);
+  }, 300_000);
+
   it('weights from a URL: download progress, kept in Cache Storage across a reload, cleared by the button', async () => {
     const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];

@@ -46,6 +46,28 @@ if [ "${ROWS:-all}" = pool ]; then
   for m in 1 2; do MEMBERS=$m ITEMS=8 timeout 200 node .h200-levers/pool-throughput.js "$OUT/pool.jsonl" 2>&1 | grep -v Warning | cut -c1-300; done
   exit 0
 fi
+if [ "${ROWS:-all}" = s6 ]; then
+  # 2026-12-01 s6: shrinking tile windows (src/plan/tile-windows.ts). First the target: Wan2.2
+  # 704x1280x121 under 1 GiB, int8 weights on tensor cores, fitPlan's choice (planned 8 tiles of 22x20,
+  # weights streamed through 5 slots, 139 GB over the bus, expected ~72 s); then the same plan's quality at
+  # 3 latent frames (9 frames: an f32 decode of 121 frames would take ~95 s) against the f32 and the int8
+  # whole-frame decodes of the same latents (tiles + streaming exact: max |err| vs int8 whole frames);
+  # Wan2.1 480x832x81 under 512 MiB (int8 weights; weights auto), int8 whole frames on tensor cores; the
+  # upload probe last.
+  L22F="--synthetic 2.2 --latent-size ${L22F:-31x44x80}"
+  L22S3="--synthetic 2.2 --latent-size ${L22S3:-3x44x80}"
+  d w22f-1g-int8tc ${T22F:-240} $L22F --budget ${B22:-1024} $I8 --weights-stream auto --norm auto --tile-store auto
+  d w22s-exact 40 $L22S3 --tile none --precision f32 --weights-stream off
+  d w22s-int8tc 40 $L22S3 --tile none $I8 --weights-stream off && c w22s-exact w22s-int8tc
+  d w22s-1g-int8tc 60 $L22S3 --budget ${B22:-1024} $I8 --weights-stream auto --norm auto --tile-store auto && c w22s-exact w22s-1g-int8tc && c w22s-int8tc w22s-1g-int8tc
+  d w21-exact 40 $L21 --tile none --precision f32 --weights-stream off
+  d w21-int8tc 30 $L21 --tile none $I8 --weights-stream off && c w21-exact w21-int8tc
+  d w21-512-int8tc 45 $L21 --budget ${B21:-512} $I8 --weights-stream auto --norm auto --tile-store auto && c w21-exact w21-512-int8tc
+  d w21-512-auto 45 $L21 --budget ${B21:-512} --precision f16 --weights-precision auto $TC --weights-stream auto --norm auto --tile-store auto && c w21-exact w21-512-auto
+  timeout 40 node bench/probes/upload-bw.mjs 64 1024 "$OUT/upload-bw.jsonl" 2>&1 | grep -v Warning | cut -c1-200
+  cd "$OUT" && tar czf logs.tgz -C /tmp $(cd /tmp && ls w2*.log) && cd - >/dev/null
+  exit 0
+fi
 if [ "${ROWS:-all}" = int8tc ]; then
   # the int8 tensor-core rows alone (after 6d3f487: the facade had dropped tensor cores for int8 weights)
   d w21-exact 40 $L21 --tile none --precision f32 --weights-stream off

@@ -9,7 +9,7 @@ import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type NormMode, type 
 import { convWeightFormat, type WeightsPrecision } from '../model/quantize';
 import { convWeightBytes, kindOf, mmaScratchOf, weightBuffers } from './step-kinds';
 import { makeTiles, type Tile } from './tiling';
-import { tiledOverhead } from './tile-windows';
+import { tiledOverhead, tileWindows, type LevelWindow } from './tile-windows';
 import { withWeightStream, type WeightStreamPlan } from './weight-stream';
 import { optionError, problem } from '../options/check';
 import { WAN22_CACHE_OFF, type OptionValue } from '../options/schema';
@@ -46,12 +46,15 @@ export interface TileOption {
   shrink?: boolean | number[];
 }
 
-/** One tile per distinct (computed, kept, written) size: a probe plan's tiles (TileOption.probe). */
-function distinctTiles(tiles: Tile[]): Tile[] {
+/**
+ * One tile per distinct (computed, kept, written) size, and window sizes at every level (shrinking
+ * windows clip at the frame edge level by level): a probe plan's tiles (TileOption.probe).
+ */
+function distinctTiles(tiles: Tile[], windows: (t: Tile) => LevelWindow[]): Tile[] {
   const seen = new Map<string, Tile>();
   const dims = (r: Tile['core']) => `${r.y1 - r.y0}x${r.x1 - r.x0}`;
   for (const t of tiles) {
-    const k = `${dims(t.ext)}|${dims(t.core)}|${dims(t.out)}`;
+    const k = `${dims(t.ext)}|${dims(t.core)}|${dims(t.out)}|${windows(t).map((l) => `${dims(l.pre)}>${dims(l.win)}`).join(',')}`;
     if (!seen.has(k)) seen.set(k, t);
   }
   return [...seen.values()];
@@ -367,9 +370,10 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const allTiles = opts.tile ? makeTiles(h, w, { th: opts.tile.th, tw: opts.tile.tw, mode: opts.tile.mode, halo: opts.tile.halo }) : null;
   // fitPlan's probe (tile-major): one tile per distinct shape, whose programs stand for all the others
   // (tile rings and slots are sized by the largest tile; tiles of one shape share a slot assignment)
-  const tiles = allTiles && opts.tile?.probe && opts.tile.order === 'tile-major' ? distinctTiles(allTiles) : allTiles;
+  const shrink = opts.tile ? opts.tile.mode === 'exact' && (opts.tile.shrink ?? true) : false;
+  const tiles = allTiles && opts.tile?.probe && opts.tile.order === 'tile-major' ? distinctTiles(allTiles, (t) => tileWindows(cfg, t, h, w, shrink)) : allTiles;
   const tiling: TilePlan | undefined = tiles && opts.tile
-    ? { order: opts.tile.order, tiles, overlap: opts.tile.mode === 'blend' ? (opts.tile.halo ?? 2) : 0, shrink: opts.tile.mode === 'exact' && (opts.tile.shrink ?? true) }
+    ? { order: opts.tile.order, tiles, overlap: opts.tile.mode === 'blend' ? (opts.tile.halo ?? 2) : 0, shrink }
     : undefined;
   const kinds: ChunkKind[] = opts.cache === 'off' ? ['nocache'] : frames > 1 ? ['first', 'steady'] : ['first'];
   const slots: Slot[] = [];
@@ -485,7 +489,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
     cfg, opts, elemBytes, programs, tiles, slots, rings, tileRingKeys: [...tileRingKeys], storeFrameElems, storePerChunk,
     storeWhere, hostStoreBytes, host, bus, park, parkStagingBytes,
     outFrameElems, framesOut, height: H, width: W, outElems, outRgbaElems, uniformStride: UNIFORM_STRIDE, maxDispatches, memory,
-    largestBuffer, largestBinding, storeEntryBytes, tileOverhead: allTiles ? tiledOverhead(cfg, allTiles, h, w, tiling!.shrink ?? tiling!.overlap === 0) : 1, weightStream: null,
+    largestBuffer, largestBinding, storeEntryBytes, tileOverhead: allTiles ? tiledOverhead(cfg, allTiles, h, w, shrink) : 1, weightStream: null,
   };
   // --weights-stream: the conv weights in a ring of GPU buffers (weight-stream.ts; exact)
   return opts.weightsStream ? withWeightStream(out, true, opts.weightsStreamSlots) : out;

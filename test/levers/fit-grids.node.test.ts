@@ -39,12 +39,15 @@ describe('probe plans', () => {
 describe('fitPlan beyond 12x12', () => {
   const req: FitRequest = { budget: GiB, limits, precisions: ['f16'], weightsPrecisions: ['f16', 'int8'], tile: 'auto', stores: ['cpu'], norms: ['fused'] };
 
-  it('Wan2.2 704x1280x121 under 1 GiB: a grid finer than 12x12 (f16, int8 weights)', () => {
+  // since shrinking tile windows (2026-12-01 s6) int8 weights fit 1 GiB at 20 tiles; 815 MiB needs a fine
+  // grid (12x12 = 132 tiles plans 826 MiB, 210 tiles 812 MiB)
+  const B = 815 * 2 ** 20;
+  it('Wan2.2 704x1280x121 under 815 MiB: a grid finer than 12x12 (f16, int8 weights)', () => {
     const t0 = performance.now();
-    const fit = fitPlan(wan22, base, req);
+    const fit = fitPlan(wan22, base, { ...req, budget: B });
     const ms = performance.now() - t0;
     console.info(`${fit.reason} (search ${ms.toFixed(0)} ms)`);
-    expect(fit.plan.memory.total).toBeLessThanOrEqual(GiB);
+    expect(fit.plan.memory.total).toBeLessThanOrEqual(B);
     expect(fit.plan.tiles!.length).toBeGreaterThan(144);
     expect(fit.plan.opts.tile!.probe).toBeFalsy();
     expect(fit.plan.opts.weightsPrecision).toBe('int8');
@@ -62,11 +65,12 @@ describe('fitPlan beyond 12x12', () => {
     // the same tiling with resident weights does not fit (streaming is taken only then)
     const resident = plan(wan22, { ...p.opts, weightsStream: false, weightsStreamSlots: undefined });
     expect(resident.memory.total).toBeGreaterThan(GiB);
-    // everything allowed (f32 storage first): f32 reaches 1 GiB only with ~600 tiles of 2x3 latent px, so
-    // the fine grids come after every combination's coarse grids: f16 storage with 16 streamed tiles wins
+    // everything allowed (f32 storage first): the fine grids come after every combination's coarse grids,
+    // so a coarse grid wins (f32 storage with streamed weights since shrinking windows; before them f16)
     const any = fitPlan(wan22, base, { ...req, precisions: ['f32', 'f16'], weightsPrecisions: ['f32', 'f16', 'int8'], norms: ['full'], weightsStreams: ['off', 'on'] });
+    console.info(`everything allowed: ${any.reason}`);
     expect(any.plan.tiles!.length).toBeLessThanOrEqual(144);
-    expect(any.plan.opts.precision).toBe('f16');
+    expect(any.plan.memory.total).toBeLessThanOrEqual(GiB);
     const again = plan(wan22, { ...p.opts });
     expect(again.memory).toEqual(p.memory);
     expect(again.weightStream!.busBytes).toBe(p.weightStream!.busBytes);

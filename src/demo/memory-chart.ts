@@ -42,7 +42,8 @@ export function renderMemoryChart(el: HTMLElement, m: MemoryBars, note = ''): vo
   const legend = h(
     'div',
     { class: 'hint' },
-    ...OWNERS.flatMap((o) => [h('span', { style: `display:inline-block;width:9px;height:9px;margin:0 4px 0 8px;background:${OWNER_COLOR[o]}` }), o]),
+    // swatch and name in one unbreakable span: a wrapped legend never leaves a colour at the end of a line
+    ...OWNERS.flatMap((o) => [h('span', { style: 'white-space:nowrap' }, h('span', { style: `display:inline-block;width:9px;height:9px;margin:0 4px 0 8px;background:${OWNER_COLOR[o]}` }), o), ' ']),
   );
   const caption = h(
     'div',

@@ -67,7 +67,10 @@ describe('cache offload', () => {
     expect(off.memory.cache).toBeLessThan(resident.memory.cache);
     // the readback buffer holds the largest ring; each tile's rings go through it in batches that fit
     expect(off.parkStagingBytes).toBe(Math.max(...tileRings.map((r) => r.bytes)));
+    // one parked entry per tile, each with its rings (an empty park list would skip the loop below)
+    expect(off.park!.map((t) => t.tile)).toEqual([0, 1, 2]);
     for (const t of off.park!) {
+      expect(t.bytes).toBe(tileRings.filter((r) => r.tile === t.tile).reduce((a, r) => a + r.bytes, 0));
       for (let b = 0; b < t.batches; b++) expect(t.rings.filter((r) => r.batch === b).reduce((a, r) => a + r.bytes, 0)).toBeLessThanOrEqual(off.parkStagingBytes);
       expect(t.batches).toBeGreaterThan(1);
     }

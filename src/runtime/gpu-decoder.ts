@@ -88,10 +88,13 @@ export class GpuDecoder {
       if (plan.park) d.park = new CachePark(device, plan, d.res);
       d.encoder = new StepEncoder(device, d.cache, plan, d.res, d.store, { tuning: d.tuning, mma: d.mma });
       const t1 = performance.now();
-      // the pipelines compile while the blocked weights are prepared on the GPU (exec/weights.ts)
+      // the pipelines compile while the blocked weights are prepared on the GPU (exec/weights.ts; its
+      // pipeline asked for first, so that it does not queue behind the decoder's)
+      const prepared = prepareBlockedWeights(device, d.cache, d.res.weightJobs, d.res.mmaScratch, d.res.uniforms, plan.uniformStride);
+      prepared.catch(() => undefined);
       const built = d.encoder.build().then(() => (lastBuild.pipelinesMs = performance.now() - t1));
       built.catch(() => undefined);
-      await prepareBlockedWeights(device, d.cache, d.res.weightJobs, d.res.mmaScratch, d.res.uniforms, plan.uniformStride);
+      await prepared;
       await built;
       lastBuild.resourcesMs = t1 - t0;
       lastBuild.totalMs = performance.now() - t0;

@@ -11,8 +11,11 @@ describe('readSharedFile', () => {
     const headerLen = new DataView(bytes!.buffer, bytes!.byteOffset, 8).getBigUint64(0, true);
     expect(headerLen).toBeGreaterThan(0n);
     expect(headerLen).toBeLessThan(1_000_000n);
-    const header = JSON.parse(new TextDecoder().decode(bytes!.subarray(8, 8 + Number(headerLen)))) as object;
-    expect(Object.keys(header).length).toBeGreaterThan(0);
+    const header = JSON.parse(new TextDecoder().decode(bytes!.subarray(8, 8 + Number(headerLen)))) as Record<string, { data_offsets?: [number, number] }>;
+    // the whole file came back: it ends where its last tensor ends (a truncated or padded read fails)
+    const end = Math.max(...Object.values(header).map((t) => t.data_offsets?.[1] ?? 0));
+    expect(bytes!.byteLength).toBe(8 + Number(headerLen) + end);
+    expect(header).toHaveProperty('@latents');
   });
 
   it('rejects a missing file inside ../shared', async (ctx) => {

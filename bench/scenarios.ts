@@ -111,6 +111,9 @@ function winogradScenarios(quick: boolean): KernelScenario[] {
   // F(2x2) plain (f32, f16) and fused-norm rows, F(4x4) plain rows (name -winograd4), then the other tilings
   // -tiled rows (M: 0): no Winograd, the generated direct convs (bench/lib/winograd.ts TILED_CANDIDATES) beside conv3d
   const tiled = shapes.map(([c, h, w]) => ({ ...row(c, h, w, 0, '', { M: 0 }, ['f32']), name: `conv3d/${c}ch-${h}x${w}-tiled`, note: 'generated direct convs (extra.tflops_*, maxAbs_*) beside conv3d on the same inputs' }));
+  // the head (96 -> 3 channels at the output size)
+  const [hc, hh, hw] = shapes[0]!;
+  tiled.push({ ...tiled[0]!, name: `conv3d/${hc}to3ch-${hh}x${hw}-tiled`, shape: { cin: hc, cout: 3, h: hh, w: hw, tap0: 0 } });
   return [...shapes.flatMap(([c, h, w]) => [row(c, h, w, 0, '', {}, ['f32', 'f16']), row(c, h, w, 1, '', {}, ['f32']), row(c, h, w, 0, '4', { M: 4 }, ['f32', 'f16'])]), ...tilings, ...tiled];
 }
 

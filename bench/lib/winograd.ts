@@ -24,18 +24,25 @@ const CASE_BUDGET_MS = 30_000;
 const MIN_RUNS = 10;
 const TUNING_KEYS = ['TX', 'TY', 'TM4', 'TT', 'BK'];
 
-/** Generated direct convs timed beside conv3d (M: 0 rows): [label, shape]; block = 4*wgM*tm4 channels x 4*wgN*tn4 pixels. */
-export const TILED_CANDIDATES: [string, TiledShape][] = [
-  ['c128p128', { wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 16 }], // 8 ch x 8 px per invocation
-  ['c128p128bk8', { wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 8 }],
-  ['c128p64', { wgN: 16, wgM: 16, tm4: 2, tn4: 1, bk: 16 }], // 8 ch x 4 px
-  ['c128p128t16x8', { wgN: 16, wgM: 8, tm4: 4, tn4: 2, bk: 16 }], // 16 ch x 8 px, 128 invocations
-  ['c128p128t16x4', { wgN: 32, wgM: 8, tm4: 4, tn4: 1, bk: 16 }], // 16 ch x 4 px
-  ['c64p128', { wgN: 16, wgM: 16, tm4: 1, tn4: 2, bk: 16 }], // 4 ch x 8 px
-  ['c96p128', { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12 }], // 8 ch x 8 px, 192 invocations
-  ['c96p64', { wgN: 16, wgM: 12, tm4: 2, tn4: 1, bk: 12 }],
-  ['c96p128w', { wgN: 16, wgM: 24, tm4: 1, tn4: 2, bk: 12 }], // 4 ch x 8 px, 384 invocations
-  ['c96p128t12x8', { wgN: 16, wgM: 8, tm4: 3, tn4: 2, bk: 16 }], // 12 ch x 8 px, 128 invocations
+/**
+ * Direct convs timed beside conv3d (M: 0 rows): [label, generated shape (block = 4*wgM*tm4 channels x
+ * 4*wgN*tn4 pixels) or conv3d overrides]. Session 6 call 1 (d6f80d3, without fma) timed ten shapes at
+ * 22-30 TFLOP/s, conv3d at 27-28 (bench/results/h200/portable-2026-12-01-s6/call1): every shape near one
+ * ceiling, as if each multiply-add were two instructions; these are the fma() forms.
+ */
+export const TILED_CANDIDATES: [string, TiledShape | { conv3d: Record<string, number> }][] = [
+  ['c96p128', { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12, fma: true }], // 8 ch x 8 px, 192 invocations
+  ['c96p128u', { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12, fma: true, unroll: true }],
+  ['c96p128w', { wgN: 16, wgM: 24, tm4: 1, tn4: 2, bk: 12, fma: true }], // 4 ch x 8 px, 384 invocations
+  ['c96p64', { wgN: 16, wgM: 12, tm4: 2, tn4: 1, bk: 12, fma: true }], // 8 ch x 4 px
+  ['c96p128t12x8', { wgN: 16, wgM: 8, tm4: 3, tn4: 2, bk: 16, fma: true }], // 12 ch x 8 px, 128 invocations
+  ['c128p64', { wgN: 16, wgM: 16, tm4: 2, tn4: 1, bk: 16, fma: true }],
+  ['c128p128', { wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 16, fma: true }],
+  ['c128p128t16x8', { wgN: 16, wgM: 8, tm4: 4, tn4: 2, bk: 16, fma: true }], // 16 ch x 8 px, 128 invocations
+  ['c64p128', { wgN: 16, wgM: 16, tm4: 1, tn4: 2, bk: 16, fma: true }],
+  // the head (cout 3): conv3d's direct loops (MODE 0) on one vec4 of channels instead of a 16-channel block
+  ['m0n4', { conv3d: { WG_N: 64, WG_M: 1, TM4: 1, TN: 4, MODE: 0, BK: 1 } }],
+  ['m0n8', { conv3d: { WG_N: 64, WG_M: 1, TM4: 1, TN: 8, MODE: 0, BK: 1 } }],
 ];
 
 /** Deterministic values in [-scale/2, scale/2) (LCG), as the other kernel rows fill their buffers. */
@@ -152,12 +159,12 @@ export async function runWinogradCase(ctx: KernelContext, s: KernelScenario, ele
       const cost = conv3d.cost(params, dov, elem);
       const extra: Record<string, number | string> = { flops: cost.flops, bytes: cost.bytes, directTflops: cost.flops / (dms.median * 1e9) };
       for (const [label, shape] of TILED_CANDIDATES) {
-        if (cout % (4 * shape.wgM * shape.tm4) || tiledShapeError(shape, device.limits.maxComputeInvocationsPerWorkgroup)) continue;
+        if ('conv3d' in shape ? cout > 4 : cout % (4 * shape.wgM * shape.tm4) || tiledShapeError(shape, device.limits.maxComputeInvocationsPerWorkgroup)) continue;
         try {
           const enc0 = device.createCommandEncoder();
           enc0.clearBuffer(yw); // a candidate that misses outputs cannot inherit the previous one's
           device.queue.submit([enc0.finish()]);
-          const cand = await pass(conv3dTiled(shape), op, [x, cache, wd, b, res, yw, gamma]);
+          const cand = 'conv3d' in shape ? await pass(conv3d, { ...op, ...shape.conv3d }, [x, cache, wd, b, res, yw, gamma]) : await pass(conv3dTiled(shape), op, [x, cache, wd, b, res, yw, gamma]);
           const t = await timeOf(cand.encode);
           const got = await readFloats(device, yw, n, elem);
           let maxAbs = 0;

@@ -25,6 +25,10 @@ export interface TiledShape {
   tm4: number;
   tn4: number;
   bk: number;
+  /** multiply-adds as fma() (one rounding; FFMA on NVIDIA) instead of `c += a * b` (two roundings as WGSL writes it) */
+  fma?: boolean;
+  /** the BK loop written out (constant workgroup-memory offsets) instead of a loop */
+  unroll?: boolean;
 }
 
 const range = (n: number) => [...Array(n).keys()];
@@ -92,13 +96,18 @@ ${range(lb)
       ...range(la).map((r) => ((r + 1) * nt <= bk * bm4 ? `    a_s[${buf} * BK * BM4 + lin + ${r * nt}u] = la_${r};` : `    if (lin + ${r * nt}u < BK * BM4) { a_s[${buf} * BK * BM4 + lin + ${r * nt}u] = la_${r}; }`)),
       ...range(lb).map((r) => `    b_s[${buf} * BK * BN4 + (bk0 + ${r * rb}u) * BN4 + bq] = lb_${r};`),
     ].join('\n');
-  const mac = `      for (var k = 0u; k < BK; k++) {
-        let ai = bc * BK * BM4 + k * BM4 + lid.y;
-        let bi = bc * BK * BN4 + k * BN4 + lid.x;
-${J.map((j) => `        let a_${j} = a_s[ai + ${j * wgM}u];`).join('\n')}
-${G.map((g) => `        let b_${g} = b_s[bi + ${g * wgN}u];`).join('\n')}
-${J.flatMap((j) => P.map((p) => `        ${acc(j, p)} += a_${j} * b_${p >> 2}.${comp[p & 3]};`)).join('\n')}
-      }`;
+  const madd = (j: number, p: number) =>
+    t.fma ? `${acc(j, p)} = fma(a_${j}, vec4<f32>(b_${p >> 2}.${comp[p & 3]}), ${acc(j, p)});` : `${acc(j, p)} += a_${j} * b_${p >> 2}.${comp[p & 3]};`;
+  const kBody = (k: string, ind: string) => [
+    `${ind}let ai = bc * BK * BM4 + ${k} * BM4 + lid.y;`,
+    `${ind}let bi = bc * BK * BN4 + ${k} * BN4 + lid.x;`,
+    ...J.map((j) => `${ind}let a_${j} = a_s[ai + ${j * wgM}u];`),
+    ...G.map((g) => `${ind}let b_${g} = b_s[bi + ${g * wgN}u];`),
+    ...J.flatMap((j) => P.map((p) => `${ind}${madd(j, p)}`)),
+  ].join('\n');
+  const mac = t.unroll
+    ? range(bk).map((k) => `      {\n${kBody(`${k}u`, '        ')}\n      }`).join('\n')
+    : `      for (var k = 0u; k < BK; k++) {\n${kBody('k', '        ')}\n      }`;
   const epilogue = J.flatMap((j) =>
     Q.map(
       (q) => `  {
@@ -177,7 +186,7 @@ const defs = new Map<string, KernelDef<Conv3dParams>>();
 
 /** The KernelDef of one shape (cached): conv3d's bindings, params and cost; overrides KT, KS, UP, HAS_RES, NORM, SILU. */
 export function conv3dTiled(t: TiledShape): KernelDef<Conv3dParams> {
-  const id = `conv3d-tiled-${t.wgN}x${t.wgM}-${t.tm4}x${t.tn4}-bk${t.bk}`;
+  const id = `conv3d-tiled-${t.wgN}x${t.wgM}-${t.tm4}x${t.tn4}-bk${t.bk}${t.fma ? '-fma' : ''}${t.unroll ? '-unroll' : ''}`;
   let def = defs.get(id);
   if (!def) {
     const base = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0 };
@@ -200,18 +209,27 @@ export function conv3dTiled(t: TiledShape): KernelDef<Conv3dParams> {
 }
 
 /**
- * The generated conv the decoder runs for a conv with `cout` output channels, or null for conv3d: GPU
- * tunings only (MODE 1; CPU adapters keep conv3d's direct loops), channel counts that fill 128- or
- * 96-channel blocks (Wan's 96 ... 1024; the head's 3 and 12 stay on conv3d's small blocks).
+ * The generated conv the decoder runs for a conv with `cout` output channels on `hw` output pixels, or
+ * null for conv3d: GPU tunings only (MODE 1; CPU adapters keep conv3d's direct loops), channel counts
+ * that fill 96- or 128-channel blocks (Wan's 96 ... 1024; the head's 3 and 12 stay on conv3d). Frames
+ * under 50k pixels (Wan2.1 480x832's 120x208 and 60x104 levels) get 64-pixel blocks: 128-pixel ones leave
+ * the H200's last wave of workgroups mostly empty there (s6 call 1: 23.7 vs 29.8 TFLOP/s at 384ch 120x208).
  */
-export function conv3dTiledFor(tuning: Record<string, number>, cout: number, maxInvocations = 256): TiledShape | null {
+export function conv3dTiledFor(tuning: Record<string, number>, cout: number, hw: number, maxInvocations = 256): TiledShape | null {
   if (tuning.MODE !== 1) return null;
-  const shape: TiledShape | null = cout % 128 === 0 ? TILED_GPU.c128 : cout % 96 === 0 ? TILED_GPU.c96 : null;
+  const small = hw < 50_000;
+  const shape: TiledShape | null =
+    small && cout % 128 === 0 && hw >= 20_000 ? TILED_GPU.c128p64
+    : cout % 96 === 0 ? (small ? TILED_GPU.c96p64 : TILED_GPU.c96p128)
+    : cout % 128 === 0 ? (small ? TILED_GPU.c128p64 : TILED_GPU.c128p128)
+    : null;
   return shape && !tiledShapeError(shape, maxInvocations) ? shape : null;
 }
 
-/** The decoder's shapes: 8 channels x 8 pixels per invocation, blocks of 128 (or 96) channels x 128 pixels. */
+/** The decoder's shapes (fma: one rounding per multiply-add): blocks of 96 or 128 channels x 64 or 128 pixels. */
 export const TILED_GPU = {
-  c128: { wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 16 },
-  c96: { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12 },
+  c96p128: { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12, fma: true }, // 8 ch x 8 px per invocation
+  c96p64: { wgN: 16, wgM: 12, tm4: 2, tn4: 1, bk: 12, fma: true }, // 8 ch x 4 px
+  c128p128: { wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 16, fma: true },
+  c128p64: { wgN: 16, wgM: 16, tm4: 2, tn4: 1, bk: 16, fma: true },
 } as const satisfies Record<string, TiledShape>;

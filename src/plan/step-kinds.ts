@@ -155,7 +155,7 @@ const conv: StepKind<ConvStep> = {
         { def: mmaGemm(s, s.ks, !!c.mma.emulate), overrides: { KT: s.kt, KS: s.ks, HAS_RES: res, SG: c.mma.subgroupSize }, bindings: [c.mmaScratch!, w, b, resBuf, c.view(s.y)] },
       ];
     // GPUs: the generated straight-line conv where its blocks fit cout (conv3d-tiled), else conv3d
-    const tiled = conv3dTiledFor(c.tuning, s.cout, c.maxInvocations);
+    const tiled = conv3dTiledFor(c.tuning, s.cout, s.h * s.w, c.maxInvocations);
     if (tiled) return [{ def: conv3dTiled(tiled), overrides: { ...load, HAS_RES: res }, bindings: [c.view(s.x), ring, w, b, resBuf, c.view(s.y), gamma] }];
     return [{ def: kernels.conv3d, overrides: { ...load, HAS_RES: res, ...conv3dTuningForCout(c.tuning, s.cout, c.maxInvocations) }, bindings: [c.view(s.x), ring, w, b, resBuf, c.view(s.y), gamma] }];
   },

@@ -8,7 +8,13 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { rmsNorm, tensor } from '../../src/cpu/ops';
 import type { Elem } from '../../src/gpu/kernel';
 import { conv3d, conv3dTuning, conv3dTuningForCout, packConvWeight, type Conv3dParams } from '../../src/kernels/conv3d';
-import { conv3dTiled, type TiledShape } from '../../src/kernels/conv3d-tiled';
+import { conv3dTiled, TILED_GPU, type TiledShape } from '../../src/kernels/conv3d-tiled';
+import type { AnyKernelDef } from '../../src/gpu/kernel';
+import { inferConfig } from '../../src/model/config';
+import { syntheticWeights } from '../../src/model/synthetic';
+import type { Step } from '../../src/plan/graph';
+import { plan } from '../../src/plan/planner';
+import { kindOf, type BindCtx } from '../../src/plan/step-kinds';
 import { expectClose } from '../helpers/compare';
 import { convReference, invRow, type ConvStep } from '../helpers/conv-reference';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
@@ -40,14 +46,17 @@ const tunings = {
   tiled128: { WG_N: 16, WG_M: 16 },
   tiled96: { WG_N: 16, WG_M: 12 },
   tiledOdd: { WG_N: 2, WG_M: 4 },
+  tiledOddFma: { WG_N: 2, WG_M: 4 },
 } as const;
 
-/** The generated kernels' shapes: 128 x 128 and 96 x 128 blocks (the GPU choices), and a tiny one whose
- * 8-channel x 8-pixel block and BK 2 leave partial blocks and partial channel steps in every case. */
+/** The generated kernels' shapes: 128 x 128 and 96 x 128 blocks (two of the GPU choices), and a tiny one
+ * whose 4-channel x 8-pixel block and BK 4 leave partial blocks and partial channel steps in every case
+ * (as written and with fma() + the BK loop unrolled). */
 const tiledShapes: Partial<Record<keyof typeof tunings, TiledShape>> = {
-  tiled128: { wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 16 },
-  tiled96: { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12 },
+  tiled128: TILED_GPU.c128p128,
+  tiled96: TILED_GPU.c96p128,
   tiledOdd: { wgN: 2, wgM: 4, tm4: 1, tn4: 1, bk: 4 },
+  tiledOddFma: { wgN: 2, wgM: 4, tm4: 1, tn4: 1, bk: 4, fma: true, unroll: true },
 };
 
 const cases: (Case & { f16?: true })[] = [
@@ -91,8 +100,9 @@ const cases: (Case & { f16?: true })[] = [
   { cin: 10, cout: 13, h: 3, w: 5, kt: 1, ks: 1, up: 0, res: 2, tap0: 0, tune: 'tiledOdd' },
   { cin: 4, cout: 8, h: 4, w: 6, kt: 3, ks: 1, up: 0, res: 0, tap0: 0, tune: 'tiledOdd' },
   { cin: 5, cout: 6, h: 6, w: 10, kt: 1, ks: 3, up: 1, res: 0, tap0: 0, tune: 'tiledOdd' },
+  { cin: 6, cout: 9, h: 3, w: 3, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'tiledOddFma', norm: 0 },
   { cin: 17, cout: 6, h: 4, w: 9, kt: 3, ks: 3, up: 0, res: 0, tap0: 2, tune: 'tiled128' },
-  { cin: 20, cout: 100, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 2, tap0: 1, tune: 'tiled96', norm: 1, f16: true },
+  { cin: 20, cout: 100, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 2, tap0: 1, tune: 'tiled96', norm: 1 },
   { cin: 20, cout: 130, h: 3, w: 50, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'tiled128' },
 ];
 
@@ -193,6 +203,32 @@ describe('conv3d', () => {
     const p = { cin: 1, cout: 1, h: 5, w: 4, x_off: 0, prev2_off: 0, prev1_off: 0, res_off: 0, y_off: 0, tap0: 0 };
     expect(() => conv3d.dispatch(p, { KT: 1, KS: 3, UP: 1 })).toThrow(/even/);
     expect(() => conv3d.dispatch({ ...p, tap0: 1 }, { KT: 1, KS: 1 })).toThrow(/tap0/);
+  });
+  it('the decoder runs conv3d-tiled for 96-channel convs on GPU tunings only; the head and CPU tunings stay on conv3d', () => {
+    // Wan2.1 at dim 24: 96 / 48 / 24 channels and the 3-channel head; a step table that ignored the
+    // choice (or chose it for CPU adapters, or for a cout its blocks do not fit) fails the counts below
+    const weights = syntheticWeights({ version: '2.1', dim: 24, zDim: 4, seed: 3 });
+    const cfg = inferConfig(weights);
+    const p = plan(cfg, { frames: 2, h: 3, w: 4, cache: 'on', precision: 'f32', norm: 'full' });
+    const buf = {} as GPUBuffer;
+    const ids = (tuning: Record<string, number>) => {
+      const out: { id: string; cout: number }[] = [];
+      for (const pp of Object.values(p.programs).flat()) {
+        const ctx: BindCtx = {
+          elem: 'f32', cfg, tuning, maxInvocations: 256, mma: null,
+          view: () => buf, weight: () => buf, ring: () => buf, dummy: buf, out: buf, rgba: buf, mmaScratch: buf,
+          storeEntry: () => ({ buffer: buf }), inPlace: () => false,
+        };
+        for (const s of pp.prog.steps as Step[])
+          if (s.kind === 'conv') for (const k of kindOf(s).kernels(s, ctx) as { def: AnyKernelDef }[]) out.push({ id: k.def.id, cout: s.cout });
+      }
+      return out;
+    };
+    const gpuIds = ids(conv3dTuning.gpu);
+    expect(gpuIds.filter((k) => k.cout % 96 === 0).every((k) => k.id === conv3dTiled(TILED_GPU.c96p64).id)).toBe(true); // 12x16 px frames: 64-pixel blocks
+    expect(gpuIds.filter((k) => k.cout % 96 === 0).length).toBeGreaterThan(10);
+    expect(gpuIds.filter((k) => k.cout % 96 !== 0).every((k) => k.id === 'conv3d')).toBe(true);
+    expect(ids(conv3dTuning.cpu).every((k) => k.id === 'conv3d')).toBe(true);
   });
   it('packConvWeight pads cout to 4 with zeros', () => {
     const w = Float32Array.from({ length: 3 * 2 * 1 }, (_, i) => i + 1); // [3, 2, 1, 1, 1]

@@ -4,7 +4,8 @@
 // a 1x2x2 latent plan (the build is the weights + compiles, not the frame). Prints one JSON line per
 // build: lastBuild (resourcesMs = allocation + JS packing, totalMs = build done, GPU prep submitted) and
 // weightPrep.last; then the GPU queue drained (drainMs: the uploads and the weights-block dispatches).
-//   npx tsx bench/probes/weights-prep-time.ts [2.1|2.2] [js,gpu,...]
+//   node --import tsx --experimental-loader RAW-LOADER bench/probes/weights-prep-time.ts [2.1|2.2] [js,gpu,...] [HxW latent]
+// (RAW-LOADER: an ESM loader hook that serves '*.wgsl?raw' as a string module, as vite does)
 import { requestDecoderDevice } from '../../src/gpu/device';
 import { conv3dTuningFor } from '../../src/kernels/conv3d';
 import { inferConfig } from '../../src/model/config';
@@ -21,7 +22,8 @@ const { device, info } = await requestDecoderDevice({ wantF16: true });
 const t0 = performance.now();
 const weights = syntheticWeights({ ...OFFICIAL[v], seed: 1 });
 const genMs = performance.now() - t0;
-const p = plan(inferConfig(weights), { frames: 1, h: 2, w: 2, cache: 'on', precision: 'f16', tensorCores: true });
+const [lh, lw] = (process.argv[4] ?? '2x2').split('x').map(Number) as [number, number];
+const p = plan(inferConfig(weights), { frames: 1, h: lh, w: lw, cache: 'on', precision: 'f16', tensorCores: true });
 for (const mode of modes) {
   weightPrep.mode = mode;
   const dec = await GpuDecoder.create(device, p, weights, { tuning: conv3dTuningFor(info), mma: { subgroupSize: 32, emulate: true } });

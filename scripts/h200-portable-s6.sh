@@ -11,7 +11,11 @@
 #          the same inputs (ms, TFLOP/s, max |err| vs conv3d)
 #   wino   Winograd F(2x2) and F(4x4) rows (f32, f16) at 96ch 480x832 and 192ch 240x416 (speedup vs conv3d)
 #   decode Wan2.1 480x832x81 f32 portable CLI decode (--tensor-cores off, whole frames), cold
+#   decodeB the same decode with .h200-portable/distB (another conv table, built from the commit + a patch
+#          kept beside the results) when that folder exists
 #   profile the same decode through bench-node --profile: warm decode, cold in process, per-layer GPU table
+#          (of dist B when decodeB was faster)
+#   f16    the decode in f16 storage (--precision f16 --tensor-cores off)
 # Results (JSON rows, logs, decode.jsonl) under $OUT, logs tarred (the tool returns at most 8 files).
 set -u
 source .gpu-bundle/boot.sh >/dev/null
@@ -22,6 +26,15 @@ F=enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia,disable-daw
 FC=enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia
 B="node dist/bench-node.js --dawn-flags $F --out $OUT --no-baseline --machine h200 ${COMMIT:+--commit $COMMIT}"
 S=" ${STEPS:-tiled wino decode profile} "
+dec() { # dec NAME ARGS...: one cold CLI decode of Wan2.1 480x832x81 (portable) into decode.jsonl
+  local name=$1 t0=$SECONDS
+  shift
+  timeout "${DTMO:-60}" node bin/wan-vae.mjs decode --dawn-flags "$FC" --json --out /tmp/v.npy --synthetic 2.1 --latent-size ${LAT:-21x60x104} --tile none --tensor-cores off "$@" > "$OUT/decode-$name.log" 2>&1
+  echo "{\"name\":\"$name\",\"args\":\"$*\",\"rc\":$?,\"wall\":$((SECONDS - t0)),\"result\":$(tail -1 "$OUT/decode-$name.log" | grep '^{' || echo null)}" >> "$OUT/decode.jsonl"
+  echo "$name $(tail -1 "$OUT/decode.jsonl" | grep -o '"seconds":[0-9.]*\|"rc":[0-9]*\|"peakGpuBytes":[0-9]*' | tr '\n' ' ')"
+  rm -f /tmp/v.npy
+}
+secs() { grep "\"name\":\"$1\"" "$OUT/decode.jsonl" | grep -o '"seconds":[0-9.]*' | cut -d: -f2; }
 summ() { # one line per bench row: direct and each candidate's TFLOP/s, max |err|
   for f in "$OUT"/h200-*"$1"*.json; do [ -f "$f" ] && node -e '
     const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
@@ -39,12 +52,12 @@ if [[ $S == *" wino "* ]]; then
   timeout "${WINO_TMO:-120}" $B --only "$W" --runs 10 --tag wino > "$OUT/bench-wino.log" 2>&1
   echo "wino rc $?"; summ wino
 fi
-if [[ $S == *" decode "* ]]; then
-  t0=$SECONDS
-  timeout "${DTMO:-60}" node bin/wan-vae.mjs decode --dawn-flags "$FC" --json --out /tmp/f32.npy --synthetic 2.1 --latent-size ${LAT:-21x60x104} --tile none --tensor-cores off --precision f32 > "$OUT/decode-f32.log" 2>&1
-  echo "{\"name\":\"f32-portable\",\"rc\":$?,\"wall\":$((SECONDS - t0)),\"result\":$(tail -1 "$OUT/decode-f32.log" | grep '^{' || echo null)}" >> "$OUT/decode.jsonl"
-  tail -1 "$OUT/decode.jsonl" | grep -o '"seconds":[0-9.]*\|"rc":[0-9]*\|"peakGpuBytes":[0-9]*' | tr '\n' ' '; echo
-  rm -f /tmp/f32.npy
+[[ $S == *" decode "* ]] && dec f32-portable --precision f32
+if [[ $S == *" decodeB "* && -d .h200-portable/distB ]]; then
+  mv dist distA && cp -r .h200-portable/distB dist && dec f32-portable-B --precision f32
+  a=$(secs f32-portable) b=$(secs f32-portable-B)
+  # keep B's dist for the profile when it decoded faster
+  if [ -n "$b" ] && [ -n "$a" ] && [ "$(node -e "console.log(+process.argv[1] < +process.argv[2])" "$b" "$a")" = true ]; then echo "profile: B"; rm -rf distA; else rm -rf dist && mv distA dist; fi
 fi
 if [[ $S == *" profile "* ]]; then
   # bench/profile.ts splits --dawn-flags on spaces (bench rows: on commas, bench/lib/args.ts)
@@ -52,6 +65,7 @@ if [[ $S == *" profile "* ]]; then
   echo "profile rc $?"
   grep -E "plain decode|profiled decode|^\| (conv|norm|attn|output|dupadd|crop) \||^\| conv3d|total GPU" "$OUT/profile.log" | head -16 | cut -c1-160
 fi
+[[ $S == *" f16 "* ]] && dec f16-portable --precision f16
 rm -f "$OUT"/*.svg
 (cd "$OUT" && tar czf /tmp/portable-logs.tgz *.log && rm -f *.log && mv /tmp/portable-logs.tgz .)
 ls -la "$OUT"

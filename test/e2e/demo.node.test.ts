@@ -7,7 +7,7 @@
 // weights from a URL with the browser cache. Screenshots (docs/screenshot-demo.png, desktop, and
 // docs/screenshot-demo-phone.png) are written only with WAN_VAE_SCREENSHOTS=1. Skips when
 // /usr/bin/chromium is absent outside CI.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -187,6 +187,7 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
       });
       const [png] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.click(tid('export'))]);
       expect(png.suggestedFilename()).toMatch(/frame0001\.png$/);
+      expect(readFileSync(await png.path()).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a'); // the PNG signature
       await page.waitForSelector(`${tid('export-status')}[data-state="fallback"]:has-text("Saved 9 PNG frames")`, { timeout: 60_000 });
       await page.evaluate(() => {
         const w = window as unknown as Record<string, unknown>;
@@ -197,7 +198,10 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
       const [download] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), page.click(tid('export'))]);
       const file = await download.path();
       expect(download.suggestedFilename(), `export fell back: ${await page.textContent(tid('export-status'))}`).toMatch(/\.(webm|mp4)$/);
-      expect(statSync(file).size).toBeGreaterThan(0);
+      // a real container, not just some bytes: WebM's EBML magic or MP4's ftyp box
+      const head = readFileSync(file).subarray(0, 8);
+      if (download.suggestedFilename().endsWith('.webm')) expect(head.subarray(0, 4).toString('hex')).toBe('1a45dfa3');
+      else expect(head.subarray(4, 8).toString('latin1')).toBe('ftyp');
       await page.waitForSelector(`${tid('export-status')}[data-state="done"]`, { timeout: 30_000 });
 
       // an animated GIF (gifenc in the page, no WebCodecs needed)

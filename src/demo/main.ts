@@ -457,6 +457,28 @@ function wireSourceRadios(card: HTMLElement, name: string, onDefault: () => void
     });
 }
 
+type FileOrUrlRef = { kind: 'file'; name: string } | { kind: 'url'; url: string };
+
+/**
+ * A source card's file picker, URL field and drops (test ids `<id>-file`, `<id>-url`, `<id>-url-load`,
+ * radios `<id>-src`): each hands its bytes to `load` with the reference a recipe keeps.
+ */
+function wireSourceInputs(card: HTMLElement, id: 'weights' | 'latents', urlSource: (url: string) => Promise<Loaded>, load: (src: Promise<Loaded>, refOf: (l: Loaded) => FileOrUrlRef) => Promise<void>): void {
+  const fileRef = (l: Loaded): FileOrUrlRef => ({ kind: 'file', name: l.name });
+  byTestId<HTMLInputElement>(`${id}-file`).addEventListener('change', (e) => {
+    const f = (e.target as HTMLInputElement).files?.[0];
+    if (f) void load(fromFile(f), fileRef);
+  });
+  byTestId(`${id}-url-load`).addEventListener('click', () => {
+    const url = byTestId<HTMLInputElement>(`${id}-url`).value.trim();
+    if (url) void load(urlSource(url), (l) => ({ kind: 'url', url: l.url! }));
+  });
+  acceptDrops(card, (f) => {
+    selectSource(card, `${id}-src`, 'file');
+    void load(fromFile(f), fileRef);
+  });
+}
+
 function selectSource(card: HTMLElement, name: string, value: string): void {
   const r = card.querySelector<HTMLInputElement>(`input[name="${name}"][value="${value}"]`)!;
   r.checked = true;
@@ -472,32 +494,10 @@ function wireEvents(): void {
   wireSourceRadios(latentsCard, 'latents-src', () => {
     if (latentsRef.kind !== 'default') void useDefaultLatents();
   });
-  byTestId<HTMLInputElement>('weights-file').addEventListener('change', (e) => {
-    const f = (e.target as HTMLInputElement).files?.[0];
-    if (f) void loadModelFrom(fromFile(f), (l) => ({ kind: 'file', name: l.name }));
-  });
-  byTestId('weights-url-load').addEventListener('click', () => {
-    const url = byTestId<HTMLInputElement>('weights-url').value.trim();
-    if (url) void loadModelFrom(weightsFromUrl(url), (l) => ({ kind: 'url', url: l.url! }));
-  });
-  acceptDrops(modelCard, (f) => {
-    selectSource(modelCard, 'weights-src', 'file');
-    void loadModelFrom(fromFile(f), (l) => ({ kind: 'file', name: l.name }));
-  });
-  byTestId<HTMLInputElement>('latents-file').addEventListener('change', (e) => {
-    const f = (e.target as HTMLInputElement).files?.[0];
-    if (f) void latentsFrom(fromFile(f), (l) => ({ kind: 'file', name: l.name }));
-  });
-  byTestId('latents-url-load').addEventListener('click', () => {
-    const url = byTestId<HTMLInputElement>('latents-url').value.trim();
-    if (url) void latentsFrom(fromUrl(url), (l) => ({ kind: 'url', url: l.url! }));
-  });
+  wireSourceInputs(modelCard, 'weights', weightsFromUrl, loadModelFrom);
+  wireSourceInputs(latentsCard, 'latents', (url) => fromUrl(url), latentsFrom);
   latentsKey.addEventListener('change', () => {
     if (latentsFile) void setLatents(latentsFile.bytes.slice(), latentsFile.name, latentsFile.ref);
-  });
-  acceptDrops(latentsCard, (f) => {
-    selectSource(latentsCard, 'latents-src', 'file');
-    void latentsFrom(fromFile(f), (l) => ({ kind: 'file', name: l.name }));
   });
 
   form.addEventListener('change', () => void replan());

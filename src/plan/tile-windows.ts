@@ -57,7 +57,11 @@ export function tileWindows(cfg: DecoderConfig, tile: Tile, h: number, w: number
     const prev = out[L - 1]!.win;
     const pre = cfg.upBlocks[L - 1]!.resample ? scaled(prev, 2) : prev;
     const c = scaled(tile.core, f[L]!), H = h * f[L]!, W = w * f[L]!;
-    const want = { y0: Math.max(0, c.y0 - m[L]!), y1: Math.min(H, c.y1 + m[L]!), x0: Math.max(0, c.x0 - m[L]!), x1: Math.min(W, c.x1 + m[L]!) };
+    // even bounds (frames at levels >= 1 are even): h·w stays even, so an f16 ring frame of (c+1)·h·w
+    // elements (fused norm: the inverse-RMS row) is a whole number of 4-byte words, as buffer copies need
+    // (H200, 7b0cf0f: an odd 8x corner window failed CopyBufferToBuffer validation)
+    const lo = (v: number) => Math.max(0, 2 * Math.floor(v / 2)), hi = (v: number, n: number) => Math.min(n, 2 * Math.ceil(v / 2));
+    const want = { y0: lo(c.y0 - m[L]!), y1: hi(c.y1 + m[L]!, H), x0: lo(c.x0 - m[L]!), x1: hi(c.x1 + m[L]!, W) };
     // the head keeps its block's window (a crop there copies more than the 3x3 head saves)
     out.push({ pre, win: shrink && L < cfg.upBlocks.length && inside(want, pre) ? want : pre });
   }

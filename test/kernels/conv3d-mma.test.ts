@@ -7,26 +7,19 @@
 // (no CI platform has them: skipped there with the reason; the H200 benchmark checks it against conv3d).
 // Frames sit at odd element offsets; skipped cache frames hold NaN to prove they are not read.
 import { describe, expect, it, type TestContext } from 'vitest';
-import { rmsNorm, tensor } from '../../src/cpu/ops';
 import type { KernelDef } from '../../src/gpu/kernel';
 import type { Conv3dParams } from '../../src/kernels/conv3d';
 import { conv3dMmaFlat, type MmaShape } from '../../src/kernels/conv3d-mma-flat';
 import { blockedConvWeightLength, conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
 import { expectClose } from '../helpers/compare';
-import { convReference, invRow, type ConvStep } from '../helpers/conv-reference';
-import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
+import { convCase, type ConvCase } from '../helpers/conv-case';
+import { getTestDevice, withDevice } from '../helpers/gpu';
 import { needF16 as needF16Shared, notOnThisAdapter } from '../helpers/need';
-import { randn } from '../helpers/random';
 
 const gpu = await getTestDevice();
 
-/** A conv step of the oracle (test/helpers/conv-reference.ts) with this kernel's variant fields; res: 0 none, 1 residual, 2 in place */
-interface Case extends ConvStep {
-  res: 0 | 1 | 2;
-  tap0: number;
-  /** NORM=1 with SiLU (1) or without (0) */
-  norm?: 0 | 1;
-}
+/** A conv case (test/helpers/conv-case.ts): the oracle's step with this kernel's variant fields (res, tap0, norm) */
+type Case = ConvCase;
 
 const cases: Case[] = [
   // odd everything: one 16-channel block with padding, an odd number of pixel blocks (TN tail)
@@ -48,43 +41,12 @@ const name = (c: Case) =>
 
 async function runCase(c: Case, gemm: KernelDef<Conv3dParams>, sg: number, rowsOuter: 0 | 1 = 0) {
   const elem = 'f16' as const;
-  const hi = c.up ? c.h / 2 : c.h;
-  const wi = c.up ? c.w / 2 : c.w;
-  const hwIn = hi * wi;
-  const frameLen = c.cin * hwIn;
-  const outLen = c.cout * c.h * c.w;
-  const fanIn = c.cin * c.kt * c.ks * c.ks;
-  const raw = [0, 1, 2].slice(0, c.kt).map((i) => roundToElem(randn(frameLen, 200 + i), elem));
-  const wt = roundToElem(randn(c.cout * fanIn, 17, 1 / Math.sqrt(fanIn)), elem);
-  const bias = roundToElem(randn(c.cout, 18, 0.1), elem);
-  const res = roundToElem(randn(outLen, 19), elem);
-  const gamma = roundToElem(randn(c.cin, 20, 0.5), elem);
-  const normed = c.norm === undefined ? raw : raw.map((f) => rmsNorm(tensor([c.cin, hwIn], f), tensor([c.cin], gamma), c.norm === 1).data);
-  const want = convReference(c, normed, wt, bias, res);
-  const frames = c.norm === undefined ? raw : raw.map((f) => {
-    const g = new Float32Array(frameLen + hwIn);
-    g.set(f);
-    g.set(roundToElem(invRow(f, c.cin, hwIn), elem), frameLen);
-    return g;
-  });
-  const stored = frames[0]!.length;
-  // x at 3; cache = [pad 5][t-1][t-2]; res at 1; y at 2 (as test/kernels/conv3d.test.ts)
-  const xOff = 3, prev1Off = 5, prev2Off = 5 + stored, resOff = 1, yOff = 2;
-  const xData = new Float32Array(xOff + stored);
-  xData.set(frames[c.kt - 1]!, xOff);
-  const cacheData = new Float32Array(prev2Off + stored).fill(NaN);
-  if (c.kt === 3) {
-    if (c.tap0 <= 1) cacheData.set(frames[1]!, prev1Off);
-    if (c.tap0 === 0) cacheData.set(frames[0]!, prev2Off);
-  }
-  const resData = new Float32Array(resOff + outLen);
-  resData.set(res, resOff);
-  const p: Conv3dParams = { cin: c.cin, cout: c.cout, h: c.h, w: c.w, x_off: xOff, prev2_off: prev2Off, prev1_off: prev1Off, res_off: resOff, y_off: yOff, tap0: c.tap0 };
+  // inputs, oracle and buffer layout as test/kernels/conv3d.test.ts (test/helpers/conv-case.ts), other seeds
+  const { wt, bias, gamma, want, xData, cacheData, resData, yInit, params: p, outLen } = convCase(c, elem, { frames: 200, params: 17 });
+  const yOff = p.y_off;
   const blocked = packConvWeightBlocked(wt, c.cout, c.cin, c.kt, c.ks);
   expect(blocked.length).toBe(blockedConvWeightLength(c.cout, c.cin, c.kt, c.ks));
   const got = await withDevice(async (s) => {
-    const yInit = new Float32Array(yOff + outLen);
-    if (c.res === 2) yInit.set(res, yOff);
     const y = c.res === 2 ? s.upload(yInit, elem, 'y') : s.zeros(yOff + outLen, 2);
     // the operand copy starts as NaN: every element the GEMM reads must have been written by the pack
     const scratch = s.upload(new Float32Array(mmaScratchElems(p, c.kt, c.ks)).fill(NaN), elem, 'operand copy');

@@ -21,8 +21,12 @@ describe.runIf(isBrowser)('the worker checks the decode options against the sche
       const shape: [number, number, number, number] = [16, 1, 8, 8];
       const limits = { maxStorageBufferBindingSize: 2 ** 27, maxBufferSize: 2 ** 28 };
       const req = { limits, precisions: ['f32' as const], tile: 'none' as const };
-      // the options as given plan (no GPU needed for a plan)
-      expect((await dec.plan(shape, { cache: 'on', norm: 'fused' })).plannedPeakGpuBytes).toBeGreaterThan(0);
+      // valid options plan, and reach the planner (no GPU needed for a plan): cache off keeps no cache
+      // rings, so its peak is below cache on's; a worker that dropped the option plans both alike
+      const on = (await dec.plan(shape, { cache: 'on', norm: 'fused' })).plannedPeakGpuBytes;
+      const off = (await dec.plan(shape, { cache: 'off', norm: 'fused' })).plannedPeakGpuBytes;
+      expect(off).toBeGreaterThan(0);
+      expect(off).toBeLessThan(on);
       for (const key of OPTION_KEYS.filter((k) => OPTIONS[k].api === true)) {
         const want = `decode option '${key}' ${problem(key, BAD, 'api')}`;
         for (const call of [() => dec.plan(shape, { [key]: BAD }), () => dec.fit(shape, { [key]: BAD }, req)]) {

@@ -211,24 +211,28 @@ export function conv3dTiled(t: TiledShape): KernelDef<Conv3dParams> {
 /**
  * The generated conv the decoder runs for a conv with `cout` output channels on `hw` output pixels, or
  * null for conv3d: GPU tunings only (MODE 1; CPU adapters keep conv3d's direct loops), channel counts
- * that fill 96- or 128-channel blocks (Wan's 96 ... 1024; the head's 3 and 12 stay on conv3d). Frames
- * under 50k pixels (Wan2.1 480x832's 120x208 and 60x104 levels) get 64-pixel blocks: 128-pixel ones leave
- * the H200's last wave of workgroups mostly empty there (s6 call 1: 23.7 vs 29.8 TFLOP/s at 384ch 120x208).
+ * that fill 96- or 128-channel blocks (Wan's 96 ... 1024; the head's 3 and 12 stay on conv3d). The
+ * table is the H200's per-shape best of session 6 (bench/results/h200/portable-2026-12-01-s6/call2,
+ * fma forms): 96-channel x 128-pixel blocks of 4 x 8 per invocation on large frames (29.0 TFLOP/s at
+ * 96ch 480x832 and 192ch 240x416; the 8 x 8 form where 384 invocations do not fit, 27.3-27.8), and
+ * 64-pixel blocks on frames under 50k pixels, where 128-pixel ones leave the last wave of workgroups
+ * mostly empty (384ch 120x208: 128 x 64 at 29.7 vs 23.7 for 128 x 128; 384ch 60x104: 96 x 64 at 26.5).
  */
 export function conv3dTiledFor(tuning: Record<string, number>, cout: number, hw: number, maxInvocations = 256): TiledShape | null {
   if (tuning.MODE !== 1) return null;
   const small = hw < 50_000;
-  const shape: TiledShape | null =
-    small && cout % 128 === 0 && hw >= 20_000 ? TILED_GPU.c128p64
-    : cout % 96 === 0 ? (small ? TILED_GPU.c96p64 : TILED_GPU.c96p128)
-    : cout % 128 === 0 ? (small ? TILED_GPU.c128p64 : TILED_GPU.c128p128)
-    : null;
-  return shape && !tiledShapeError(shape, maxInvocations) ? shape : null;
+  const options: TiledShape[] =
+    small && cout % 128 === 0 && hw >= 20_000 ? [TILED_GPU.c128p64]
+    : cout % 96 === 0 ? (small ? [TILED_GPU.c96p64] : [TILED_GPU.c96p128w, TILED_GPU.c96p128])
+    : cout % 128 === 0 ? (small ? [TILED_GPU.c128p64] : [TILED_GPU.c128p128])
+    : [];
+  return options.find((t) => !tiledShapeError(t, maxInvocations)) ?? null;
 }
 
 /** The decoder's shapes (fma: one rounding per multiply-add): blocks of 96 or 128 channels x 64 or 128 pixels. */
 export const TILED_GPU = {
-  c96p128: { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12, fma: true }, // 8 ch x 8 px per invocation
+  c96p128w: { wgN: 16, wgM: 24, tm4: 1, tn4: 2, bk: 12, fma: true }, // 4 ch x 8 px per invocation, 384 invocations
+  c96p128: { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12, fma: true }, // 8 ch x 8 px, 192 invocations
   c96p64: { wgN: 16, wgM: 12, tm4: 2, tn4: 1, bk: 12, fma: true }, // 8 ch x 4 px
   c128p128: { wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 16, fma: true },
   c128p64: { wgN: 16, wgM: 16, tm4: 2, tn4: 1, bk: 16, fma: true },

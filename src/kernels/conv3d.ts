@@ -43,13 +43,17 @@ export const conv3dTuning = {
 /**
  * The GPU tuning (MODE 1) for one conv's output channel count: the 128-channel block wastes a quarter
  * of its work at 96 and 192 channels (Wan2.1's two top levels) and 97% at the head's 3 channels, so
- * those get 96-channel (WG_M 24, TM4 1, TN 8, or 12 x 2 x 4 under 384 invocations per workgroup) and
- * 16-channel (WG_M 4, TM4 1) blocks. Other tunings pass unchanged.
+ * those get 96-channel (WG_M 24, TM4 1, TN 8, or 12 x 2 x 4 under 384 invocations per workgroup) blocks,
+ * the head's 3 the direct loops on 4 channels, and up to 16 channels 16-channel (WG_M 4, TM4 1) blocks.
+ * Other tunings pass unchanged. (The decoder runs src/kernels/conv3d-tiled.ts instead wherever its blocks fit.)
  */
 export function conv3dTuningForCout(base: Record<string, number>, cout: number, maxInvocations = 256): Record<string, number> {
   if (base.MODE !== 1) return base;
   const bm = base.WG_M! * base.TM4! * 4;
   if (cout % bm === 0) return base;
+  // the head (3 channels): one vec4 of channels in conv3d's direct loops (MODE 0) instead of a 16-channel
+  // block: 234 vs 360 ms of the Wan2.1 480x832x81 decode (H200, bench/results/h200/portable-2026-12-01-s6)
+  if (cout <= 4) return { WG_N: 64, WG_M: 1, TM4: 1, TN: 4, MODE: 0, BK: 1 };
   // MODE 1 needs WG_M % TN == 0 (one loader pixel per invocation)
   if (cout <= 16 && 4 % base.TN! === 0) return { ...base, WG_M: 4, TM4: 1 };
   // 96 channels: 24 x 1 vec4 rows x 8 pixels per invocation (the H200 sweep's best: 7.1 ms vs 8.1 for

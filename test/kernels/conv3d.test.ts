@@ -45,16 +45,18 @@ const tunings = {
   // conv3d-tiled (generated straight-line kernels, src/kernels/conv3d-tiled.ts): the WG_* sizes only gate runnable()
   tiled128: { WG_N: 16, WG_M: 16 },
   tiled96: { WG_N: 16, WG_M: 12 },
+  tiled96w: { WG_N: 16, WG_M: 24 },
   tiledOdd: { WG_N: 2, WG_M: 4 },
   tiledOddFma: { WG_N: 2, WG_M: 4 },
 } as const;
 
-/** The generated kernels' shapes: 128 x 128 and 96 x 128 blocks (two of the GPU choices), and a tiny one
+/** The generated kernels' shapes: 128 x 128 and 96 x 128 blocks (GPU choices), and a tiny one
  * whose 4-channel x 8-pixel block and BK 4 leave partial blocks and partial channel steps in every case
  * (as written and with fma() + the BK loop unrolled). */
 const tiledShapes: Partial<Record<keyof typeof tunings, TiledShape>> = {
   tiled128: TILED_GPU.c128p128,
   tiled96: TILED_GPU.c96p128,
+  tiled96w: TILED_GPU.c96p128w,
   tiledOdd: { wgN: 2, wgM: 4, tm4: 1, tn4: 1, bk: 4 },
   tiledOddFma: { wgN: 2, wgM: 4, tm4: 1, tn4: 1, bk: 4, fma: true, unroll: true },
 };
@@ -103,6 +105,7 @@ const cases: (Case & { f16?: true })[] = [
   { cin: 6, cout: 9, h: 3, w: 3, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'tiledOddFma', norm: 0 },
   { cin: 17, cout: 6, h: 4, w: 9, kt: 3, ks: 3, up: 0, res: 0, tap0: 2, tune: 'tiled128' },
   { cin: 20, cout: 100, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 2, tap0: 1, tune: 'tiled96', norm: 1 },
+  { cin: 13, cout: 96, h: 9, w: 16, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'tiled96w' },
   { cin: 20, cout: 130, h: 3, w: 50, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'tiled128' },
 ];
 

@@ -4,7 +4,6 @@
 // and the exact GPU bytes by owner. The arena allocates exactly this; nothing is allocated per frame.
 import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
-import { convWinograd, type ConvAlgo } from '../kernels/conv3d-winograd';
 import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type NormMode, type Program, type Step, type TilePlan, type View } from './graph';
 import { convWeightFormat, type WeightsPrecision } from '../model/quantize';
 import { convWeightBytes, kindOf, mmaScratchOf, weightBuffers } from './step-kinds';
@@ -86,13 +85,6 @@ export interface PlanOptions {
   normChunk?: number;
   /** f16 only: the convs run on tensor cores (conv3d-mma), whose operand copy the plan counts (activations) */
   tensorCores?: boolean;
-  /**
-   * the portable path's 3x3 convs: 'direct' (conv3d), 'winograd' (conv3d-winograd F(2x2,3x3), weights
-   * held as U = G g G^T: 16/9 of the bytes), 'winograd4' (F(4x4,3x3), 4x the bytes), 'auto' (Winograd
-   * where measured faster: convWinograd);
-   * ignored on tensor cores and with packed weights. Default 'direct'.
-   */
-  conv?: ConvAlgo;
   /** conv weights stay in CPU memory and stream through a ring of GPU buffers (weight-stream.ts); exact */
   weightsStream?: boolean;
   /** ring slots of the weight stream (>= 2); default: the fewest with which no program run uploads a group twice */
@@ -346,6 +338,19 @@ function assignSlots(progs: Program[], elemBytes: number, slots: Slot[]): Int32A
   return slotOfs;
 }
 
+/**
+ * The steps that name every conv weight once per chunk kind: every tile runs the same layers, so the
+ * latent part and the first tile stand for all (frame-major: the main program up to its second tile).
+ * fitPlan plans hundreds of tilings; walking every tile's steps for the weights was ~10% of its time.
+ */
+function* weightSteps(programs: Partial<Record<ChunkKind, ProgramPlan[]>>): Generator<Step> {
+  for (const pps of Object.values(programs)) {
+    const first = pps![0]!.prog;
+    yield* first.tileStarts && first.tileStarts.length > 1 ? first.steps.slice(0, first.tileStarts[1]) : first.steps;
+    if (pps![1]) yield* pps![1].prog.steps;
+  }
+}
+
 /** Uniform slots a step uses: one per dispatch (a chunked norm dispatches once per chunk). */
 function dispatchesOf(s: Step): number {
   return kindOf(s).dispatches(s);
@@ -385,9 +390,6 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
       return { prog, slotOf: new Int32Array(0) };
     });
   }
-  // --conv: the 3x3 convs that run as Winograd F(2x2,3x3): never on tensor cores, never with packed weights
-  const convAlgo = wFormat === 'elem' && !(opts.tensorCores && opts.precision === 'f16') ? (opts.conv ?? 'direct') : 'direct';
-  for (const p of all) for (const s of p.steps) if (s.kind === 'conv') s.winograd = convWinograd(s, convAlgo);
   const slotOfs = assignSlots(all, elemBytes, slots);
   let next = 0;
   for (const k of kinds) for (const pp of programs[k]!) pp.slotOf = slotOfs[next++]!;
@@ -448,7 +450,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const mmaScratchBytes = opts.tensorCores && opts.precision === 'f16' && wFormat !== 'f16' ? align4(mmaScratchOf(all.flatMap((g) => g.steps)) * elemBytes) : 0;
   const memory: MemoryBreakdown = {
     // conv weights by the weights precision (int8: 1 byte per weight + a 4-byte scale per output channel)
-    weights: weightBuffers(all.flatMap((g) => g.steps)).reduce((a, w) => a + (w.conv ? convWeightBytes(w.conv, wFormat, elemBytes, !!opts.tensorCores && opts.precision === 'f16') : align4(w.elems * elemBytes)), 0),
+    weights: weightBuffers(weightSteps(programs)).reduce((a, w) => a + (w.conv ? convWeightBytes(w.conv, wFormat, elemBytes, !!opts.tensorCores && opts.precision === 'f16') : align4(w.elems * elemBytes)), 0),
     // cache offload: the shared buffers of one tile's rings (+ the latent-rate part's rings)
     cache: [...ringBuffers.values()].reduce((a, b) => a + b, 0),
     // + tensor cores: one operand copy of the largest conv call (exec/resources.ts allocates it)

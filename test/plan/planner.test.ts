@@ -156,7 +156,9 @@ describe('planner', () => {
   // also recompute more halo (tileOverhead).
   it('exact tiles: the cache follows the largest tile, finer grids recompute more (Wan2.1 30x52 latent)', () => {
     const cores = [[30, 52], [15, 26], [10, 18], [8, 13], [6, 9], [15, 9]] as const;
-    const plans = cores.map(([th, tw]) => plan(wan21, { frames: 3, h: 30, w: 52, cache: 'on', precision: 'f32', tile: { th, tw, mode: 'exact', order: 'tile-major' } }));
+    // plain tiles (the ext at every level): with shrinking windows (default) the rings follow each level's
+    // window, not the ext (test/levers/shrink-tiles.node.test.ts)
+    const plans = cores.map(([th, tw]) => plan(wan21, { frames: 3, h: 30, w: 52, cache: 'on', precision: 'f32', tile: { th, tw, mode: 'exact', order: 'tile-major', shrink: false } }));
     const largest = (p: Plan) => Math.max(...p.tiles!.map((t) => (t.ext.y1 - t.ext.y0) * (t.ext.x1 - t.ext.x0)));
     console.log(plans.map((p) => `${p.tiles!.length} tiles: largest ${largest(p)} px, cache ${(p.memory.cache / 2 ** 20).toFixed(1)} MiB, overhead ${p.tileOverhead.toFixed(2)}`).join('; '));
     const byArea = [...plans].sort((a, b) => largest(a) - largest(b));

@@ -174,6 +174,10 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
       await page.waitForSelector(`${tid('readme')}[open]`);
       expect(await page.textContent('#readme-real-wan-weights')).toBe('Real Wan weights');
       expect(await page.textContent(tid('readme-body'))).toMatch(/Wan2\.1_VAE\.safetensors/);
+      // prose is reflowed: the README's first sentence breaks its source line after 'all GPU' (kept as written
+      // it broke mid-sentence again at every width); its table stays preformatted
+      expect(await page.locator(`${tid('readme-body')} p`).filter({ hasText: '(all GPU work in a Web Worker)' }).count()).toBe(1);
+      expect(await page.locator(`${tid('readme-body')} pre`).filter({ hasText: '| file | naming | notes |' }).count()).toBe(1);
       await page.click(tid('readme-close'));
       expect(await page.getAttribute(tid('readme'), 'open')).toBeNull();
     });

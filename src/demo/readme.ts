@@ -9,10 +9,20 @@ export function slug(title: string): string {
   return title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 }
 
+/** Inline Markdown of prose as nodes (no HTML parsing): **bold**, `code`, [text](link) as its text. */
+function inline(text: string): (Node | string)[] {
+  return text.split(/(\*\*[^*]+\*\*|`[^`]+`|\[[^\]]+\]\([^)\s]+\))/).map((part) => {
+    if (/^\*\*[^*]+\*\*$/.test(part)) return h('b', {}, part.slice(2, -2));
+    if (/^`[^`]+`$/.test(part)) return h('code', {}, part.slice(1, -1));
+    const link = /^\[([^\]]+)\]\([^)\s]+\)$/.exec(part);
+    return link ? link[1]! : part;
+  });
+}
+
 /**
  * One block of README lines between headings as elements: prose paragraphs reflowed (the source wraps
- * at ~110 columns: kept as is, every line broke again mid-sentence on a phone), list items as a list,
- * fenced code, tables and raw HTML preformatted as written.
+ * at ~110 columns: kept as is, every line broke again mid-sentence on a phone) with their bold, code and
+ * link text, list items as a list, fenced code, tables and raw HTML preformatted as written.
  */
 function blockElements(lines: string[]): HTMLElement[] {
   const out: HTMLElement[] = [];
@@ -30,8 +40,8 @@ function blockElements(lines: string[]): HTMLElement[] {
         if (m) items.push(m[1]!);
         else items[items.length - 1] += ` ${l.trim()}`;
       }
-      out.push(h(/^\d/.test(first) ? 'ol' : 'ul', {}, ...items.map((t) => h('li', {}, t))));
-    } else out.push(h('p', {}, text.map((l) => l.trim()).join(' ')));
+      out.push(h(/^\d/.test(first) ? 'ol' : 'ul', {}, ...items.map((t) => h('li', {}, ...inline(t)))));
+    } else out.push(h('p', {}, ...inline(text.map((l) => l.trim()).join(' '))));
   };
   let fence: string[] | null = null;
   for (const line of lines) {

@@ -59,7 +59,7 @@ function convScenarios(quick: boolean): KernelScenario[] {
     warmup: 3,
     note: 'Wan2.2 704x1280 layer on tensor cores; extra.maxAbsVsPortable: against conv3d on the same inputs',
   }));
-  return [...mma, ...mma22, ...winogradScenarios(quick), ...CONV_ANCHORS.flatMap(([c, h, w]) => [0, 1].map((norm): KernelScenario => ({
+  return [...mma, ...mma22, ...candidateScenarios(quick), ...CONV_ANCHORS.flatMap(([c, h, w]) => [0, 1].map((norm): KernelScenario => ({
     name: `conv3d/${c / d}ch-${Math.ceil(h / d)}x${Math.ceil(w / d)}${norm ? '-fused-norm' : ''}`,
     group: 'conv3d',
     kernel: 'conv3d',
@@ -72,49 +72,26 @@ function convScenarios(quick: boolean): KernelScenario[] {
   })))];
 }
 
-/** Winograd tilings timed beside the shipped one (full size): [label, TX, TY, TM4, TT, BK]; all 256 invocations. */
-const WINOGRAD_TILINGS: [string, number, number, number, number, number][] = [
-  ['b32x16', 4, 4, 2, 4, 8], // 32 channels x 16 tiles, 8 vec4 accumulators
-  ['b48x16', 4, 4, 3, 4, 8], // 48 channels x 16 tiles
-  ['b48x32', 8, 2, 6, 4, 8], // 48 channels x 32 tiles, 24 vec4 accumulators
-  ['b32x32bk4', 8, 2, 4, 4, 4], // the shipped block (32 x 32), 4 channels per staging step
-];
-/** F(4x4,3x3) tilings (conv3d-winograd4) beside its shipped one: [label, TX, TY, TM4, TT, BK]; 36 x TX x TY invocations. */
-const WINOGRAD4_TILINGS: [string, number, number, number, number, number][] = [
-  ['b32x16', 4, 2, 4, 4, 4], // 32 channels x 16 tiles (256 pixels), 288 invocations
-];
-
 /**
- * Winograd F(2x2,3x3) (conv3d-winograd) at the ANCHORS shapes, timed beside the direct conv3d on the same
- * inputs in one case (bench/lib/winograd.ts: extra.directMs, speedup, maxAbsVsDirect), f32 and f16,
- * plain and with the fused norm; full size also the other tilings of WINOGRAD_TILINGS (f32, plain).
+ * Candidate rows (bench/lib/conv-candidates.ts): at each ANCHORS shape (quick: the real channel counts on
+ * small frames) and the 96 -> 3 head, the decoder's portable conv and the TILED_CANDIDATES beside it on
+ * the same inputs, f32.
  */
-function winogradScenarios(quick: boolean): KernelScenario[] {
-  // quick (CPU adapters): the real channel counts on small frames (1.9 GFLOP each): Winograd's gain
-  // depends on the channels per block, which the ANCHORS / 8 shapes would shrink to 12-48
-  const shapes: [number, number, number][] = quick ? [[96, 48, 80], [192, 24, 40], [384, 12, 20]] : CONV_ANCHORS;
-  const row = (c: number, h: number, w: number, norm: number, label: string, tune: Record<string, number>, elems: ('f32' | 'f16')[]): KernelScenario => ({
-    name: `conv3d/${c}ch-${h}x${w}-winograd${label}${norm ? '-fused-norm' : ''}`,
+function candidateScenarios(quick: boolean): KernelScenario[] {
+  const planes: [number, number, number][] = quick ? [[96, 48, 80], [192, 24, 40], [384, 12, 20]] : CONV_ANCHORS;
+  const [hh, hw] = quick ? [48, 80] : [480, 832];
+  const shapes: [number, number, number, number][] = [...planes.map(([c, h, w]): [number, number, number, number] => [c, c, h, w]), [96, 3, hh, hw]];
+  return shapes.map(([cin, cout, h, w]): KernelScenario => ({
+    name: `conv3d/${cin === cout ? cin : `${cin}to${cout}`}ch-${h}x${w}-tiled`,
     group: 'conv3d',
-    kernel: 'conv3dWinograd',
-    shape: { cin: c, cout: c, h, w, tap0: 0 },
-    overrides: { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: norm, SILU: norm, ...tune },
-    elems,
-    runs: quick ? 6 : 30,
+    kernel: 'conv3dCandidates',
+    shape: { cin, cout, h, w, tap0: 0 },
+    overrides: { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0 },
+    elems: ['f32'],
+    runs: quick ? 6 : 20,
     warmup: quick ? 1 : 3,
-    note: 'Winograd F(2x2,3x3); extra.directMs / speedup / maxAbsVsDirect: the direct conv3d on the same inputs',
-  });
-  const tilings = quick ? [] : [
-    ...WINOGRAD_TILINGS.flatMap(([label, TX, TY, TM4, TT, BK]) => CONV_ANCHORS.map(([c, h, w]) => row(c, h, w, 0, `-${label}`, { TX, TY, TM4, TT, BK }, ['f32']))),
-    ...WINOGRAD4_TILINGS.flatMap(([label, TX, TY, TM4, TT, BK]) => CONV_ANCHORS.map(([c, h, w]) => row(c, h, w, 0, `4-${label}`, { M: 4, TX, TY, TM4, TT, BK }, ['f32']))),
-  ];
-  // F(2x2) plain (f32, f16) and fused-norm rows, F(4x4) plain rows (name -winograd4), then the other tilings
-  // -tiled rows (M: 0): no Winograd, the generated direct convs (bench/lib/winograd.ts TILED_CANDIDATES) beside conv3d
-  const tiled = shapes.map(([c, h, w]) => ({ ...row(c, h, w, 0, '', { M: 0 }, ['f32']), name: `conv3d/${c}ch-${h}x${w}-tiled`, note: 'generated direct convs (extra.tflops_*, maxAbs_*) beside conv3d on the same inputs' }));
-  // the head (96 -> 3 channels at the output size)
-  const [hc, hh, hw] = shapes[0]!;
-  tiled.push({ ...tiled[0]!, name: `conv3d/${hc}to3ch-${hh}x${hw}-tiled`, shape: { cin: hc, cout: 3, h: hh, w: hw, tap0: 0 } });
-  return [...shapes.flatMap(([c, h, w]) => [row(c, h, w, 0, '', {}, ['f32', 'f16']), row(c, h, w, 1, '', {}, ['f32']), row(c, h, w, 0, '4', { M: 4 }, ['f32', 'f16'])]), ...tilings, ...tiled];
+    note: 'the decoder\'s portable conv; extra.tflops_* / maxAbs_*: the candidate convs on the same inputs',
+  }));
 }
 
 function normAttnScenarios(quick: boolean): KernelScenario[] {
@@ -256,7 +233,7 @@ export function scenarios(cfg: Pick<SuiteConfig, 'quick' | 'frames' | 'ortLayout
 export function select(list: Scenario[], only: string[]): Scenario[] {
   if (!only.length) return list;
   const want = only.flatMap((o) => (o === 'kernels' ? ['conv3d', 'rms-norm', 'attention'] : [o]));
-  // a name ending in '$' matches exactly (conv3d/96ch-480x832-winograd$ without its -winograd4 / tiling rows)
+  // a name ending in '$' matches exactly (conv3d/96ch-480x832$ without its -mma / -tiled / -fused-norm rows)
   const picked = list.filter((s) => want.some((o) => s.group === o || (o.endsWith('$') ? s.name === o.slice(0, -1) : s.name.startsWith(o))));
   if (!picked.length) throw new Error(`--only ${only.join(',')} matches no scenario; names: ${list.map((s) => s.name).join(', ')}`);
   return picked;

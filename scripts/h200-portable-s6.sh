@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Issue 11, portable path (session 6): the generated direct conv (src/kernels/conv3d-tiled.ts) and the
-# Winograd kernels (after 407e040) against conv3d on the H200, and the Wan2.1 480x832x81 f32 portable
-# decode. Run through the `run` tool like scripts/h200-run.sh (its header: the stripped node split in two,
+# Issue 11, portable path (session 6): the generated direct conv (src/kernels/conv3d-tiled.ts) and its
+# candidate shapes on the H200, and the Wan2.1 480x832x81 f32 portable decode. (Call 1 also timed the
+# Winograd kernels, removed after it: step `wino` and its rows are in git history, d6f80d3.)
+# Run through the `run` tool like scripts/h200-run.sh (its header: the stripped node split in two,
 # two calls back to back on a warm machine). Call 2 carries .gpu-bundle/np/node.xz.ab,
 # .gpu-bundle/{boot.sh,dawn.node.xz,debs,webgpu} and .h200-portable (dist/ built by vite.cli.config.ts
 # from a `git archive` of the commit measured) and runs
 #   cat .gpu-bundle/np/node.xz.aa .gpu-bundle/np/node.xz.ab > .gpu-bundle/node.xz && rm -rf dist && cp -r .h200-portable/dist dist && source .gpu-bundle/boot.sh && COMMIT=<sha> bash scripts/h200-portable-s6.sh
 # Steps (each with its own timeout; STEPS picks them, default all):
-#   tiled  the -tiled kernel rows at the four ANCHORS shapes: every TILED_CANDIDATES shape beside conv3d on
-#          the same inputs (ms, TFLOP/s, max |err| vs conv3d)
-#   wino   Winograd F(2x2) and F(4x4) rows (f32, f16) at 96ch 480x832 and 192ch 240x416 (speedup vs conv3d)
+#   tiled  the -tiled rows at the four ANCHORS shapes and the 96 -> 3 head: the decoder's portable conv and
+#          every TILED_CANDIDATES shape on the same inputs (bench/lib/conv-candidates.ts: TFLOP/s, max |err|)
 #   decode Wan2.1 480x832x81 f32 portable CLI decode (--tensor-cores off, whole frames), cold
 #   decodeB the same decode with .h200-portable/distB (another conv table, built from the commit + a patch
 #          kept beside the results) when that folder exists
@@ -25,7 +25,7 @@ F=enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia,disable-daw
 # the CLI's Dawn flags as the README's decodes used them (timestamps are not read there)
 FC=enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia
 B="node dist/bench-node.js --dawn-flags $F --out $OUT --no-baseline --machine h200 ${COMMIT:+--commit $COMMIT}"
-S=" ${STEPS:-tiled wino decode profile} "
+S=" ${STEPS:-tiled decode profile} "
 dec() { # dec NAME ARGS...: one cold CLI decode of Wan2.1 480x832x81 (portable) into decode.jsonl
   local name=$1 t0=$SECONDS
   shift
@@ -39,18 +39,12 @@ summ() { # one line per bench row: direct and each candidate's TFLOP/s, max |err
   for f in "$OUT"/h200-*"$1"*.json; do [ -f "$f" ] && node -e '
     const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
     for (const x of r.results ?? []) { const e = x.extra ?? {}; console.log(x.name, x.status, (x.ms?.median ?? 0).toFixed(2) + " ms", (x.gflops / 1000).toFixed(1) + " TF",
-      e.speedup ? "speedup " + e.speedup.toFixed(2) + " direct " + e.directMs.toFixed(2) + " ms err " + e.maxAbsVsDirect : "",
       Object.keys(e).filter((k) => k.startsWith("tflops_")).map((k) => k.slice(7) + "=" + e[k].toFixed(1) + "/" + e["maxAbs_" + k.slice(7)]).join(" "),
       Object.keys(e).filter((k) => k.startsWith("error_")).map((k) => k + ":" + e[k].slice(0, 80)).join(" "), x.error ?? ""); }' "$f"; done
 }
 if [[ $S == *" tiled "* ]]; then
-  timeout "${TILED_TMO:-150}" $B --only "conv3d/96ch-480x832-tiled,conv3d/192ch-240x416-tiled,conv3d/384ch-120x208-tiled,conv3d/384ch-60x104-tiled" --runs 20 --tag tiled > "$OUT/bench-tiled.log" 2>&1
+  timeout "${TILED_TMO:-150}" $B --only "conv3d/96ch-480x832-tiled,conv3d/192ch-240x416-tiled,conv3d/384ch-120x208-tiled,conv3d/384ch-60x104-tiled,conv3d/96to3ch-480x832-tiled" --runs 20 --tag tiled > "$OUT/bench-tiled.log" 2>&1
   echo "tiled rc $?"; summ tiled
-fi
-if [[ $S == *" wino "* ]]; then
-  W=conv3d/96ch-480x832-winograd$,conv3d/96ch-480x832-winograd4$,conv3d/192ch-240x416-winograd$,conv3d/192ch-240x416-winograd4$
-  timeout "${WINO_TMO:-120}" $B --only "$W" --runs 10 --tag wino > "$OUT/bench-wino.log" 2>&1
-  echo "wino rc $?"; summ wino
 fi
 [[ $S == *" decode "* ]] && dec f32-portable --precision f32
 if [[ $S == *" decodeB "* && -d .h200-portable/distB ]]; then

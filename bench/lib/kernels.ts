@@ -11,7 +11,7 @@ import { conv3dMmaFlat, mmaGemm, type MmaShape } from '../../src/kernels/conv3d-
 import { fromHalf } from '../../src/runtime/f16';
 import { storageBytes } from '../../src/runtime/f16';
 import { PassTimer } from './gpu-timer';
-import { runWinogradCase } from './winograd';
+import { runCandidatesCase } from './conv-candidates';
 import { describeError, spread } from './stats';
 import type { KernelScenario, Result } from './types';
 
@@ -33,11 +33,11 @@ export interface KernelContext {
 }
 
 /** Buffer element counts of each binding and the full params of a kernel case. */
-function layout(s: KernelScenario): { def: AnyKernelDef; sizes: number[]; params: Record<string, number> } {
+export function layout(s: KernelScenario): { def: AnyKernelDef; sizes: number[]; params: Record<string, number> } {
   const p = s.shape;
   switch (s.kernel) {
     case 'conv3dMma': // runMmaCase
-    case 'conv3dWinograd': // runWinogradCase (bench/lib/winograd.ts)
+    case 'conv3dCandidates': // runCandidatesCase (bench/lib/conv-candidates.ts)
     case 'conv3d': {
       // NORM=1 (--norm fused): every frame carries its inverse-RMS row
       const frame = (p.cin! + (s.overrides?.NORM ? 1 : 0)) * p.h! * p.w!;
@@ -51,7 +51,7 @@ function layout(s: KernelScenario): { def: AnyKernelDef; sizes: number[]; params
   }
 }
 
-function randomBuffer(device: GPUDevice, elems: number, elem: Elem, label: string, seed: number): GPUBuffer {
+export function randomBuffer(device: GPUDevice, elems: number, elem: Elem, label: string, seed: number): GPUBuffer {
   const bpe = elem === 'f16' ? 2 : 4;
   const buf = device.createBuffer({ label, size: Math.max(16, Math.ceil((elems * bpe) / 16) * 16), usage: STORAGE() });
   let s = seed >>> 0;
@@ -70,7 +70,7 @@ function randomBuffer(device: GPUDevice, elems: number, elem: Elem, label: strin
 /** One kernel scenario at one storage type. */
 async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promise<Result> {
   if (s.kernel === 'conv3dMma') return runMmaCase(ctx, s, elem);
-  if (s.kernel === 'conv3dWinograd') return runWinogradCase(ctx, s, elem);
+  if (s.kernel === 'conv3dCandidates') return runCandidatesCase(ctx, s, elem);
   const { def, sizes, params } = layout(s);
   // conv3d: the decoder's tuning for this adapter class and output channel count
   // (a scenario's own MODE override, as in the tuning sweep, replaces the tuning)
@@ -335,7 +335,7 @@ async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Pr
 }
 
 /** Reads `n` elements of a storage buffer as floats. */
-async function readFloats(device: GPUDevice, buf: GPUBuffer, n: number, elem: Elem): Promise<Float32Array> {
+export async function readFloats(device: GPUDevice, buf: GPUBuffer, n: number, elem: Elem): Promise<Float32Array> {
   const bytes = Math.ceil((n * (elem === 'f16' ? 2 : 4)) / 4) * 4;
   const st = device.createBuffer({ size: bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
   const enc = device.createCommandEncoder();

@@ -27,7 +27,7 @@ interface Base {
 
 export interface KernelScenario extends Base {
   group: 'conv3d' | 'rms-norm' | 'attention';
-  kernel: 'conv3d' | 'conv3dMma' | 'conv3dWinograd' | 'rmsNorm' | 'attention';
+  kernel: 'conv3d' | 'conv3dMma' | 'conv3dCandidates' | 'rmsNorm' | 'attention';
   /** kernel params (offsets are filled in by the runner) */
   shape: Record<string, number>;
   overrides?: Record<string, number>;

@@ -8,7 +8,6 @@ import type { DecoderDevice } from '../gpu/device';
 import type { DecoderConfig } from '../model/config';
 import type { Weights } from '../model/weights';
 import { conv3dTuningFor } from '../kernels/conv3d';
-import { isCpuAdapter } from '../gpu/adapter';
 import { GpuDecoder } from '../runtime/gpu-decoder';
 import type { Frame } from '../runtime/assembler';
 import { destroyReleased, withOomInjection, type OomInjection } from '../runtime/arena';
@@ -123,7 +122,7 @@ export class GpuSession {
     // the plan's norm mode first, then the others in the schema's order
     const norms = [o.norm, ...OPTIONS.norm.values.filter((n) => n !== o.norm)];
     try {
-      return fitPlan(this.cfg, { frames: o.frames, h: o.h, w: o.w, cache: o.cache, rgba: o.rgba, tensorCores: o.tensorCores, conv: o.conv, weightsPrecision: o.weightsPrecision }, {
+      return fitPlan(this.cfg, { frames: o.frames, h: o.h, w: o.w, cache: o.cache, rgba: o.rgba, tensorCores: o.tensorCores, weightsPrecision: o.weightsPrecision }, {
         budget: p.memory.total - 1,
         limits: { maxStorageBufferBindingSize: limits.maxStorageBufferBindingSize, maxBufferSize: limits.maxBufferSize },
         precisions: [o.precision],
@@ -148,8 +147,6 @@ export class GpuSession {
   private async run(d: GpuEntry, p: Plan, input: Float32Array, place: (f: Frame) => unknown, opts: DecodeOptions, inj: OomInjection | null, result: DecodeResult): Promise<void> {
     // tensor cores where the plan counted them and the device offers them; else the same plan without their operand copy
     if (p.opts.tensorCores && !d.mma) p = plan(this.cfg, { ...p.opts, tensorCores: false });
-    // --conv auto: Winograd only where it was measured faster (GPUs); software adapters run conv3d (slower there: README)
-    if (p.opts.conv === 'auto' && isCpuAdapter(d.info)) p = plan(this.cfg, { ...p.opts, conv: 'direct' });
     const mma = p.opts.tensorCores && d.mma ? d.mma : null;
     const key = JSON.stringify([p.opts, !!mma]);
     if (this.gpu?.key !== key || this.gpu.device !== d.device) {

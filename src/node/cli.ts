@@ -135,9 +135,8 @@ async function decodeCmd(argv: string[]): Promise<number> {
     // on by default where the device has them: conv3d-mma (f16 plans) is faster on the H200 (480x832x81:
     // 10.8 -> 4.5 s warm) and needs an operand copy (232 MB there) that the plans below count
     const tensorCores = cliValue(a, 'tensorCores') && (await dec.hasTensorCores());
-    const conv = cliValue(a, 'conv');
-    const fit = fitPlan(dec.cfg, { frames: latents.shape[1], h: latents.shape[2], w: latents.shape[3], cache, tensorCores, conv }, req);
-    opts = { ...opts, cache, precision: fit.plan.opts.precision, weightsPrecision: fit.plan.opts.weightsPrecision, tile: fit.plan.opts.tile, cacheOffload: fit.plan.opts.cacheOffload ? 'on' : 'off', weightsStream: fit.plan.weightStream ? 'on' : 'off', weightsStreamSlots: fit.plan.weightStream?.slots, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk, tensorCores, conv };
+    const fit = fitPlan(dec.cfg, { frames: latents.shape[1], h: latents.shape[2], w: latents.shape[3], cache, tensorCores }, req);
+    opts = { ...opts, cache, precision: fit.plan.opts.precision, weightsPrecision: fit.plan.opts.weightsPrecision, tile: fit.plan.opts.tile, cacheOffload: fit.plan.opts.cacheOffload ? 'on' : 'off', weightsStream: fit.plan.weightStream ? 'on' : 'off', weightsStreamSlots: fit.plan.weightStream?.slots, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk, tensorCores };
     reason = fit.reason;
   } else {
     const cache = cliValue(a, 'cache');
@@ -244,7 +243,7 @@ function planCmd(argv: string[]): number {
   if (cache === 'on' && (frames - 1) % 4)
     throw new DecoderError('bad-input', `--frames ${String(a.frames)}: with the cache a video has 1 + 4k frames (81, 121, ...)`);
   const T = cache === 'on' ? (frames - 1) / 4 + 1 : frames;
-  const { plan: p, reason } = fitPlan(cfg, { frames: T, h: H / cfg.scale, w: W / cfg.scale, cache, conv: cliValue(a, 'conv') }, req);
+  const { plan: p, reason } = fitPlan(cfg, { frames: T, h: H / cfg.scale, w: W / cfg.scale, cache }, req);
   const s = planSummary(p);
   // the model fitPlan weighs streaming with (H200 rates; tensor cores where the plan has them)
   const e = expectedSeconds(p);

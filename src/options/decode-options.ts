@@ -33,8 +33,6 @@ export interface DecodeOptions {
   normChunk?: number;
   /** tensor cores for the convs (conv3d-mma) where the device offers subgroup matrices and precision is f16 */
   tensorCores?: boolean;
-  /** the portable path's 3x3 convs: 'direct' (default), 'winograd' (F(2x2,3x3)) or 'auto' (PlanOptions.conv) */
-  conv?: OptionValue<'conv'>;
   /** stops the decode between chunks: it rejects with DecoderError('cancelled'), the decoder stays usable */
   signal?: AbortSignal;
   /**

@@ -133,10 +133,6 @@ export const OPTIONS = {
     kind: 'bool', flag: 'tensor-cores', commands: DECODE, api: true, demo: null, default: true,
     help: 'Convs on tensor cores (conv3d-mma) where the adapter offers subgroup matrices, with f16 storage and f16 or int8 weights (conv3d-mma-wq; else the portable conv runs); on by default: Wan2.1 480x832x81 on an H200 decodes in 4.5 s warm against 10.8 s. off: always the portable conv.',
   },
-  conv: {
-    kind: 'choice', flag: 'conv', commands: BOTH, api: true, demo: null, values: ['direct', 'winograd', 'winograd4', 'auto'], default: 'direct',
-    help: 'The portable path\'s 3x3 convs (not on tensor cores, not with packed weights): direct (conv3d); winograd (Winograd F(2x2,3x3): 2.25x fewer multiplies, f32 errors ~1e-6, weights held as 16/9 of the bytes); winograd4 (F(4x4,3x3): 4x fewer, 4x the weight bytes); auto: Winograd where measured faster (src/kernels/conv3d-winograd.ts WINOGRAD_AUTO: nowhere yet, so direct). Measured slower than direct on the H200 and lavapipe (README).',
-  },
   collect: { kind: 'bool', flag: null, commands: [], api: true, demo: null, default: true, help: 'Keep the whole video in the result; false: frames only through onFrame (constant CPU memory).' },
   framesInFlight: { kind: 'int', flag: null, commands: [], api: true, demo: null, min: 1, unit: 'frames', default: 4, help: 'Backpressure: at most this many frames handed to onFrame and not yet settled (onFrame may return a Promise); the decode waits for the consumer beyond it. Default 4: one chunk of Wan frames.' },
   injectOom: {

@@ -67,8 +67,6 @@ export interface ConvStep {
   ringFrame: number;
   /** --norm fused: RMS_norm (gamma `gkey`) + optional SiLU applied to x while loading; x carries inv in row cin */
   norm?: { gkey: string; silu: boolean };
-  /** set by the planner (PlanOptions.conv): the 3x3 spatial taps run as Winograd F(m x m, 3x3), m = 2 or 4 (conv3d-winograd*) */
-  winograd?: 2 | 4;
 }
 
 /**

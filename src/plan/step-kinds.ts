@@ -10,7 +10,6 @@ import { conv3dMmaWq, conv3dMmaWqEmu } from '../kernels/conv3d-mma-wq';
 import { mmaGemm } from '../kernels/conv3d-mma-flat';
 import { conv3dTiled, conv3dTiledFor } from '../kernels/conv3d-tiled';
 import { blockedConvWeightLength, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../kernels/conv3d-mma';
-import { conv3dWinograd, conv3dWinograd4, packConvWeightWinograd, winograd4Tuning, winogradTuning, winogradWeightLength } from '../kernels/conv3d-winograd';
 import { kernels } from '../kernels/index';
 import { invMaxFor } from '../kernels/rms-norm';
 import { convWeightFormat, int8BlockedBytes, packedWeightBytes, wqOverride, type WeightsPrecision } from '../model/quantize';
@@ -103,13 +102,7 @@ const conv: StepKind<ConvStep> = {
   // conv3d HAS_RES=2: the conv reads its residual at the output pixel only, so y may take its slot
   inPlace: (s) => (s.res && s.res.t !== s.x.t ? [s.res, s.y] : null),
   weights: (s) => [
-    // Winograd F(m x m) (planner: PlanOptions.conv): U = G g G^T, (m+2)^2/9 of the weights, under its own key (another packing)
-    s.winograd ? {
-      key: `${s.wkey}.weight.winograd${s.winograd}`,
-      elems: winogradWeightLength(s.cout, s.cin, s.kt, s.winograd),
-      conv: { cout: s.cout, cin: s.cin, rows: s.kt * (s.winograd + 2) ** 2 * s.cin, blocked: 0 },
-      data: (w: Weights) => packConvWeightWinograd(w.get(`${s.wkey}.weight`, s.up ? [s.cout, s.cin, 3, 3] : [s.cout, s.cin, s.kt, 3, 3]).data, s.cout, s.cin, s.kt, s.winograd!),
-    } : {
+    {
       key: `${s.wkey}.weight`,
       elems: packedConvWeightLength(s.cout, s.cin, s.kt, s.ks),
       conv: { cout: s.cout, cin: s.cin, rows: s.kt * s.ks * s.ks * s.cin, blocked: blockedConvWeightLength(s.cout, s.cin, s.kt, s.ks) },
@@ -132,7 +125,7 @@ const conv: StepKind<ConvStep> = {
     const resBuf = s.res && res === 1 ? c.view(s.res) : c.dummy;
     const gamma = s.norm ? c.weight(s.norm.gkey) : c.dummy;
     const ring = s.ring ? c.ring(s.ring) : c.dummy;
-    const w = c.weight(`${s.wkey}.weight${s.winograd ? `.winograd${s.winograd}` : ''}`), b = c.weight(`${s.wkey}.bias`);
+    const w = c.weight(`${s.wkey}.weight`), b = c.weight(`${s.wkey}.bias`);
     const load = { KT: s.kt, KS: s.ks, UP: s.up, NORM: s.norm ? 1 : 0, SILU: s.norm?.silu ? 1 : 0 };
     // packed weights (int8, or f16 beside f32 activations): conv3d-wq dequantises them in its operand load
     const wq = wqOverride(convWeightFormat(c.elem, c.weightsPrecision));
@@ -143,11 +136,6 @@ const conv: StepKind<ConvStep> = {
         { def: conv3dMmaTiles(c.mma.emulate ? conv3dMmaWqEmu : conv3dMmaWq, ...mmaTilesFor(s, s.ks)), overrides: { KT: s.kt, KS: s.ks, HAS_RES: res, SG: c.mma.subgroupSize }, bindings: [c.mmaScratch!, w, b, resBuf, c.view(s.y), w] },
       ];
     if (wq) return [{ def: kernels.conv3dWq, overrides: { ...load, HAS_RES: res, WQ: wq, ...conv3dTuningForCout(c.tuning, s.cout, c.maxInvocations) }, bindings: [c.view(s.x), ring, w, b, resBuf, c.view(s.y), gamma, w] }];
-    if (s.winograd) {
-      const cls = c.tuning.MODE === 1 ? 'gpu' : 'cpu';
-      const [def, tune] = s.winograd === 4 ? [conv3dWinograd4, winograd4Tuning[cls]] : [conv3dWinograd, winogradTuning[cls]];
-      return [{ def, overrides: { ...load, HAS_RES: res, ...tune }, bindings: [c.view(s.x), ring, w, b, resBuf, c.view(s.y), gamma] }];
-    }
     if (c.mma && onTensorCores(s))
       return [
         // the operand copy: conv3d-mma-pack reads what conv3d would (x, the ring, gamma) into the scratch

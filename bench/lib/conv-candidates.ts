@@ -1,0 +1,115 @@
+// Candidate rows of the conv3d group (kernel 'conv3dCandidates', names conv3d/<shape>-tiled): the
+// decoder's portable conv for this shape (conv3d with its tuning, or the generated conv3d-tiled it picks:
+// step-kinds' choice) and every TILED_CANDIDATES entry whose channel block divides cout, all on the SAME
+// buffers (bench/lib/kernels.ts layout and fill) in one case: the row's ms / GFLOP/s are the decoder's
+// kernel's; extra.ms_<label>, tflops_<label> (the conv's FLOPs / time) and maxAbs_<label> (largest
+// output difference from the decoder's kernel: f32 summation order only, ~1e-6, or 0 in the same order).
+import { DecoderError } from '../../src/gpu/errors';
+import { encodeParams, resolveOverrides, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
+import { conv3d, conv3dTuning, conv3dTuningForCout } from '../../src/kernels/conv3d';
+import { conv3dTiled, conv3dTiledFor, tiledShapeError, type TiledShape } from '../../src/kernels/conv3d-tiled';
+import { PassTimer } from './gpu-timer';
+import { layout, randomBuffer, readFloats, type KernelContext } from './kernels';
+import { describeError, spread } from './stats';
+import type { KernelScenario, Result } from './types';
+
+const CASE_BUDGET_MS = 30_000;
+const MIN_RUNS = 10;
+
+/**
+ * Convs timed beside the decoder's: [label, generated shape (block = 4*wgM*tm4 channels x 4*wgN*tn4
+ * pixels) or conv3d overrides]. H200 2026-12-01 (bench/results/h200/portable-2026-12-01-s6): without
+ * fma (call 1) ten shapes ran at 22-30 TFLOP/s against conv3d's 27-28; with fma (call 2) the same
+ * (the driver fuses `c += a * b` already); the BK loop unrolled (u) +4-8% at the three large shapes.
+ */
+export const TILED_CANDIDATES: [string, TiledShape | { conv3d: Record<string, number> }][] = [
+  ['c96p128', { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12, fma: true }], // 8 ch x 8 px, 192 invocations
+  ['c96p128u', { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12, fma: true, unroll: true }],
+  ['c96p128w', { wgN: 16, wgM: 24, tm4: 1, tn4: 2, bk: 12, fma: true }], // 4 ch x 8 px, 384 invocations
+  ['c96p128wu', { wgN: 16, wgM: 24, tm4: 1, tn4: 2, bk: 12, fma: true, unroll: true }],
+  ['c96p64', { wgN: 16, wgM: 12, tm4: 2, tn4: 1, bk: 12, fma: true }], // 8 ch x 4 px
+  ['c96p128t12x8', { wgN: 16, wgM: 8, tm4: 3, tn4: 2, bk: 16, fma: true }], // 12 ch x 8 px, 128 invocations
+  ['c128p64', { wgN: 16, wgM: 16, tm4: 2, tn4: 1, bk: 16, fma: true }],
+  ['c128p128', { wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 16, fma: true }],
+  ['c128p128t16x8', { wgN: 16, wgM: 8, tm4: 4, tn4: 2, bk: 16, fma: true }], // 16 ch x 8 px, 128 invocations
+  ['c64p128', { wgN: 16, wgM: 16, tm4: 1, tn4: 2, bk: 16, fma: true }],
+  // the head (cout 3): conv3d's direct loops (MODE 0) on one vec4 of channels, and its former 16-channel block
+  ['m0n4', { conv3d: { WG_N: 64, WG_M: 1, TM4: 1, TN: 4, MODE: 0, BK: 1 } }],
+  ['m0n8', { conv3d: { WG_N: 64, WG_M: 1, TM4: 1, TN: 8, MODE: 0, BK: 1 } }],
+  ['m1c16', { conv3d: { WG_N: 16, WG_M: 4, TM4: 1, TN: 4, MODE: 1, BK: 16 } }],
+];
+
+/** One candidates row (see the header). */
+export async function runCandidatesCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promise<Result> {
+  const { device } = ctx;
+  const { sizes, params } = layout(s);
+  const p = s.shape;
+  const op = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0, ...s.overrides };
+  const maxInv = device.limits.maxComputeInvocationsPerWorkgroup;
+  const tuning = ctx.cpuAdapter ? conv3dTuning.cpu : conv3dTuning.gpu;
+  const tiled = conv3dTiledFor(tuning, p.cout!, p.h! * p.w!, maxInv);
+  const [def, dov]: [AnyKernelDef, Record<string, number>] = tiled ? [conv3dTiled(tiled), op] : [conv3d, { ...op, ...conv3dTuningForCout(tuning, p.cout!, maxInv) }];
+  const runs = ctx.runs ?? s.runs;
+  const base: Result = { name: `${s.name}/${elem}`, group: s.group, status: 'ok', params: { ...p, elem, kernel: def.id, overrides: resolveOverrides(def, dov), runs, warmup: s.warmup }, key: `${s.name}/${elem}|${def.id}` };
+  if (elem === 'f16' && !ctx.f16) return { ...base, status: 'skipped', error: "no 'shader-f16' on this adapter" };
+  const owned: GPUBuffer[] = [];
+  const timer = new PassTimer(device);
+  device.pushErrorScope('out-of-memory');
+  device.pushErrorScope('validation');
+  try {
+    const bufs = sizes.map((n, i) => randomBuffer(device, n, elem, `conv ${conv3d.bindings[i]!.name}`, 17 + i));
+    owned.push(...bufs);
+    const y2 = device.createBuffer({ label: 'y candidate', size: bufs[5]!.size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
+    owned.push(y2);
+    const data = encodeParams(conv3d, params as never);
+    const uni = device.createBuffer({ label: 'params', size: 256, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    owned.push(uni);
+    device.queue.writeBuffer(uni, 0, data);
+    const g1 = device.createBindGroup({ layout: ctx.cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uni, size: data.byteLength } }] });
+    const pass = async (d: AnyKernelDef, ov: Record<string, number>, y: GPUBuffer) => {
+      const pipeline = await ctx.cache.get(d, ov, elem);
+      const g0 = device.createBindGroup({ layout: ctx.cache.bindGroupLayout(d), entries: bufs.map((b, i) => ({ binding: i, resource: { buffer: i === 5 ? y : b } })) });
+      const counts = d.dispatch(params as never, ov);
+      return (ps: GPUComputePassEncoder) => {
+        ps.setPipeline(pipeline);
+        ps.setBindGroup(0, g0);
+        ps.setBindGroup(1, g1, [0]);
+        ps.dispatchWorkgroups(...counts);
+      };
+    };
+    const timeOf = async (enc: (ps: GPUComputePassEncoder) => void) => {
+      const warm = await timer.time(Math.max(1, s.warmup), enc);
+      const fit = Math.max(MIN_RUNS, Math.floor(CASE_BUDGET_MS / 4 / Math.max(1e-3, warm[warm.length - 1]!)));
+      return spread(await timer.time(Math.min(runs, fit), enc));
+    };
+    const n = p.cout! * p.h! * p.w!;
+    const ms = await timeOf(await pass(def, dov, bufs[5]!));
+    const want = await readFloats(device, bufs[5]!, n, elem);
+    const cost = conv3d.cost(params as never, dov, elem);
+    const extra: Record<string, number | string> = { flops: cost.flops, bytes: cost.bytes };
+    for (const [label, shape] of TILED_CANDIDATES) {
+      if ('conv3d' in shape ? p.cout! > 4 : p.cout! % (4 * shape.wgM * shape.tm4) || tiledShapeError(shape, maxInv)) continue;
+      try {
+        const enc0 = device.createCommandEncoder();
+        enc0.clearBuffer(y2); // a candidate that misses outputs cannot inherit the previous one's
+        device.queue.submit([enc0.finish()]);
+        const t = await timeOf('conv3d' in shape ? await pass(conv3d, { ...op, ...shape.conv3d }, y2) : await pass(conv3dTiled(shape), op, y2));
+        const got = await readFloats(device, y2, n, elem);
+        let maxAbs = 0;
+        for (let i = 0; i < n; i++) maxAbs = Math.max(maxAbs, Math.abs(got[i]! - want[i]!));
+        Object.assign(extra, { [`ms_${label}`]: t.median, [`tflops_${label}`]: cost.flops / (t.median * 1e9), [`maxAbs_${label}`]: maxAbs });
+      } catch (e) {
+        extra[`error_${label}`] = describeError(e).slice(0, 200);
+      }
+    }
+    return { ...base, timing: timer.source, ms, gflops: cost.flops / (ms.median * 1e6), gbps: cost.bytes / (ms.median * 1e6), extra };
+  } catch (e) {
+    return { ...base, status: 'failed', error: describeError(e) };
+  } finally {
+    const v = await device.popErrorScope();
+    const m = await device.popErrorScope();
+    timer.dispose();
+    for (const b of owned) b.destroy();
+    if (v || m) throw new DecoderError(m ? 'oom' : 'validation', `${s.name}/${elem}: ${(v ?? m)!.message}`);
+  }
+}

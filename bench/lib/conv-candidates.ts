@@ -4,12 +4,11 @@
 // buffers (bench/lib/kernels.ts layout and fill) in one case: the row's ms / GFLOP/s are the decoder's
 // kernel's; extra.ms_<label>, tflops_<label> (the conv's FLOPs / time) and maxAbs_<label> (largest
 // output difference from the decoder's kernel: f32 summation order only, ~1e-6, or 0 in the same order).
-import { DecoderError } from '../../src/gpu/errors';
 import { encodeParams, resolveOverrides, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
 import { conv3d, conv3dTuning, conv3dTuningForCout } from '../../src/kernels/conv3d';
 import { conv3dTiled, conv3dTiledFor, tiledShapeError, type TiledShape } from '../../src/kernels/conv3d-tiled';
 import { PassTimer } from './gpu-timer';
-import { layout, randomBuffer, readFloats, type KernelContext } from './kernels';
+import { closeCase, layout, randomBuffer, readFloats, type KernelContext } from './kernels';
 import { describeError, spread } from './stats';
 import type { KernelScenario, Result } from './types';
 
@@ -106,10 +105,6 @@ export async function runCandidatesCase(ctx: KernelContext, s: KernelScenario, e
   } catch (e) {
     return { ...base, status: 'failed', error: describeError(e) };
   } finally {
-    const v = await device.popErrorScope();
-    const m = await device.popErrorScope();
-    timer.dispose();
-    for (const b of owned) b.destroy();
-    if (v || m) throw new DecoderError(m ? 'oom' : 'validation', `${s.name}/${elem}: ${(v ?? m)!.message}`);
+    await closeCase(device, timer, owned, `${s.name}/${elem}`);
   }
 }

@@ -67,6 +67,18 @@ export function randomBuffer(device: GPUDevice, elems: number, elem: Elem, label
   return buf;
 }
 
+/**
+ * The end of a case that pushed the 'out-of-memory' and 'validation' error scopes: pops both, frees the
+ * timer and buffers, and throws the scope's error (runKernelScenario turns it into a failed row).
+ */
+export async function closeCase(device: GPUDevice, timer: PassTimer, owned: GPUBuffer[], label: string): Promise<void> {
+  const v = await device.popErrorScope();
+  const m = await device.popErrorScope();
+  timer.dispose();
+  for (const b of owned) b.destroy();
+  if (v || m) throw new DecoderError(m ? 'oom' : 'validation', `${label}: ${(v ?? m)!.message}`);
+}
+
 /** One kernel scenario at one storage type. */
 async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promise<Result> {
   if (s.kernel === 'conv3dMma') return runMmaCase(ctx, s, elem);
@@ -112,11 +124,7 @@ async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promi
   } catch (e) {
     return { ...base, status: 'failed', error: describeError(e) };
   } finally {
-    const v = await device.popErrorScope();
-    const m = await device.popErrorScope();
-    timer.dispose();
-    for (const b of owned) b.destroy();
-    if (v || m) throw new DecoderError(m ? 'oom' : 'validation', `${s.name}/${elem}: ${(v ?? m)!.message}`);
+    await closeCase(device, timer, owned, `${s.name}/${elem}`);
   }
 }
 
@@ -326,11 +334,7 @@ async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Pr
   } catch (e) {
     return { ...base, status: 'failed', error: describeError(e) };
   } finally {
-    const v = await device.popErrorScope();
-    const m = await device.popErrorScope();
-    timer.dispose();
-    for (const b of owned) b.destroy();
-    if (v || m) throw new DecoderError(m ? 'oom' : 'validation', `${s.name}/${elem}: ${(v ?? m)!.message}`);
+    await closeCase(device, timer, owned, `${s.name}/${elem}`);
   }
 }
 

@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
 import { build, preview, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,6 +122,21 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
     await server?.close();
     if (outDir) rmSync(outDir, { recursive: true, force: true });
   });
+
+  /**
+   * A fresh browser context and page for one test (`context` and `errors` for a test that opens a second
+   * page): the context closes even when the test fails, and the page must have logged no error.
+   */
+  async function onFreshPage(options: BrowserContextOptions, fn: (page: Page, context: BrowserContext, errors: string[]) => Promise<void>): Promise<void> {
+    const context = await browser!.newContext(options);
+    const errors: string[] = [];
+    try {
+      await fn(await openPage(context, url, errors), context, errors);
+    } finally {
+      await context.close();
+    }
+    expect(errors).toEqual([]);
+  }
 
   describe('the decode flow (one desktop page, step by step)', () => {
     let context: BrowserContext;
@@ -353,163 +368,140 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
     }, 500_000);
   });
 
-  it('checks latents and statistics on load: wrong channel count and stats from the file', async () => {
-    const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
-    const errors: string[] = [];
-    const page = await openPage(context, url, errors);
-    // 4 channels for the z = 16 model: error on the card and in the plan, Decode disabled, no estimate
-    // a file that is no latents: the error names it, the source goes back to what is in use
-    await page.check(tid('latents-file-choice'));
-    await page.setInputFiles(tid('latents-file'), { name: 'junk.npy', mimeType: 'application/octet-stream', buffer: Buffer.from('not a npy file at all') });
-    await page.waitForSelector(`${tid('latents-info')}:has-text("could not read junk.npy (still using default)")`, { timeout: 60_000 });
-    expect(await page.isChecked(tid('latents-default'))).toBe(true);
-    expect(await page.textContent(tid('error'))).toMatch(/junk\.npy/);
-    await openLatents(page, 'four.npy', writeNpy([4, 3, 4, 6], syntheticLatents(4, 3, 4, 6)));
-    await page.waitForSelector(`${tid('plan')}[data-state="refused"]`, { timeout: 30_000 });
-    expect(await page.getAttribute(tid('latents-info'), 'data-state')).toBe('bad');
-    expect(await page.textContent(tid('latents-info'))).toMatch(/four\.npy have 4 channels \(shape \[4, 3, 4, 6\]\); the Wan2\.1 model .* expects 16/);
-    expect(await page.textContent(tid('plan-error'))).toMatch(/have 4 channels/);
-    expect(await page.isDisabled(tid('decode'))).toBe(true);
-    expect(await page.textContent(tid('estimate'))).toBe('');
-    // statistics stored with the latents: 'from file' is enabled and chosen by itself, and shown as applied
-    const mean = new Float32Array(16).fill(0.25), std = new Float32Array(16).fill(1.5);
-    const withStats = writeSafetensors({ '@latents': { shape: [16, 1, 4, 4], data: syntheticLatents(16, 1, 4, 4) }, '@mean': { shape: [16], data: mean }, '@std': { shape: [16], data: std } });
-    await openLatents(page, 'stats.safetensors', withStats);
-    await page.waitForSelector(`${tid('plan')}[data-state="ready"]`, { timeout: 30_000 });
-    expect(await page.isChecked(tid('opt-latent-stats-file'))).toBe(true);
-    expect(await page.textContent(tid('stats-applied'))).toMatch(/Applied: from stats\.safetensors: mean \[0\.250, 0\.250, 0\.250, …\], std \[1\.500/);
-    expect(await page.isDisabled(tid('decode'))).toBe(false);
-    // a ComfyUI .latent without statistics: back to official, 'from file' disabled
-    const comfy = writeSafetensors({ latent_tensor: { shape: [1, 16, 1, 4, 4], data: syntheticLatents(16, 1, 4, 4) }, latent_format_version_0: { shape: [0], data: new Float32Array(0) } });
-    await openLatents(page, 'ComfyUI_00001_.latent', comfy);
-    await page.waitForSelector(`${tid('plan')}[data-state="ready"]`, { timeout: 30_000 });
-    expect(await page.textContent(tid('latents-info'))).toMatch(/\[16, 1, 4, 4\].*ComfyUI latent/);
-    expect(await page.isChecked(tid('opt-latent-stats-official'))).toBe(true);
-    expect(await page.isDisabled(tid('opt-latent-stats-file'))).toBe(true);
-    await context.close();
-    expect(errors).toEqual([]);
-  }, 300_000);
+  it('checks latents and statistics on load: wrong channel count and stats from the file', () =>
+    onFreshPage({ viewport: { width: 1280, height: 900 } }, async (page) => {
+      // 4 channels for the z = 16 model: error on the card and in the plan, Decode disabled, no estimate
+      // a file that is no latents: the error names it, the source goes back to what is in use
+      await page.check(tid('latents-file-choice'));
+      await page.setInputFiles(tid('latents-file'), { name: 'junk.npy', mimeType: 'application/octet-stream', buffer: Buffer.from('not a npy file at all') });
+      await page.waitForSelector(`${tid('latents-info')}:has-text("could not read junk.npy (still using default)")`, { timeout: 60_000 });
+      expect(await page.isChecked(tid('latents-default'))).toBe(true);
+      expect(await page.textContent(tid('error'))).toMatch(/junk\.npy/);
+      await openLatents(page, 'four.npy', writeNpy([4, 3, 4, 6], syntheticLatents(4, 3, 4, 6)));
+      await page.waitForSelector(`${tid('plan')}[data-state="refused"]`, { timeout: 30_000 });
+      expect(await page.getAttribute(tid('latents-info'), 'data-state')).toBe('bad');
+      expect(await page.textContent(tid('latents-info'))).toMatch(/four\.npy have 4 channels \(shape \[4, 3, 4, 6\]\); the Wan2\.1 model .* expects 16/);
+      expect(await page.textContent(tid('plan-error'))).toMatch(/have 4 channels/);
+      expect(await page.isDisabled(tid('decode'))).toBe(true);
+      expect(await page.textContent(tid('estimate'))).toBe('');
+      // statistics stored with the latents: 'from file' is enabled and chosen by itself, and shown as applied
+      const mean = new Float32Array(16).fill(0.25), std = new Float32Array(16).fill(1.5);
+      const withStats = writeSafetensors({ '@latents': { shape: [16, 1, 4, 4], data: syntheticLatents(16, 1, 4, 4) }, '@mean': { shape: [16], data: mean }, '@std': { shape: [16], data: std } });
+      await openLatents(page, 'stats.safetensors', withStats);
+      await page.waitForSelector(`${tid('plan')}[data-state="ready"]`, { timeout: 30_000 });
+      expect(await page.isChecked(tid('opt-latent-stats-file'))).toBe(true);
+      expect(await page.textContent(tid('stats-applied'))).toMatch(/Applied: from stats\.safetensors: mean \[0\.250, 0\.250, 0\.250, …\], std \[1\.500/);
+      expect(await page.isDisabled(tid('decode'))).toBe(false);
+      // a ComfyUI .latent without statistics: back to official, 'from file' disabled
+      const comfy = writeSafetensors({ latent_tensor: { shape: [1, 16, 1, 4, 4], data: syntheticLatents(16, 1, 4, 4) }, latent_format_version_0: { shape: [0], data: new Float32Array(0) } });
+      await openLatents(page, 'ComfyUI_00001_.latent', comfy);
+      await page.waitForSelector(`${tid('plan')}[data-state="ready"]`, { timeout: 30_000 });
+      expect(await page.textContent(tid('latents-info'))).toMatch(/\[16, 1, 4, 4\].*ComfyUI latent/);
+      expect(await page.isChecked(tid('opt-latent-stats-official'))).toBe(true);
+      expect(await page.isDisabled(tid('opt-latent-stats-file'))).toBe(true);
+    }), 300_000);
 
-  it('Cancel stops the decode within one chunk', async () => {
-    const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
-    const errors: string[] = [];
-    const page = await openPage(context, url, errors);
-    // 9 latents = 33 frames (1, then 4 per chunk)
-    await openLatents(page, 'long.npy', writeNpy([16, 9, 8, 8], syntheticLatents(16, 9, 8, 8)));
-    await page.waitForSelector(`${tid('plan')}[data-state="ready"]`, { timeout: 30_000 });
-    await page.click(tid('decode'));
-    await page.waitForFunction(() => /^[1-9]/.test(document.querySelector('[data-testid="progress-text"]')?.textContent ?? ''), undefined, { timeout: 300_000, polling: 50 });
-    const atClick = Number((await page.textContent(tid('progress-text')))!.split(' ')[0]);
-    await page.click(tid('cancel'));
-    await page.waitForSelector(`${tid('status')}[data-state="cancelled"]`, { timeout: 300_000 });
-    const text = (await page.textContent(tid('status'))) ?? '';
-    const done = Number(/cancelled after (\d+) of 33 frames/.exec(text)?.[1]);
-    // the chunk running at the click may finish (4 frames); nothing after it
-    console.info(`cancel: clicked at ${atClick} frames, stopped at ${done} of 33`);
-    expect(done, text).toBeLessThanOrEqual(atClick + 4);
-    expect(await page.isDisabled(tid('decode'))).toBe(false);
-    await context.close();
-    expect(errors).toEqual([]);
-  }, 500_000);
-
-  it('390 px phone: no horizontal scroll, Decode and the plan on the first screen, levers under "advanced"', async () => {
-    const context = await browser!.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
-    const errors: string[] = [];
-    const page = await openPage(context, url, errors);
-    const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, body: document.body.scrollWidth, inner: window.innerWidth }));
-    expect(widths.doc, `the page scrolls sideways: ${JSON.stringify(widths)}`).toBeLessThanOrEqual(widths.inner);
-    const decode = (await page.locator(tid('decode')).boundingBox())!;
-    expect(decode.y + decode.height).toBeLessThanOrEqual(844);
-    const plan = (await page.locator(tid('plan-peak')).boundingBox())!;
-    expect(plan.y + plan.height, 'the planned peak is below the first screen').toBeLessThanOrEqual(844);
-    expect(await page.isVisible(tid('budget'))).toBe(false);
-    expect(await page.getAttribute(tid('advanced'), 'open')).toBeNull();
-    // nothing is cut: the player's controls and the adapter badge fit inside the viewport
-    for (const id of ['frame-label', 'fps', 'adapter', 'step-forward']) {
-      const b = (await page.locator(tid(id)).boundingBox())!;
-      expect(b.x + b.width, `${id} is clipped`).toBeLessThanOrEqual(390);
-    }
-    const axe = await new AxeBuilder({ page }).analyze();
-    expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-    if (SHOTS) {
-      // the README's phone screenshot shows a decoded frame
+  it('Cancel stops the decode within one chunk', () =>
+    onFreshPage({ viewport: { width: 1280, height: 900 } }, async (page) => {
+      // 9 latents = 33 frames (1, then 4 per chunk)
+      await openLatents(page, 'long.npy', writeNpy([16, 9, 8, 8], syntheticLatents(16, 9, 8, 8)));
+      await page.waitForSelector(`${tid('plan')}[data-state="ready"]`, { timeout: 30_000 });
       await page.click(tid('decode'));
-      await waitDone(page, 400_000);
-      await page.evaluate(() => window.scrollTo(0, 0));
-      await page.screenshot({ path: phoneShot, fullPage: false });
-    }
-    await context.close();
-    expect(errors).toEqual([]);
-  }, 300_000);
+      await page.waitForFunction(() => /^[1-9]/.test(document.querySelector('[data-testid="progress-text"]')?.textContent ?? ''), undefined, { timeout: 300_000, polling: 50 });
+      const atClick = Number((await page.textContent(tid('progress-text')))!.split(' ')[0]);
+      await page.click(tid('cancel'));
+      await page.waitForSelector(`${tid('status')}[data-state="cancelled"]`, { timeout: 300_000 });
+      const text = (await page.textContent(tid('status'))) ?? '';
+      const done = Number(/cancelled after (\d+) of 33 frames/.exec(text)?.[1]);
+      // the chunk running at the click may finish (4 frames); nothing after it
+      console.info(`cancel: clicked at ${atClick} frames, stopped at ${done} of 33`);
+      expect(done, text).toBeLessThanOrEqual(atClick + 4);
+      expect(await page.isDisabled(tid('decode'))).toBe(false);
+    }), 500_000);
 
-  it('axe-core: no serious or critical accessibility violations (desktop, advanced levers open)', async () => {
-    const context = await browser!.newContext({ viewport: { width: 1440, height: 1000 } });
-    const errors: string[] = [];
-    const page = await openPage(context, url, errors);
-    await page.click(`${tid('advanced')} > summary`);
-    const r = await new AxeBuilder({ page }).analyze();
-    const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(bad.map((v) => `${v.id} (${v.impact}): ${v.help}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`)).toEqual([]);
-    // the names a screen reader hears
-    expect(await page.getAttribute(tid('scrub'), 'aria-label')).toBe('frame');
-    expect(await page.getAttribute(tid('step-back'), 'aria-label')).toBe('previous frame');
-    expect(await page.getAttribute(tid('status'), 'aria-live')).toBe('polite');
-    expect(await page.locator('[role="radiogroup"][aria-labelledby="opt-cache-name"]').count()).toBe(1);
-    // "Open recipe..." is reached with the keyboard
-    let reached = false;
-    for (let i = 0; i < 150 && !reached; i++) {
-      await page.keyboard.press('Tab');
-      reached = await page.evaluate(() => document.activeElement?.getAttribute('data-testid') === 'open-json-button');
-    }
-    expect(reached, 'Tab never reached "Open recipe..."').toBe(true);
-    await context.close();
-    expect(errors).toEqual([]);
-  }, 300_000);
+  it('390 px phone: no horizontal scroll, Decode and the plan on the first screen, levers under "advanced"', () =>
+    onFreshPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true }, async (page) => {
+      const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, body: document.body.scrollWidth, inner: window.innerWidth }));
+      expect(widths.doc, `the page scrolls sideways: ${JSON.stringify(widths)}`).toBeLessThanOrEqual(widths.inner);
+      const decode = (await page.locator(tid('decode')).boundingBox())!;
+      expect(decode.y + decode.height).toBeLessThanOrEqual(844);
+      const plan = (await page.locator(tid('plan-peak')).boundingBox())!;
+      expect(plan.y + plan.height, 'the planned peak is below the first screen').toBeLessThanOrEqual(844);
+      expect(await page.isVisible(tid('budget'))).toBe(false);
+      expect(await page.getAttribute(tid('advanced'), 'open')).toBeNull();
+      // nothing is cut: the player's controls and the adapter badge fit inside the viewport
+      for (const id of ['frame-label', 'fps', 'adapter', 'step-forward']) {
+        const b = (await page.locator(tid(id)).boundingBox())!;
+        expect(b.x + b.width, `${id} is clipped`).toBeLessThanOrEqual(390);
+      }
+      const axe = await new AxeBuilder({ page }).analyze();
+      expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+      if (SHOTS) {
+        // the README's phone screenshot shows a decoded frame
+        await page.click(tid('decode'));
+        await waitDone(page, 400_000);
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.screenshot({ path: phoneShot, fullPage: false });
+      }
+    }), 300_000);
 
-  it('Samples: no empty source stage before a sample loads; Load sample brings the trained model, its latents and source clip', async () => {
+  it('axe-core: no serious or critical accessibility violations (desktop, advanced levers open)', () =>
+    onFreshPage({ viewport: { width: 1440, height: 1000 } }, async (page) => {
+      await page.click(`${tid('advanced')} > summary`);
+      const r = await new AxeBuilder({ page }).analyze();
+      const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      expect(bad.map((v) => `${v.id} (${v.impact}): ${v.help}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`)).toEqual([]);
+      // the names a screen reader hears
+      expect(await page.getAttribute(tid('scrub'), 'aria-label')).toBe('frame');
+      expect(await page.getAttribute(tid('step-back'), 'aria-label')).toBe('previous frame');
+      expect(await page.getAttribute(tid('status'), 'aria-live')).toBe('polite');
+      expect(await page.locator('[role="radiogroup"][aria-labelledby="opt-cache-name"]').count()).toBe(1);
+      // "Open recipe..." is reached with the keyboard
+      let reached = false;
+      for (let i = 0; i < 150 && !reached; i++) {
+        await page.keyboard.press('Tab');
+        reached = await page.evaluate(() => document.activeElement?.getAttribute('data-testid') === 'open-json-button');
+      }
+      expect(reached, 'Tab never reached "Open recipe..."').toBe(true);
+    }), 300_000);
+
+  it('Samples: no empty source stage before a sample loads; Load sample brings the trained model, its latents and source clip', () =>
     // the samples card was untested: a page that shows the empty 300 px source stage before any sample (what
     // a stranger saw, 2026-12-01), that keeps it hidden after the load, or that loads the latents without the
     // trained model fails here
-    const context = await browser!.newContext({ viewport: { width: 1440, height: 1000 } });
-    const errors: string[] = [];
-    const page = await openPage(context, url, errors);
-    expect(await page.isHidden(tid('sample-stage'))).toBe(true);
-    await page.selectOption(tid('sample-select'), 'rocket-64');
-    await page.click(tid('sample-load'));
-    await page.waitForSelector(`${tid('sample-source-label')}:has-text("source clip of rocket-64")`, { timeout: 120_000 });
-    expect(await page.isVisible(tid('sample-stage'))).toBe(true);
-    expect(await page.isChecked(tid('weights-url-choice'))).toBe(true);
-    expect(await page.textContent(tid('model-info'))).toMatch(/wan21-d32-decoder.*\.safetensors/);
-    expect(await page.textContent(tid('latents-info'))).toMatch(/rocket-64.*\[16, \d+, 8, 8\]/);
-    await context.close();
-    expect(errors).toEqual([]);
-  }, 300_000);
+    onFreshPage({ viewport: { width: 1440, height: 1000 } }, async (page) => {
+      expect(await page.isHidden(tid('sample-stage'))).toBe(true);
+      await page.selectOption(tid('sample-select'), 'rocket-64');
+      await page.click(tid('sample-load'));
+      await page.waitForSelector(`${tid('sample-source-label')}:has-text("source clip of rocket-64")`, { timeout: 120_000 });
+      expect(await page.isVisible(tid('sample-stage'))).toBe(true);
+      expect(await page.isChecked(tid('weights-url-choice'))).toBe(true);
+      expect(await page.textContent(tid('model-info'))).toMatch(/wan21-d32-decoder.*\.safetensors/);
+      expect(await page.textContent(tid('latents-info'))).toMatch(/rocket-64.*\[16, \d+, 8, 8\]/);
+    }), 300_000);
 
-  it('weights from a URL: download progress, kept in Cache Storage across a reload, cleared by the button', async () => {
-    const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
-    const errors: string[] = [];
-    let page = await openPage(context, url, errors);
-    const weightsUrl = `${url}test-weights.safetensors`;
-    const requests: string[] = [];
-    context.on('request', (r) => r.url() === weightsUrl && requests.push(r.url()));
-    const loadByUrl = async (p: Page) => {
-      await p.check(tid('weights-url-choice'));
-      await p.fill(tid('weights-url'), weightsUrl);
-      await p.click(tid('weights-url-load'));
-      await p.waitForSelector(`${tid('model-info')}:has-text("test-weights.safetensors")`, { timeout: 60_000 });
-      return (await p.textContent(tid('weights-cache'))) ?? '';
-    };
-    expect(await loadByUrl(page)).toMatch(/^test-weights\.safetensors: downloaded [\d.]+ (KiB|MiB) and kept in this browser's cache\.$/);
-    expect(requests).toHaveLength(1);
-    await page.close();
-    page = await openPage(context, url, errors);
-    expect(await page.textContent(tid('weights-cache'))).toMatch(/Cached in this browser: 1 weights file, [\d.]+ (KiB|MiB) \(test-weights\.safetensors\)/);
-    expect(await loadByUrl(page)).toMatch(/from this browser's cache \(no download\)/);
-    expect(requests, 'the reload downloaded the weights again').toHaveLength(1);
-    await page.click(tid('weights-cache-clear'));
-    await page.waitForSelector(`${tid('weights-cache')}:has-text("Cleared the cached weights.")`);
-    expect(await page.evaluate(async () => (await (await caches.open('wan-vae-weights-v1')).keys()).length)).toBe(0);
-    await context.close();
-    expect(errors).toEqual([]);
-  }, 300_000);
+  it('weights from a URL: download progress, kept in Cache Storage across a reload, cleared by the button', () =>
+    onFreshPage({ viewport: { width: 1280, height: 900 } }, async (first, context, errors) => {
+      let page = first;
+      const weightsUrl = `${url}test-weights.safetensors`;
+      const requests: string[] = [];
+      context.on('request', (r) => r.url() === weightsUrl && requests.push(r.url()));
+      const loadByUrl = async (p: Page) => {
+        await p.check(tid('weights-url-choice'));
+        await p.fill(tid('weights-url'), weightsUrl);
+        await p.click(tid('weights-url-load'));
+        await p.waitForSelector(`${tid('model-info')}:has-text("test-weights.safetensors")`, { timeout: 60_000 });
+        return (await p.textContent(tid('weights-cache'))) ?? '';
+      };
+      expect(await loadByUrl(page)).toMatch(/^test-weights\.safetensors: downloaded [\d.]+ (KiB|MiB) and kept in this browser's cache\.$/);
+      expect(requests).toHaveLength(1);
+      await page.close();
+      page = await openPage(context, url, errors);
+      expect(await page.textContent(tid('weights-cache'))).toMatch(/Cached in this browser: 1 weights file, [\d.]+ (KiB|MiB) \(test-weights\.safetensors\)/);
+      expect(await loadByUrl(page)).toMatch(/from this browser's cache \(no download\)/);
+      expect(requests, 'the reload downloaded the weights again').toHaveLength(1);
+      await page.click(tid('weights-cache-clear'));
+      await page.waitForSelector(`${tid('weights-cache')}:has-text("Cleared the cached weights.")`);
+      expect(await page.evaluate(async () => (await (await caches.open('wan-vae-weights-v1')).keys()).length)).toBe(0);
+    }), 300_000);
 });

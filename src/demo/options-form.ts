@@ -15,7 +15,7 @@ interface Row {
   key: OptionKey;
   /** radios: every value visible (short lists); select: one line (values with 'auto' first or four values) */
   control: 'radios' | 'select' | 'number';
-  /** a select's or a number field's tooltip */
+  /** a select's tooltip */
   title?: string;
   /** the row spans the card (many values) */
   wide?: true;

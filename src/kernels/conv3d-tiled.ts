@@ -46,24 +46,52 @@ export function tiledShapeError(t: TiledShape, maxInvocations = 256): string | n
   return null;
 }
 
-/** The WGSL of one shape: main() + conv3d-common.wgsl (bindings, Params, addressing) + conv3d-w.wgsl (wload). */
-export function tiledWgsl(t: TiledShape): string {
+/** Derived sizes of a shape: invocations, vec4 channel groups / pixel quads per block, loader rows and registers. */
+interface Geom extends TiledShape {
+  nt: number;
+  bm4: number;
+  bn4: number;
+  /** channel rows one pass of the im2col loader stages (one quad per invocation) */
+  rb: number;
+  /** staging registers: weight vec4s (la) and im2col quads (lb) per invocation and step */
+  la: number;
+  lb: number;
+}
+
+function geom(t: TiledShape): Geom {
   const err = tiledShapeError(t, 1024);
   if (err) throw new DecoderError('bad-input', `conv3d-tiled ${JSON.stringify(t)}: ${err}`);
-  const { wgN, wgM, tm4, tn4, bk } = t;
-  const nt = wgN * wgM, bm4 = wgM * tm4, bn4 = wgN * tn4, rb = wgM / tn4;
-  const la = Math.ceil((bk * bm4) / nt), lb = bk / rb;
-  const J = range(tm4), G = range(tn4), P = range(4 * tn4), Q = range(4);
-  const acc = (j: number, p: number) => `c_${j}_${p}`;
-  const comp = 'xyzw';
-  // stage step `s` (a u32 expression) from storage into la_* / lb_*
-  const load = (s: string) => `    {
+  const nt = t.wgN * t.wgM, bm4 = t.wgM * t.tm4, bn4 = t.wgN * t.tn4, rb = t.wgM / t.tn4;
+  return { ...t, nt, bm4, bn4, rb, la: Math.ceil((t.bk * bm4) / nt), lb: t.bk / rb };
+}
+
+const acc = (j: number, p: number) => `c_${j}_${p}`;
+const comp = 'xyzw';
+
+/** WGSL block staging step `s` (a u32 expression) from storage into la_* / lb_* (tap offsets cached per tap). */
+function stageLoad(g: Geom, s: string): string {
+  const weights = range(g.la).map((r) => {
+    const body = `let c = c0 + e / BM4;
+        la_${r} = select(vec4<f32>(0.0), wload((tap * prm.cin + min(c, prm.cin - 1u)) * cout4 + min(m40 + e % BM4, cout4 - 1u)), c < prm.cin);`;
+    return (r + 1) * g.nt <= g.bk * g.bm4 ? `      { let e = lin + ${r * g.nt}u; ${body} }` : `      { let e = lin + ${r * g.nt}u; if (e < BK * BM4) { ${body} } }`;
+  });
+  const quads = range(g.lb).map(
+    (r) => `      {
+        let c = c0 + bk0 + ${r * g.rb}u;
+        let cc = min(c, prm.cin - 1u);
+        let q = off + vec4<u32>(t.base + cc * hw_in);
+        var u = vec4<f32>(load_src(t.from_cache, q.x), load_src(t.from_cache, q.y), load_src(t.from_cache, q.z), load_src(t.from_cache, q.w));
+        if (NORM == 1u) { u = norm_act4(u, inv, cc); }
+        lb_${r} = select(vec4<f32>(0.0), u, ok & vec4<bool>(c < prm.cin));
+      }`,
+  );
+  return `    {
       let tap = tap_first + (${s}) / nch;
       let c0 = ((${s}) % nch) * BK;
       if (tap != cur_tap) {
         cur_tap = tap;
         t = tap_info(tap);
-${Q.map((q) => `        let o${q} = src_offset(p0 + 4u * bq + ${q}u, t.dy, t.dx);`).join('\n')}
+${range(4).map((q) => `        let o${q} = src_offset(p0 + 4u * bq + ${q}u, t.dy, t.dx);`).join('\n')}
         ok = vec4<bool>(o0 != NONE, o1 != NONE, o2 != NONE, o3 != NONE);
         off = select(vec4<u32>(0u), vec4<u32>(o0, o1, o2, o3), ok);
         if (NORM == 1u) {
@@ -71,64 +99,63 @@ ${Q.map((q) => `        let o${q} = src_offset(p0 + 4u * bq + ${q}u, t.dy, t.dx)
           inv = vec4<f32>(load_src(t.from_cache, q.x), load_src(t.from_cache, q.y), load_src(t.from_cache, q.z), load_src(t.from_cache, q.w));
         }
       }
-${range(la)
-  .map((r) => {
-    const body = `let c = c0 + e / BM4;
-        la_${r} = select(vec4<f32>(0.0), wload((tap * prm.cin + min(c, prm.cin - 1u)) * cout4 + min(m40 + e % BM4, cout4 - 1u)), c < prm.cin);`;
-    return (r + 1) * nt <= bk * bm4 ? `      { let e = lin + ${r * nt}u; ${body} }` : `      { let e = lin + ${r * nt}u; if (e < BK * BM4) { ${body} } }`;
-  })
-  .join('\n')}
-${range(lb)
-  .map(
-    (r) => `      {
-        let c = c0 + bk0 + ${r * rb}u;
-        let cc = min(c, prm.cin - 1u);
-        let q = off + vec4<u32>(t.base + cc * hw_in);
-        var u = vec4<f32>(load_src(t.from_cache, q.x), load_src(t.from_cache, q.y), load_src(t.from_cache, q.z), load_src(t.from_cache, q.w));
-        if (NORM == 1u) { u = norm_act4(u, inv, cc); }
-        lb_${r} = select(vec4<f32>(0.0), u, ok & vec4<bool>(c < prm.cin));
-      }`,
-  )
-  .join('\n')}
+${weights.join('\n')}
+${quads.join('\n')}
     }`;
-  const store = (buf: string) =>
-    [
-      ...range(la).map((r) => ((r + 1) * nt <= bk * bm4 ? `    a_s[${buf} * BK * BM4 + lin + ${r * nt}u] = la_${r};` : `    if (lin + ${r * nt}u < BK * BM4) { a_s[${buf} * BK * BM4 + lin + ${r * nt}u] = la_${r}; }`)),
-      ...range(lb).map((r) => `    b_s[${buf} * BK * BN4 + (bk0 + ${r * rb}u) * BN4 + bq] = lb_${r};`),
-    ].join('\n');
+}
+
+/** WGSL storing la_* / lb_* into workgroup buffer `buf` (a u32 expression). */
+function stageStore(g: Geom, buf: string): string {
+  return [
+    ...range(g.la).map((r) => ((r + 1) * g.nt <= g.bk * g.bm4 ? `    a_s[${buf} * BK * BM4 + lin + ${r * g.nt}u] = la_${r};` : `    if (lin + ${r * g.nt}u < BK * BM4) { a_s[${buf} * BK * BM4 + lin + ${r * g.nt}u] = la_${r}; }`)),
+    ...range(g.lb).map((r) => `    b_s[${buf} * BK * BN4 + (bk0 + ${r * g.rb}u) * BN4 + bq] = lb_${r};`),
+  ].join('\n');
+}
+
+/** WGSL multiplying the staged step in buffer `bc`: BK times TM4 + TN4 vec4 reads and 16*TM4*TN4 multiply-adds. */
+function multiply(g: Geom): string {
+  const P = range(4 * g.tn4);
   const madd = (j: number, p: number) =>
-    t.fma ? `${acc(j, p)} = fma(a_${j}, vec4<f32>(b_${p >> 2}.${comp[p & 3]}), ${acc(j, p)});` : `${acc(j, p)} += a_${j} * b_${p >> 2}.${comp[p & 3]};`;
+    g.fma ? `${acc(j, p)} = fma(a_${j}, vec4<f32>(b_${p >> 2}.${comp[p & 3]}), ${acc(j, p)});` : `${acc(j, p)} += a_${j} * b_${p >> 2}.${comp[p & 3]};`;
   const kBody = (k: string, ind: string) => [
     `${ind}let ai = bc * BK * BM4 + ${k} * BM4 + lid.y;`,
     `${ind}let bi = bc * BK * BN4 + ${k} * BN4 + lid.x;`,
-    ...J.map((j) => `${ind}let a_${j} = a_s[ai + ${j * wgM}u];`),
-    ...G.map((g) => `${ind}let b_${g} = b_s[bi + ${g * wgN}u];`),
-    ...J.flatMap((j) => P.map((p) => `${ind}${madd(j, p)}`)),
+    ...range(g.tm4).map((j) => `${ind}let a_${j} = a_s[ai + ${j * g.wgM}u];`),
+    ...range(g.tn4).map((q) => `${ind}let b_${q} = b_s[bi + ${q * g.wgN}u];`),
+    ...range(g.tm4).flatMap((j) => P.map((p) => `${ind}${madd(j, p)}`)),
   ].join('\n');
-  const mac = t.unroll
-    ? range(bk).map((k) => `      {\n${kBody(`${k}u`, '        ')}\n      }`).join('\n')
+  return g.unroll
+    ? range(g.bk).map((k) => `      {\n${kBody(`${k}u`, '        ')}\n      }`).join('\n')
     : `      for (var k = 0u; k < BK; k++) {\n${kBody('k', '        ')}\n      }`;
-  const epilogue = J.flatMap((j) =>
-    Q.map(
+}
+
+/** WGSL writing the accumulators: bias, weight scale, residual (put), skipping channels >= cout and pixels >= hw. */
+function epilogue(g: Geom): string {
+  return range(g.tm4).flatMap((j) =>
+    range(4).map(
       (q) => `  {
-    let o = (m40 + lid.y + ${j * wgM}u) * 4u + ${q}u;
+    let o = (m40 + lid.y + ${j * g.wgM}u) * 4u + ${q}u;
     if (o < prm.cout) {
       let bias = f32(b[o]);
       let sc = wscale(o, cout4);
-${P.map((p) => `      put(o, p0 + 4u * (lid.x + ${(p >> 2) * wgN}u) + ${p & 3}u, hw, ${acc(j, p)}.${comp[q]} * sc + bias);`).join('\n')}
+${range(4 * g.tn4).map((p) => `      put(o, p0 + 4u * (lid.x + ${(p >> 2) * g.wgN}u) + ${p & 3}u, hw, ${acc(j, p)}.${comp[q]} * sc + bias);`).join('\n')}
     }
   }`,
     ),
   ).join('\n');
+}
+
+/** Module-scope WGSL of one shape: sizes, the two double-buffered workgroup arrays, the output write. */
+function header(g: Geom, t: TiledShape): string {
   return `alias Elem = f32;
 // generated by src/kernels/conv3d-tiled.ts: ${JSON.stringify(t)}
-const WG_N: u32 = ${wgN}u;
-const WG_M: u32 = ${wgM}u;
-const BK: u32 = ${bk}u;
-const BM4: u32 = ${bm4}u; // vec4 channel groups per workgroup
-const BN4: u32 = ${bn4}u; // pixel quads per workgroup
-var<workgroup> a_s: array<vec4<f32>, ${2 * bk * bm4}>; // [2][BK][BM4] weights
-var<workgroup> b_s: array<vec4<f32>, ${2 * bk * bn4}>; // [2][BK][BN4] im2col (4 pixels per vec4)
+const WG_N: u32 = ${g.wgN}u;
+const WG_M: u32 = ${g.wgM}u;
+const BK: u32 = ${g.bk}u;
+const BM4: u32 = ${g.bm4}u; // vec4 channel groups per workgroup
+const BN4: u32 = ${g.bn4}u; // pixel quads per workgroup
+var<workgroup> a_s: array<vec4<f32>, ${2 * g.bk * g.bm4}>; // [2][BK][BM4] weights
+var<workgroup> b_s: array<vec4<f32>, ${2 * g.bk * g.bn4}>; // [2][BK][BN4] im2col (4 pixels per vec4)
 
 fn put(o: u32, p: u32, hw: u32, v0: f32) {
   if (p >= hw) { return; }
@@ -137,8 +164,14 @@ fn put(o: u32, p: u32, hw: u32, v0: f32) {
   if (HAS_RES == 2u) { v += f32(y[prm.y_off + o * hw + p]); }
   y[prm.y_off + o * hw + p] = Elem(v);
 }
+`;
+}
 
-@compute @workgroup_size(${wgN}, ${wgM}, 1)
+/** The WGSL of one shape: main() + conv3d-common.wgsl (bindings, Params, addressing) + conv3d-w.wgsl (wload). */
+export function tiledWgsl(t: TiledShape): string {
+  const g = geom(t);
+  return `${header(g, t)}
+@compute @workgroup_size(${g.wgN}, ${g.wgM}, 1)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
   let hw = prm.h * prm.w;
   let hw_in = select(hw, (prm.h >> 1u) * (prm.w >> 1u), UP == 1u);
@@ -146,38 +179,38 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
   let p0 = wg.x * BN4 * 4u;
   let m40 = wg.y * BM4;
   let lin = lid.y * WG_N + lid.x;
-  let bq = lin % BN4; // the pixel quad this invocation stages, channel rows bk0 + ${rb}*r
+  let bq = lin % BN4; // the pixel quad this invocation stages, channel rows bk0 + ${g.rb}*r
   let bk0 = lin / BN4;
   let nch = (prm.cin + BK - 1u) / BK;
   let tap_first = prm.tap0 * KS * KS;
   let steps = (KT * KS * KS - tap_first) * nch;
-${J.flatMap((j) => P.map((p) => `  var ${acc(j, p)} = vec4<f32>(0.0);`)).join('\n')}
-${range(la).map((r) => `  var la_${r} = vec4<f32>(0.0);`).join('\n')}
-${range(lb).map((r) => `  var lb_${r} = vec4<f32>(0.0);`).join('\n')}
+${range(g.tm4).flatMap((j) => range(4 * g.tn4).map((p) => `  var ${acc(j, p)} = vec4<f32>(0.0);`)).join('\n')}
+${range(g.la).map((r) => `  var la_${r} = vec4<f32>(0.0);`).join('\n')}
+${range(g.lb).map((r) => `  var lb_${r} = vec4<f32>(0.0);`).join('\n')}
   var cur_tap = NONE;
   var t = Tap(0u, false, 0u, 0u);
   var ok = vec4<bool>(false);
   var off = vec4<u32>(0u);
   var inv = vec4<f32>(0.0);
-${load('0u')}
-${store('0u')}
+${stageLoad(g, '0u')}
+${stageStore(g, '0u')}
   workgroupBarrier();
   for (var s = 0u; s < steps; s++) {
     let more = s + 1u < steps;
     if (more) {
-${load('s + 1u')}
+${stageLoad(g, 's + 1u')}
     }
     {
       let bc = s & 1u;
-${mac}
+${multiply(g)}
     }
     if (more) {
       let bs = (s + 1u) & 1u;
-${store('bs')}
+${stageStore(g, 'bs')}
     }
     workgroupBarrier();
   }
-${epilogue}
+${epilogue(g)}
 }
 `;
 }

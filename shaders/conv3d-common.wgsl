@@ -1,4 +1,5 @@
-// conv3d-common: what shaders/conv3d.wgsl and shaders/conv3d-mma.wgsl share, appended to each by its
+// conv3d-common: what shaders/conv3d.wgsl, shaders/conv3d-mma.wgsl and the generated conv3d-tiled
+// (src/kernels/conv3d-tiled.ts) share, appended to each by its
 // KernelDef (WGSL has no imports; module-scope names may be used before they are declared): the Params,
 // the binding table, the overrides of the operation, and the operand addressing (taps, padding,
 // nearest-2x, cache frames, the fused norm). Elem is the including shader's `alias Elem = f32;`.

@@ -6,7 +6,7 @@ import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
 import type { WeightsPrecision } from '../model/quantize';
 import { plan, type Plan, type PlanOptions, type Precision } from './planner';
-import { withWeightStream } from './weight-stream';
+import { streamedFloor, withWeightStream } from './weight-stream';
 import { expectedSeconds, flopRate, flopsSplit } from './expected-time';
 import { makeTiles } from './tiling';
 import { tiledOverhead } from './tile-windows';
@@ -142,6 +142,16 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
       }
       return null;
     }
+    // fail fast: no ring takes less than the largest group plus a second slot (streamedFloor); when that does
+    // not fit the budget, no slot count does (saves a replay per slot count on every tiling that does not fit)
+    if (r.budget !== undefined && streamedFloor(p) > r.budget) {
+      // the error names the smallest plan seen: the 2-slot ring, planned only where it may be that one
+      if (!smallest || streamedFloor(p) < smallest.memory.total) {
+        const least = withWeightStream(p, true, 2);
+        if (!smallest || least.memory.total < smallest.memory.total) smallest = least;
+      }
+      return null;
+    }
     let q = withWeightStream(p, true, slotsWanted);
     for (let n = q.weightStream!.slots; ; n--) {
       if (fits(q, r)) return q;
@@ -221,16 +231,39 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
     const [a, b] = expectedSeconds(alt.plan).total < expectedSeconds(fit.plan).total ? [alt, fit] : [fit, alt];
     return { plan: a.plan, reason: `${a.reason}; expected ${secs(a.plan)} against ${secs(b.plan)} with ${b.plan.weightStream ? 'streamed' : 'resident'} weights in ${b.plan.tiles?.length ?? 1} tile${b.plan.tiles?.length === 1 ? '' : 's'}` };
   };
+  /**
+   * Bus-bound streaming: a plan whose streamed weights take longer over the bus than its compute (expected
+   * time) waits for a later (less exact) combination that fits without that; only when none does is it
+   * taken. Without this rule shrinking tile windows let f32 storage fit small budgets with weights streamed
+   * through 2 slots: Wan2.1 480x832x81 in 512 MiB moved 177 GB (expected 121 s against 9.4 s for f16
+   * storage), Wan2.2 704x1280x121 in 1 GiB 3 TB (~30 min).
+   */
+  let deferred = null as Fit | null;
+  const busBound = (p: Plan) => {
+    const e = expectedSeconds(p);
+    return !!p.weightStream && e.bus > e.compute;
+  };
+  const accept = (f: Fit): Fit | null => {
+    if (!busBound(f.plan)) return deferred ? { ...f, reason: `${f.reason}; not ${deferredText(deferred)}` } : f;
+    deferred ??= f;
+    return null;
+  };
+  const deferredText = (f: Fit) => `${f.plan.opts.precision}${wText(f.plan)} with weights streamed in ${f.plan.tiles?.length ?? 1} tile${f.plan.tiles?.length === 1 ? '' : 's'}, bus-bound (expected ${secs(f.plan)})`;
   for (const [precision, wp] of combos) {
     tileMajorOnly = false;
     if (r.tile !== 'auto' && r.tile !== 'none') {
       const p = tryNorms(precision, wp, tileOf(r.tile.th, r.tile.tw));
-      if (p) return { plan: p, reason: `${r.tile.th}x${r.tile.tw} tiles, ${precision}${wText(p)}, ${normText(p)}${streamText(p)}: ${mib(p.memory.total)}` };
+      const a = p && accept({ plan: p, reason: `${r.tile.th}x${r.tile.tw} tiles, ${precision}${wText(p)}, ${normText(p)}${streamText(p)}: ${mib(p.memory.total)}` });
+      if (a) return a;
       continue;
     }
     const whole = tryNorms(precision, wp, undefined);
     const gs = grids(base.h, base.w);
-    if (whole) return fasterThanStream({ plan: whole, reason: `whole frames, ${precision}${wText(whole)}, ${normText(whole)}${streamText(whole)}: ${mib(whole.memory.total)}` }, precision, wp, r.tile === 'none' ? [] : gs);
+    if (whole) {
+      const a = accept(fasterThanStream({ plan: whole, reason: `whole frames, ${precision}${wText(whole)}, ${normText(whole)}${streamText(whole)}: ${mib(whole.memory.total)}` }, precision, wp, r.tile === 'none' ? [] : gs));
+      if (a) return a;
+      continue;
+    }
     if (r.tile === 'none') continue;
     // the finest grid is (nearly) the smallest plan on the GPU: when it does not fit, no grid of these does
     // (CPU memory need not fall with finer tiles: frame-major's parked caches grow with the halos)
@@ -241,10 +274,14 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
     if (finestFits) {
       for (const [i, g] of gs.entries()) {
         const p = tryNorms(precision, wp, tileOf(g.th, g.tw), true);
-        if (p) return fasterThanStream(tiled(g, p, precision), precision, wp, gs.slice(i + 1));
+        if (!p) continue;
+        const a = accept(fasterThanStream(tiled(g, p, precision), precision, wp, gs.slice(i + 1)));
+        if (a) return a;
+        break;
       }
     }
   }
+  if (deferred) return { ...deferred, reason: `${deferred.reason}; bus-bound (expected ${secs(deferred.plan)}), but nothing less exact fits without streaming` };
   // finer grids (hundreds of tiles), only when no combination fits with up to 12x12 tiles: per combination
   // a bisection for the fewest tiles that fit, over probes (the GPU bytes fall with the tile count, nearly
   // monotonically: the grid found fits, a few fewer might too); the fewest tiles of all combinations win

@@ -72,7 +72,7 @@ export function planWeightStream(order: Program[], runs: Program[], frames: numb
 }
 
 /** The groups of planWeightStream and the fewest slots without repeats, then the ring of any slot count (fitPlan tries several). */
-function streamGroups(order: Program[], runs: Program[], bytesOf: (key: string) => number): { withSlots(frames: number, slotsWanted?: number): WeightStreamPlan } {
+function streamGroups(order: Program[], runs: Program[], bytesOf: (key: string) => number): { leastRingBytes: number; entries: Map<string, StreamEntry>; withSlots(frames: number, slotsWanted?: number): WeightStreamPlan } {
   const align = (n: number) => Math.ceil(n / STREAM_ALIGN) * STREAM_ALIGN;
   const keys: string[] = [];
   const seen = new Set<string>();
@@ -123,6 +123,9 @@ function streamGroups(order: Program[], runs: Program[], bytesOf: (key: string) 
   const residentBytes = [...entries.values()].reduce((a, e) => a + Math.ceil(e.bytes / 4) * 4, 0);
   const runSeqs = runs.map((p) => seqOf.get(p)!);
   return {
+    /** the least ring any slot count takes: the largest group in one slot, another of at least STREAM_ALIGN */
+    leastRingBytes: Math.max(STREAM_ALIGN, ...groups) + STREAM_ALIGN,
+    entries,
     withSlots(frames: number, slotsWanted?: number): WeightStreamPlan {
   const slots = Math.min(slotsWanted ?? slotsNoRepeat, most);
   const slotBytes = Array.from({ length: slots }, (_, k) => Math.max(STREAM_ALIGN, ...groups.filter((_, g) => g % slots === k)));
@@ -164,9 +167,7 @@ export function runOrder(p: Pick<Plan, 'programs' | 'opts'>): Program[] {
  * repeated upload in a run), or resident again (`stream` false): only the weights figure (and the total)
  * change, so fitPlan can try the stream on a plan without planning it again.
  */
-export function withWeightStream(p: Plan, stream: boolean, slots?: number): Plan {
-  if (slots !== undefined && !(Number.isInteger(slots) && slots >= 2))
-    throw new DecoderError('bad-input', `weight stream slots must be an integer >= 2, got ${String(slots)}`);
+function groupsFor(p: Plan) {
   let g = groupsOf.get(p.programs);
   if (!g) {
     const all = Object.values(p.programs).flat().map((x) => x.prog);
@@ -174,6 +175,24 @@ export function withWeightStream(p: Plan, stream: boolean, slots?: number): Plan
     g = { bytes, groups: streamGroups([...(p.programs.steady ?? []).map((x) => x.prog), ...all], runOrder(p), (k) => bytes.get(k)!) };
     groupsOf.set(p.programs, g);
   }
+  return g;
+}
+
+/**
+ * A lower bound of `p`'s GPU bytes with its weights streamed through any ring (>= 2 slots): fitPlan skips
+ * the replay of every slot count on tilings where even this does not fit (no plan changes: a bound).
+ */
+export function streamedFloor(p: Plan): number {
+  const g = groupsFor(p);
+  let weights = g.groups.leastRingBytes;
+  for (const [k, b] of g.bytes) if (!g.groups.entries.has(k)) weights += b;
+  return p.memory.total - p.memory.weights + weights;
+}
+
+export function withWeightStream(p: Plan, stream: boolean, slots?: number): Plan {
+  if (slots !== undefined && !(Number.isInteger(slots) && slots >= 2))
+    throw new DecoderError('bad-input', `weight stream slots must be an integer >= 2, got ${String(slots)}`);
+  const g = groupsFor(p);
   const bytes = g.bytes;
   const ws = stream ? g.groups.withSlots(p.opts.frames, slots) : null;
   let weights = 0;

@@ -53,3 +53,32 @@ describe('weight streaming against tile recompute (fitPlan)', () => {
     expect(convFlops(nine)).toBeGreaterThan(convFlops(two));
   });
 });
+
+// Bus-bound streaming (fitPlan `accept`): a plan whose streamed weights take longer over the bus than its
+// compute waits for a later, less exact combination that fits without that. Official Wan2.1 widths,
+// latent 5x30x52, 300 MiB, f32 storage allowed: f32 weights streamed in 8 tiles expect ~5.2 s, 3/4 of it on
+// the bus; f16 weights beside f32 storage stream in 8 tiles at ~1.6 s and win, and the reason names the
+// deferred plan. With f32 weights alone the bus-bound plan is still taken (nothing else fits). A fitPlan
+// without the rule returns the f32-weights plan in the first case (bus > compute fails); one that dropped
+// bus-bound plans instead of deferring them throws in the second.
+describe('bus-bound streaming waits for a less exact combination', () => {
+  const r = (weightsPrecisions: FitRequest['weightsPrecisions']): FitRequest => ({
+    budget: 300 * 2 ** 20, limits: { maxStorageBufferBindingSize: 2 ** 30, maxBufferSize: 2 ** 40 }, precisions: ['f32', 'f16'],
+    weightsPrecisions, tile: 'auto', stores: ['cpu'], norms: ['fused'], weightsStreams: ['off', 'on'],
+  });
+  const b5 = { ...base, frames: 5 };
+  it('300 MiB, f32 storage: f16 weights streamed instead of f32 weights bus-bound; f32 weights alone: taken', () => {
+    const fit = fitPlan(cfg, b5, r(['f32', 'f16', 'int8']));
+    const only = fitPlan(cfg, b5, r(['f32']));
+    const [e, eo] = [expectedSeconds(fit.plan), expectedSeconds(only.plan)];
+    console.info(`${fit.reason}\nf32 weights only: ${only.reason}`);
+    expect(e.bus).toBeLessThanOrEqual(e.compute);
+    expect(fit.plan.opts.precision).toBe('f32');
+    expect(fit.plan.opts.weightsPrecision).not.toBe('f32');
+    expect(fit.reason).toMatch(/not f32 with weights streamed .* bus-bound/);
+    expect(only.plan.opts.weightsPrecision ?? 'f32').toBe('f32');
+    expect(eo.bus).toBeGreaterThan(eo.compute);
+    expect(only.reason).toMatch(/bus-bound .* nothing less exact fits without streaming/);
+    expect(e.total).toBeLessThan(eo.total);
+  });
+});

@@ -29,6 +29,8 @@ export interface TiledShape {
   fma?: boolean;
   /** the BK loop written out (constant workgroup-memory offsets) instead of a loop */
   unroll?: boolean;
+  /** im2col loads in two copies, from the cache binding and from x, chosen once per quad row instead of per load */
+  split?: boolean;
 }
 
 const range = (n: number) => [...Array(n).keys()];
@@ -80,7 +82,8 @@ function stageLoad(g: Geom, s: string): string {
         let c = c0 + bk0 + ${r * g.rb}u;
         let cc = min(c, prm.cin - 1u);
         let q = off + vec4<u32>(t.base + cc * hw_in);
-        var u = vec4<f32>(load_src(t.from_cache, q.x), load_src(t.from_cache, q.y), load_src(t.from_cache, q.z), load_src(t.from_cache, q.w));
+        ${g.split ? `var u: vec4<f32>;
+        if (t.from_cache) { u = vec4<f32>(f32(cache[q.x]), f32(cache[q.y]), f32(cache[q.z]), f32(cache[q.w])); } else { u = vec4<f32>(f32(x[q.x]), f32(x[q.y]), f32(x[q.z]), f32(x[q.w])); }` : 'var u = vec4<f32>(load_src(t.from_cache, q.x), load_src(t.from_cache, q.y), load_src(t.from_cache, q.z), load_src(t.from_cache, q.w));'}
         if (NORM == 1u) { u = norm_act4(u, inv, cc); }
         lb_${r} = select(vec4<f32>(0.0), u, ok & vec4<bool>(c < prm.cin));
       }`,
@@ -219,7 +222,7 @@ const defs = new Map<string, KernelDef<Conv3dParams>>();
 
 /** The KernelDef of one shape (cached): conv3d's bindings, params and cost; overrides KT, KS, UP, HAS_RES, NORM, SILU. */
 export function conv3dTiled(t: TiledShape): KernelDef<Conv3dParams> {
-  const id = `conv3d-tiled-${t.wgN}x${t.wgM}-${t.tm4}x${t.tn4}-bk${t.bk}${t.fma ? '-fma' : ''}${t.unroll ? '-unroll' : ''}`;
+  const id = `conv3d-tiled-${t.wgN}x${t.wgM}-${t.tm4}x${t.tn4}-bk${t.bk}${t.fma ? '-fma' : ''}${t.unroll ? '-unroll' : ''}${t.split ? '-split' : ''}`;
   let def = defs.get(id);
   if (!def) {
     const base = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0 };

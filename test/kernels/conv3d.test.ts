@@ -53,13 +53,13 @@ const tunings = {
 
 /** The generated kernels' shapes: 128 x 128 and 96 x 128 blocks (GPU choices), and a tiny one
  * whose 4-channel x 8-pixel block and BK 4 leave partial blocks and partial channel steps in every case
- * (as written and with fma() + the BK loop unrolled). */
+ * (as written and with fma() + the BK loop unrolled + the im2col loads split by binding). */
 const tiledShapes: Partial<Record<keyof typeof tunings, TiledShape>> = {
   tiled128: TILED_GPU.c128p128,
   tiled96: TILED_GPU.c96p128,
   tiled96w: TILED_GPU.c96p128w,
   tiledOdd: { wgN: 2, wgM: 4, tm4: 1, tn4: 1, bk: 4 },
-  tiledOddFma: { wgN: 2, wgM: 4, tm4: 1, tn4: 1, bk: 4, fma: true, unroll: true },
+  tiledOddFma: { wgN: 2, wgM: 4, tm4: 1, tn4: 1, bk: 4, fma: true, unroll: true, split: true },
 };
 
 const cases: (Case & { f16?: true })[] = [

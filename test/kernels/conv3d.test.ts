@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { rmsNorm, tensor } from '../../src/cpu/ops';
 import type { Elem } from '../../src/gpu/kernel';
 import { conv3d, conv3dTuning, conv3dTuningForCout, packConvWeight, type Conv3dParams } from '../../src/kernels/conv3d';
-import { conv3dTiled, TILED_GPU, type TiledShape } from '../../src/kernels/conv3d-tiled';
+import { conv3dTiled, conv3dTiledFor, TILED_GPU, type TiledShape } from '../../src/kernels/conv3d-tiled';
 import type { AnyKernelDef } from '../../src/gpu/kernel';
 import { inferConfig } from '../../src/model/config';
 import { syntheticWeights } from '../../src/model/synthetic';
@@ -45,6 +45,7 @@ const tunings = {
   gpuSmall: conv3dTuningForCout(conv3dTuning.gpu, 3),
   // conv3d-tiled (generated straight-line kernels, src/kernels/conv3d-tiled.ts): the WG_* sizes only gate runnable()
   tiled128: { WG_N: 16, WG_M: 16 },
+  tiled128p64: { WG_N: 16, WG_M: 16 },
   tiled96: { WG_N: 16, WG_M: 12 },
   tiled96w: { WG_N: 16, WG_M: 24 },
   tiledOdd: { WG_N: 2, WG_M: 4 },
@@ -56,6 +57,7 @@ const tunings = {
  * (as written and with fma() + the BK loop unrolled + the im2col loads split by binding). */
 const tiledShapes: Partial<Record<keyof typeof tunings, TiledShape>> = {
   tiled128: TILED_GPU.c128p128,
+  tiled128p64: TILED_GPU.c128p64,
   tiled96: TILED_GPU.c96p128,
   tiled96w: TILED_GPU.c96p128w,
   tiledOdd: { wgN: 2, wgM: 4, tm4: 1, tn4: 1, bk: 4 },
@@ -109,7 +111,7 @@ const cases: (Case & { f16?: true })[] = [
 // only, since SwiftShader spends 13-27 s compiling each (2026-12-01); the tiny tiledOdd shapes run in both
 if (!isBrowser)
   cases.push(
-    { cin: 17, cout: 6, h: 4, w: 9, kt: 3, ks: 3, up: 0, res: 0, tap0: 2, tune: 'tiled128' },
+    { cin: 17, cout: 6, h: 4, w: 9, kt: 3, ks: 3, up: 0, res: 0, tap0: 2, tune: 'tiled128p64' },
     { cin: 20, cout: 100, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 2, tap0: 1, tune: 'tiled96', norm: 1 },
     { cin: 13, cout: 96, h: 9, w: 16, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'tiled96w' },
     { cin: 20, cout: 130, h: 3, w: 50, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'tiled128' },
@@ -238,6 +240,17 @@ describe('conv3d', () => {
     expect(gpuIds.filter((k) => k.cout % 96 === 0).length).toBeGreaterThan(10);
     expect(gpuIds.filter((k) => k.cout % 96 !== 0).every((k) => k.id === 'conv3d')).toBe(true);
     expect(ids(conv3dTuning.cpu).every((k) => k.id === 'conv3d')).toBe(true);
+  });
+  it('conv3dTiledFor: the H200 table by channels and frame size, the 8x8 block under 384 invocations, none for the head or CPU tunings', () => {
+    const gpu = conv3dTuning.gpu;
+    expect(conv3dTiledFor(gpu, 96, 480 * 832, 1024)).toBe(TILED_GPU.c96p128w);
+    expect(conv3dTiledFor(gpu, 192, 240 * 416, 256)).toBe(TILED_GPU.c96p128);
+    expect(conv3dTiledFor(gpu, 384, 120 * 208, 1024)).toBe(TILED_GPU.c128p64);
+    expect(conv3dTiledFor(gpu, 384, 60 * 104, 1024)).toBe(TILED_GPU.c96p64);
+    expect(conv3dTiledFor(gpu, 256, 352 * 640, 1024)).toBe(TILED_GPU.c128p128); // Wan2.2's top level
+    expect(conv3dTiledFor(gpu, 3, 480 * 832, 1024)).toBe(null);
+    expect(conv3dTiledFor(conv3dTuning.cpu, 96, 480 * 832, 1024)).toBe(null);
+    expect(conv3dTiledFor(conv3dTuning.swiftshader, 96, 480 * 832, 256)).toBe(null);
   });
   it('packConvWeight pads cout to 4 with zeros', () => {
     const w = Float32Array.from({ length: 3 * 2 * 1 }, (_, i) => i + 1); // [3, 2, 1, 1, 1]

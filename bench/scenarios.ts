@@ -59,7 +59,7 @@ function convScenarios(quick: boolean): KernelScenario[] {
     warmup: 3,
     note: 'Wan2.2 704x1280 layer on tensor cores; extra.maxAbsVsPortable: against conv3d on the same inputs',
   }));
-  return [...mma, ...mma22, ...candidateScenarios(quick), ...CONV_ANCHORS.flatMap(([c, h, w]) => [0, 1].map((norm): KernelScenario => ({
+  return [...mma, ...mma22, ...(quick ? [] : candidateScenarios(false)), ...CONV_ANCHORS.flatMap(([c, h, w]) => [0, 1].map((norm): KernelScenario => ({
     name: `conv3d/${c / d}ch-${Math.ceil(h / d)}x${Math.ceil(w / d)}${norm ? '-fused-norm' : ''}`,
     group: 'conv3d',
     kernel: 'conv3d',
@@ -226,7 +226,9 @@ export function scenarios(cfg: Pick<SuiteConfig, 'quick' | 'frames' | 'ortLayout
   const q = cfg.quick;
   const ort = ortScenarios(q, runtime).map((s) => (cfg.ortLayouts?.length ? { ...s, layouts: cfg.ortLayouts as OrtScenario['layouts'] } : s));
   const sweep = cfg.only?.some((o) => o === 'sweep' || o.startsWith('sweep/')) ? sweepScenarios() : [];
-  return [...sweep, ...coldScenarios(q), ...convScenarios(q), ...normAttnScenarios(q), ...decodeScenarios(q, cfg.frames), ...matrixScenarios(q, cfg.frames), ...tradeoffScenarios(q, cfg.frames), ...ort];
+  // quick candidate rows (each times ~10 kernels: ~80 s on lavapipe) only when --only names one
+  const candidates = q && cfg.only?.some((o) => o.includes('-tiled')) ? candidateScenarios(true) : [];
+  return [...sweep, ...candidates, ...coldScenarios(q), ...convScenarios(q), ...normAttnScenarios(q), ...decodeScenarios(q, cfg.frames), ...matrixScenarios(q, cfg.frames), ...tradeoffScenarios(q, cfg.frames), ...ort];
 }
 
 /** --only: comma list of groups (`conv3d`, `decode`, `kernels` = conv3d + rms-norm + attention) or name prefixes. */

@@ -233,8 +233,8 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
   };
   /**
    * Bus-bound streaming: a plan whose streamed weights take longer over the bus than its compute (expected
-   * time) waits for a later (less exact) combination that fits without that; only when none does is it
-   * taken. Without this rule shrinking tile windows let f32 storage fit small budgets with weights streamed
+   * time) waits for a later (less exact) combination that fits without that and is faster; only when none
+   * does is it taken. Without this rule shrinking tile windows let f32 storage fit small budgets with weights streamed
    * through 2 slots: Wan2.1 480x832x81 in 512 MiB moved 177 GB (expected 121 s against 9.4 s for f16
    * storage), Wan2.2 704x1280x121 in 1 GiB 3 TB (~30 min).
    */
@@ -244,9 +244,15 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
     return !!p.weightStream && e.bus > e.compute;
   };
   const accept = (f: Fit): Fit | null => {
-    if (!busBound(f.plan)) return deferred ? { ...f, reason: `${f.reason}; not ${deferredText(deferred)}` } : f;
-    deferred ??= f;
-    return null;
+    if (busBound(f.plan)) {
+      deferred ??= f;
+      return null;
+    }
+    if (!deferred) return f;
+    // the less exact plan only where it is also faster (Wan2.2 704x1280x121 at 1 GiB on tensor cores: f16
+    // weights bus-bound ~240 s, int8 weights ~243 s: the f16 weights stay)
+    if (expectedSeconds(f.plan).total < expectedSeconds(deferred.plan).total) return { ...f, reason: `${f.reason}; not ${deferredText(deferred)}` };
+    return { ...deferred, reason: `${deferred.reason}; bus-bound (expected ${secs(deferred.plan)}), but the next choice that fits without streaming that much, ${f.plan.opts.precision}${wText(f.plan)}, is not faster (expected ${secs(f.plan)})` };
   };
   const deferredText = (f: Fit) => `${f.plan.opts.precision}${wText(f.plan)} with weights streamed in ${f.plan.tiles?.length ?? 1} tile${f.plan.tiles?.length === 1 ? '' : 's'}, bus-bound (expected ${secs(f.plan)})`;
   for (const [precision, wp] of combos) {

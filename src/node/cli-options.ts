@@ -172,3 +172,15 @@ export function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on'
     },
   };
 }
+
+/**
+ * The note the CLI prints after a decode that ran the f32 default on a device with tensor cores: f16
+ * storage would have used them (a user who never read the README otherwise never learns the 4x).
+ * Undefined when the user chose --precision, when the plan is not f32 (a budget picked f16), or when the
+ * device has no 16x16x16 f16 subgroup matrices (then f16 would run the portable kernels: no such gain).
+ */
+export function tensorCoreNote(precisionFlag: unknown, chosen: string | undefined, hasTensorCores: boolean): string | undefined {
+  if (precisionFlag !== undefined || chosen !== 'f32' || !hasTensorCores) return undefined;
+  return 'wan-vae: note: this adapter has tensor cores (subgroup matrices), which f32 decodes do not use; --precision f16 runs them: '
+    + 'Wan2.1 480x832x81 on an H200 3.5 s instead of 13 s, 66.9 dB PSNR against the f32 decode (README: Tensor cores)';
+}

@@ -13,7 +13,7 @@ import { plan, type Plan } from '../plan/planner';
 import { busText, hostLines, hostText } from '../plan/host-text';
 import { fitPlan } from '../plan/auto';
 import { expectedSeconds } from '../plan/expected-time';
-import { checkCliOptions, choice, cliValue, fitOptions, optionFlags, optionHelp, optionSynopsis, parseArgs } from './cli-options';
+import { checkCliOptions, choice, cliValue, fitOptions, optionFlags, optionHelp, optionSynopsis, parseArgs, tensorCoreNote } from './cli-options';
 import { installNodeWebGPU } from './install-webgpu';
 import { loadCliSample, samplesCmd } from './samples-cli';
 import { parseSourceClip, type Clip, type LoadedSample } from '../model/samples';
@@ -126,6 +126,7 @@ async function decodeCmd(argv: string[]): Promise<number> {
   const progressArg = choice(a, 'progress', ['auto', 'on', 'off'] as const, 'auto');
   let opts: DecodeOptions = { backend, latentStats };
   let reason = 'CPU reference';
+  let deviceTensorCores = false;
   if (backend === 'webgpu') {
     await installNodeWebGPU(typeof a['dawn-flags'] === 'string' ? [a['dawn-flags']] : []);
     const limits = (await dec.gpuLimits());
@@ -134,7 +135,8 @@ async function decodeCmd(argv: string[]): Promise<number> {
     if (!req.precisions.length) throw new DecoderError('unsupported', "--precision f16 needs the WebGPU feature 'shader-f16', which this adapter does not offer");
     // on by default where the device has them: conv3d-mma (f16 plans) is faster on the H200 (480x832x81:
     // 10.8 -> 4.5 s warm) and needs an operand copy (232 MB there) that the plans below count
-    const tensorCores = cliValue(a, 'tensorCores') && (await dec.hasTensorCores());
+    deviceTensorCores = await dec.hasTensorCores();
+    const tensorCores = cliValue(a, 'tensorCores') && deviceTensorCores;
     const fit = fitPlan(dec.cfg, { frames: latents.shape[1], h: latents.shape[2], w: latents.shape[3], cache, tensorCores }, req);
     opts = { ...opts, cache, precision: fit.plan.opts.precision, weightsPrecision: fit.plan.opts.weightsPrecision, tile: fit.plan.opts.tile, cacheOffload: fit.plan.opts.cacheOffload ? 'on' : 'off', weightsStream: fit.plan.weightStream ? 'on' : 'off', weightsStreamSlots: fit.plan.weightStream?.slots, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk, tensorCores };
     reason = fit.reason;
@@ -197,6 +199,8 @@ async function decodeCmd(argv: string[]): Promise<number> {
   }
   if (a['tensor-cores'] === 'on' && !r.options.tensorCores)
     console.error(`wan-vae: note: --tensor-cores on was not used: ${r.options.precision !== 'f16' ? 'it needs --precision f16' : "this adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (Dawn: --dawn-flags enable-dawn-features=allow_unsafe_apis)"}; the portable kernels ran`);
+  const tcNote = tensorCoreNote(a.precision, r.options.precision, deviceTensorCores);
+  if (tcNote) console.error(tcNote);
   const written = await sink.finish();
   if (target.kind !== 'gif') progress?.writing(r.frames, r.frames);
   const q = quality?.result(); // luma SSIM per frame (src/model/quality.ts)

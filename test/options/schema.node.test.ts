@@ -16,7 +16,7 @@ import { WanVaeDecoder } from '../../src/decoder';
 import { syntheticWeights } from '../../src/model/synthetic';
 import { allowedValues, checkDecodeOptions, problem } from '../../src/options/check';
 import { OPTION_KEYS, OPTIONS, spec, WAN22_CACHE_OFF, type OptionKey } from '../../src/options/schema';
-import { cliValue, optionFlags, optionKeys, parseArgs } from '../../src/node/cli-options';
+import { cliValue, optionFlags, optionKeys, parseArgs, tensorCoreNote } from '../../src/node/cli-options';
 import { main } from '../../src/node/cli';
 import { DEFAULT_OPTIONS } from '../../src/demo/options';
 import { OPTIONS_FORM_MARK, optionsFormHtml } from '../../src/demo/options-form';
@@ -210,4 +210,14 @@ describe('the demo recipe takes every demo option, as the schema says', () => {
       expect(() => parseRecipe({ ...base, options: { ...DEFAULT_OPTIONS, [key]: BAD } })).toThrow(`recipe option '${key}' ${problem(key, BAD, 'demo')}`);
     });
   }
+});
+
+describe('tensorCoreNote (the CLI hint after an f32 default decode)', () => {
+  // a note printed on every decode (or never) fails one of these; so does one printed when the user chose --precision
+  it('speaks only for the f32 default on a device with tensor cores', () => {
+    expect(tensorCoreNote(undefined, 'f32', true)).toMatch(/--precision f16 runs them/);
+    expect(tensorCoreNote('f32', 'f32', true)).toBeUndefined(); // the user chose f32: no advice
+    expect(tensorCoreNote(undefined, 'f16', true)).toBeUndefined(); // a budget picked f16 already
+    expect(tensorCoreNote(undefined, 'f32', false)).toBeUndefined(); // f16 would run the portable kernels
+  });
 });

@@ -5,9 +5,8 @@
 // plus their inverse-RMS row and compare with RMS_norm (+ SiLU) applied by the CPU reference before the
 // conv; res 2 cases add the residual in place (HAS_RES=2: y holds the residual before the dispatch).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { rmsNorm, tensor } from '../../src/cpu/ops';
 import type { Elem } from '../../src/gpu/kernel';
-import { conv3d, conv3dTuning, conv3dTuningForCout, packConvWeight, type Conv3dParams } from '../../src/kernels/conv3d';
+import { conv3d, conv3dTuning, conv3dTuningForCout, packConvWeight } from '../../src/kernels/conv3d';
 import { conv3dTiled, conv3dTiledFor, TILED_GPU, type TiledShape } from '../../src/kernels/conv3d-tiled';
 import type { AnyKernelDef } from '../../src/gpu/kernel';
 import { inferConfig } from '../../src/model/config';
@@ -17,20 +16,15 @@ import { plan } from '../../src/plan/planner';
 import { kindOf, type BindCtx } from '../../src/plan/step-kinds';
 import { expectClose } from '../helpers/compare';
 import { isBrowser } from '../helpers/env';
-import { convReference, invRow, type ConvStep } from '../helpers/conv-reference';
-import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
+import { convCase, type ConvCase } from '../helpers/conv-case';
+import { getTestDevice, withDevice } from '../helpers/gpu';
 import { needDevice, needF16 } from '../helpers/need';
-import { randn } from '../helpers/random';
 
 const gpu = await getTestDevice();
 
-/** A conv step of the oracle (test/helpers/conv-reference.ts) with this kernel's variant fields; res: 0 none, 1 residual, 2 in place */
-interface Case extends ConvStep {
-  res: 0 | 1 | 2;
-  tap0: number;
+/** A conv case (test/helpers/conv-case.ts: the oracle's step with res, tap0, norm) and the tuning it runs */
+interface Case extends ConvCase {
   tune: keyof typeof tunings;
-  /** NORM=1 with SiLU (1) or without (0) */
-  norm?: 0 | 1;
 }
 
 /** cpu / swiftshader / gpu: the shipped tunings; odd: small tiles that do not divide anything */
@@ -122,46 +116,12 @@ const name = (c: Case) =>
 
 
 async function runCase(c: Case, elem: Elem) {
-  const hi = c.up ? c.h / 2 : c.h;
-  const wi = c.up ? c.w / 2 : c.w;
-  const frameLen = c.cin * hi * wi;
-  const outLen = c.cout * c.h * c.w;
-  const fanIn = c.cin * c.kt * c.ks * c.ks;
-  const raw = [0, 1, 2].slice(0, c.kt).map((i) => roundToElem(randn(frameLen, 100 + i), elem));
-  const wt = roundToElem(randn(c.cout * fanIn, 7, 1 / Math.sqrt(fanIn)), elem);
-  const bias = roundToElem(randn(c.cout, 8, 0.1), elem);
-  const res = roundToElem(randn(outLen, 9), elem);
-  const gamma = roundToElem(randn(c.cin, 10, 0.5), elem);
-  const hwIn = hi * wi;
-  // NORM=1: the reference convolves the normalised frames; the GPU gets raw frames + their inv row
-  const normed = c.norm === undefined ? raw : raw.map((f) => rmsNorm(tensor([c.cin, hwIn], f), tensor([c.cin], gamma), c.norm === 1).data);
-  const want = convReference(c, normed, wt, bias, res);
-  const frames = c.norm === undefined ? raw : raw.map((f) => {
-    const g = new Float32Array(frameLen + hwIn);
-    g.set(f);
-    g.set(roundToElem(invRow(f, c.cin, hwIn), elem), frameLen);
-    return g;
-  });
-  const stored = frames[0]!.length;
-
-  // buffer layout: x at 3; cache = [pad 5][t-1][t-2] (reverse order, odd offsets); res at 1; y at 2
-  const xOff = 3, prev1Off = 5, prev2Off = 5 + stored, resOff = 1, yOff = 2;
-  const xData = new Float32Array(xOff + stored);
-  xData.set(frames[c.kt - 1]!, xOff);
-  const cacheData = new Float32Array(prev2Off + stored).fill(NaN);
-  if (c.kt === 3) {
-    if (c.tap0 <= 1) cacheData.set(frames[1]!, prev1Off);
-    if (c.tap0 === 0) cacheData.set(frames[0]!, prev2Off);
-  }
-  const resData = new Float32Array(resOff + outLen);
-  resData.set(res, resOff);
-
+  // inputs, oracle and buffer layout (odd offsets, NaN in skipped cache frames): test/helpers/conv-case.ts
+  const { wt, bias, gamma, want, xData, cacheData, resData, yInit, params: p, outLen } = convCase(c, elem, { frames: 100, params: 7 });
   const got = await withDevice(async (s) => {
     const bpe = elem === 'f16' ? 2 : 4;
-    // HAS_RES=2: y starts as the residual (at yOff); else zeros
-    const yInit = new Float32Array(yOff + outLen);
-    if (c.res === 2) yInit.set(res, yOff);
-    const y = c.res === 2 ? s.upload(yInit, elem, 'y') : s.zeros(yOff + outLen, bpe);
+    // HAS_RES=2: y starts as the residual (at y_off); else zeros
+    const y = c.res === 2 ? s.upload(yInit, elem, 'y') : s.zeros(yInit.length, bpe);
     const bufs = [
       s.upload(xData, elem, 'x'),
       c.kt === 3 ? s.upload(cacheData, elem, 'cache') : s.dummy(),
@@ -171,23 +131,11 @@ async function runCase(c: Case, elem: Elem) {
       y,
       c.norm !== undefined ? s.upload(gamma, elem, 'gamma') : s.dummy(),
     ];
-    const p: Conv3dParams = {
-      cin: c.cin,
-      cout: c.cout,
-      h: c.h,
-      w: c.w,
-      x_off: xOff,
-      prev2_off: prev2Off,
-      prev1_off: prev1Off,
-      res_off: resOff,
-      y_off: yOff,
-      tap0: c.tap0,
-    };
     const op = { KT: c.kt, KS: c.ks, UP: c.up, HAS_RES: c.res, NORM: c.norm === undefined ? 0 : 1, SILU: c.norm ?? 0 };
     const tiled = tiledShapes[c.tune];
     if (tiled) await s.run(conv3dTiled(tiled), p, op, elem, bufs);
     else await s.run(conv3d, p, { ...op, ...tunings[c.tune] }, elem, bufs);
-    return s.read(y, elem, outLen, yOff);
+    return s.read(y, elem, outLen, p.y_off);
   });
   const tol = elem === 'f32' ? { atol: 1e-4, rtol: 1e-4, nmse: 1e-7 } : { nmse: 1e-4 };
   const r = expectClose(got, want, { ...tol, label: `${name(c)} ${elem}` });

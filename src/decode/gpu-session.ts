@@ -3,7 +3,7 @@
 // scopes or a device lost for memory, or injected: WAN_VAE_INJECT_OOM / injectOom) re-plans with the
 // planner's next smaller plan and goes on without delivering a frame twice; any other device loss ends
 // the decode with 'device-lost' and the next decode requests a new device.
-import { DecoderError } from '../gpu/errors';
+import { DecoderError, summarizeGpuError } from '../gpu/errors';
 import type { DecoderDevice } from '../gpu/device';
 import type { DecoderConfig } from '../model/config';
 import type { Weights } from '../model/weights';
@@ -183,9 +183,11 @@ export class GpuSession {
       d.onLost.delete(onLost);
     }
     const [v, m] = await Promise.all([d.device.popErrorScope(), d.device.popErrorScope()]).catch(() => [null, null] as const);
-    if (m) throw new DecoderError('oom', `out of GPU memory while decoding with the plan of ${p.memory.total} bytes: ${m.message}`, { cause: failure });
+    // (each chunk's submissions have scopes of their own, checked before the next goes out: GpuDecoder;
+    // these catch the rest, e.g. the rings cleared between tiles)
+    if (m) throw new DecoderError('oom', `out of GPU memory while decoding with the plan of ${p.memory.total} bytes: ${summarizeGpuError(m.message).text}`, { cause: failure });
     if (failure) throw failure;
-    if (v) throw new DecoderError('validation', `a decode submission failed validation: ${v.message}`);
+    if (v) throw new DecoderError('validation', `a decode submission failed validation: ${summarizeGpuError(v.message).text}`);
     const o = p.opts;
     result.options = { ...result.options, precision: o.precision, tile: o.tile ?? null, cacheOffload: !!o.cacheOffload, norm: o.norm ?? 'full', normChunk: o.norm === 'chunked' ? (o.normChunk ?? DEFAULT_NORM_CHUNK) : null, tensorCores: !!mma, weightsPrecision: o.weightsPrecision ?? o.precision };
     result.adapter = d.description;

@@ -61,3 +61,22 @@ export async function withErrorScopes<T>(device: GPUDevice, what: string, fn: ()
   }
   return result;
 }
+
+/**
+ * A Dawn (or browser) error message as one line, and the innermost debug group it names (the decoder
+ * wraps each step's commands in a debug group labelled with the step: Dawn ends a validation message
+ * with "Debug group stack:" and one ` > "label"` line per open group, innermost first).
+ */
+export function summarizeGpuError(message: string): { text: string; group: string | null } {
+  const at = message.indexOf('Debug group stack:');
+  const body = at < 0 ? message : message.slice(0, at);
+  const m = at < 0 ? null : /^\s*>\s*"(.*)"\s*$/m.exec(message.slice(at));
+  const group = m ? m[1]!.replace(/\0/g, '') : null;
+  const text = body
+    .split('\n')
+    .map((l) => l.trim().replace(/^- /, ''))
+    .filter((l) => l)
+    .join(' ')
+    .replace(/\0/g, '');
+  return { text, group };
+}

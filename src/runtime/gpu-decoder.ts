@@ -5,7 +5,11 @@
 // ring counters are per decode (tile rings restart at every tile in tile-major order).
 // Pipelining: two readback staging buffers; program run i+1 is encoded and submitted before the frames
 // of run i are mapped and placed, so the GPU works while the CPU reads back, assembles and encodes.
-import { DecoderError } from '../gpu/errors';
+// Faults: every submission has its own validation and out-of-memory error scopes, popped at once and
+// awaited before the next submission (they resolve on the API side: no GPU round trip), so the decode
+// stops at the first failing chunk with a DecoderError naming it (chunk, frames, tile, step) and no
+// frame of that chunk or a later one is delivered.
+import { DecoderError, summarizeGpuError } from '../gpu/errors';
 import { PipelineCache, type Elem } from '../gpu/kernel';
 import { conv3dTuning } from '../kernels/conv3d';
 import { convWeightFormat } from '../model/quantize';
@@ -23,6 +27,18 @@ import type { ChunkKind, OutputStep } from '../plan/graph';
 import { checkLimits, type Plan, type ProgramPlan } from '../plan/planner';
 
 export type { Frame } from './assembler';
+
+/**
+ * Fault injection: WAN_VAE_INJECT_VALIDATION=C (Node; C = a chunk index, counted from 0) makes chunk C's
+ * first recorded copy (a ring push or a store write: needs cache on or a tiled plan) misaligned, a
+ * validation error as a planner bug would cause (test/reliability/validation-chunk.node.test.ts).
+ */
+function validationInjection(): number | null {
+  const v = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.WAN_VAE_INJECT_VALIDATION;
+  if (v === undefined || v === '') return null;
+  if (!/^\d+$/.test(v)) throw new DecoderError('bad-input', `WAN_VAE_INJECT_VALIDATION must be a chunk index (0, 1, ...), got '${v}'`);
+  return Number(v);
+}
 
 /** Weight buffers released by a GpuDecoder (releaseWeights), by key, with what they hold. */
 export interface ReleasedWeights {
@@ -49,6 +65,12 @@ export class GpuDecoder {
   /** which of the two staging buffers the next run reads back into */
   private flip = 0;
   private disposed = false;
+  /**
+   * The error scopes of the last submission, popped (Dawn resolves them on the API side, without waiting
+   * for the GPU): awaited before the next submission, so a decode stops at its first failing chunk (null:
+   * nothing unchecked). Resolves to the fault, never rejects.
+   */
+  private unchecked: Promise<DecoderError | null> | null = null;
 
   private constructor(
     readonly device: GPUDevice,
@@ -128,6 +150,8 @@ export class GpuDecoder {
     if (latents.length !== z * T * h * w)
       throw new DecoderError('bad-input', `latents have ${latents.length} values, the plan expects [${z}, ${T}, ${h}, ${w}] = ${z * T * h * w}`);
     this.encoder.ringCounts.clear();
+    this.encoder.injectValidation = validationInjection();
+    this.unchecked = null;
     this.clearRings([...this.res.rings.keys()]);
     const asm = new FrameAssembler(p.height, p.width, p.opts.rgba, p.opts.tile?.mode === 'blend');
     const kindOf = (i: number): ChunkKind => (p.opts.cache === 'off' ? 'nocache' : i === 0 ? 'first' : 'steady');
@@ -179,9 +203,11 @@ export class GpuDecoder {
           const prog = p.programs[kindOf(i)]![0]!;
           await submit((await this.run(prog, i, latentFrame(i), asm, firstFrame(i), check)).placed, () => emit(i, prog.prog.framesOut));
         }
+        await this.verify(); // the last chunk's frames go out only once its submission passed
         return await flush();
       }
       await this.tileMajor(T, kindOf, latentFrame, asm, firstFrame, check, emit, submit);
+      await this.verify();
       await flush();
     } finally {
       await Promise.allSettled([...inflight]);
@@ -230,8 +256,6 @@ export class GpuDecoder {
   private async run(pp: ProgramPlan, chunk: number, latentFrame: Float32Array | null, asm: FrameAssembler, firstFrame: number, check?: () => void): Promise<{ placed: Promise<void> }> {
     const p = this.plan;
     const r = this.res;
-    if (latentFrame) this.device.queue.writeBuffer(r.latent, 0, storageBytes(latentFrame, this.elem));
-    this.store.beforeRun(pp, chunk);
     // one submission, or (cache offload) one per tile: the tile's rings uploaded before, read back after
     const segments = this.park ? this.park.segments(pp) : [{ from: 0, to: Infinity, tile: null }];
     const outputs = pp.prog.steps.filter((s): s is OutputStep => s.kind === 'output');
@@ -239,20 +263,29 @@ export class GpuDecoder {
     const staging = r.staging[this.flip]!;
     for (const [k, seg] of segments.entries()) {
       if (k) check?.(); // cancelled between the tiles of a chunk
-      // weight streaming: one encoder per weight group, each group written into its ring slot before it (exec/weight-stream.ts)
-      const segs = new Segments(this.device, `${pp.prog.name} ${pp.prog.kind} chunk ${chunk}${seg.tile === null ? '' : ` tile ${seg.tile}`}`, r.stream);
-      if (seg.tile !== null) this.park!.before(seg.tile, chunk, segs.first);
-      this.encoder.encode(pp, chunk, segs.first, seg.from, seg.to, segs.split);
-      const enc = segs.last;
-      const parked = seg.tile !== null && this.park!.copyOut(seg.tile, chunk, enc);
-      if (k === segments.length - 1) {
-        if (rgbBytes) {
-          this.flip ^= 1;
-          enc.copyBufferToBuffer(r.out, 0, staging, 0, rgbBytes);
+      // the previous submission (the previous chunk, or tile of this chunk) must have passed before this one goes out
+      await this.verify();
+      let parked = false;
+      this.checked(() => this.where(pp, chunk, firstFrame, outputs.length > 0, seg.tile), () => {
+        if (k === 0) {
+          if (latentFrame) this.device.queue.writeBuffer(r.latent, 0, storageBytes(latentFrame, this.elem));
+          this.store.beforeRun(pp, chunk);
         }
-        if (rgbaBytes) enc.copyBufferToBuffer(r.rgba, 0, staging, p.outElems * 4, rgbaBytes);
-      }
-      segs.submit();
+        // weight streaming: one encoder per weight group, each group written into its ring slot before it (exec/weight-stream.ts)
+        const segs = new Segments(this.device, `${pp.prog.name} ${pp.prog.kind} chunk ${chunk}${seg.tile === null ? '' : ` tile ${seg.tile}`}`, r.stream);
+        if (seg.tile !== null) this.park!.before(seg.tile, chunk, segs.first);
+        this.encoder.encode(pp, chunk, segs.first, seg.from, seg.to, segs.split);
+        const enc = segs.last;
+        parked = seg.tile !== null && this.park!.copyOut(seg.tile, chunk, enc);
+        if (k === segments.length - 1) {
+          if (rgbBytes) {
+            this.flip ^= 1;
+            enc.copyBufferToBuffer(r.out, 0, staging, 0, rgbBytes);
+          }
+          if (rgbaBytes) enc.copyBufferToBuffer(r.rgba, 0, staging, p.outElems * 4, rgbaBytes);
+        }
+        segs.submit();
+      });
       if (parked) await this.park!.readBack(seg.tile!, check);
     }
     await this.store.afterSubmit(pp, chunk);
@@ -271,6 +304,53 @@ export class GpuDecoder {
       }
     })();
     return { placed };
+  }
+
+  /**
+   * Runs `record` (recording and submitting one submission; synchronous) inside its own validation and
+   * out-of-memory error scopes, popped at once without waiting: verify() awaits the result before the
+   * next submission. `where` names the submission in the error.
+   */
+  private checked(where: () => string, record: () => void): void {
+    const d = this.device;
+    d.pushErrorScope('out-of-memory');
+    d.pushErrorScope('validation');
+    try {
+      record();
+    } finally {
+      this.unchecked = Promise.all([d.popErrorScope(), d.popErrorScope()]).then(
+        ([v, m]) => {
+          const e = v ?? m;
+          if (!e) return null;
+          const { text, group } = summarizeGpuError(e.message);
+          const at = `${where()}${group ? ` at step ${group}` : ''}`;
+          return v
+            ? new DecoderError('validation', `${at} failed validation; the decode stopped there: ${text}`)
+            : new DecoderError('oom', `out of GPU memory in ${at}: ${text}`);
+        },
+        () => null, // a lost device: reported by the device-lost path
+      );
+    }
+  }
+
+  /** Throws the fault of the last submission, if any (its error scopes resolve without a GPU round trip). */
+  private async verify(): Promise<void> {
+    const u = this.unchecked;
+    this.unchecked = null;
+    const e = u && (await u);
+    if (e) throw e;
+  }
+
+  /** Names a submission: chunk (latent frame) of the decode, the output frames it writes, its tile. */
+  private where(pp: ProgramPlan, chunk: number, firstFrame: number, outputs: boolean, segTile: number | null): string {
+    const T = this.plan.opts.frames;
+    const n = pp.prog.framesOut;
+    const frames = !outputs ? ' (latent-rate part)' : n === 1 ? ` (frame ${firstFrame})` : ` (frames ${firstFrame}-${firstFrame + n - 1})`;
+    const m = /^tile (\d+)$/.exec(pp.prog.name);
+    const j = segTile ?? (m ? Number(m[1]) : null);
+    const t = j === null ? undefined : this.plan.tiles?.[j];
+    const tile = j === null ? '' : `, tile ${j} of ${this.plan.tiles?.length ?? '?'}${t ? ` (latent x ${t.core.x0}-${t.core.x1}, y ${t.core.y0}-${t.core.y1})` : ''}`;
+    return `chunk ${chunk} of 0-${T - 1}${frames}${tile}`;
   }
 
   /** How the weight buffers are packed: storage, conv weight format, tensor-core layout (equal: reusable). */

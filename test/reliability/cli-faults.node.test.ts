@@ -1,7 +1,8 @@
 // The CLI under faults (issue 13), in a child process: WAN_VAE_INJECT_OOM=N re-plans and writes the same
 // video as a decode without the fault (`replans` in --json); WAN_VAE_INJECT_OOM=1+ (nothing fits) stops
 // with one `wan-vae: oom: ...` line, exit 2 and no output file; Ctrl-C (SIGINT) during a decode stops it
-// with exit 130, `cancelled`, and leaves no output file (not even a temporary one).
+// with exit 130, `cancelled`, and leaves no output file (not even a temporary one); WAN_VAE_INJECT_VALIDATION=C
+// (a misaligned copy in chunk C) stops at chunk C with one `wan-vae: validation: chunk C ...` line, exit 2, no file.
 // The CLI is built from the current sources into node_modules/.cache/wan-vae-cli-reliability (not dist/,
 // which other tests rebuild) when older than src/ or shaders/ (test/helpers/cli.ts).
 import { spawn } from 'node:child_process';
@@ -52,6 +53,17 @@ describe('wan-vae decode under faults', () => {
     expect(r.errLines.length, r.errLines.join(' | ')).toBe(1);
     expect(r.errLines[0]).toMatch(/^wan-vae: oom: .*smallest found needs \d+ MiB/);
     expect(existsSync(join(dir, 'out-none.npy'))).toBe(false);
+  });
+
+  it('WAN_VAE_INJECT_VALIDATION=C: one validation line naming chunk C, exit 2, no output file (not even a temporary one)', () => {
+    // chunk 3 of 40: the decode stops there (before this check existed it ran all 40 chunks and printed
+    // Dawn's multi-line message without a chunk); the frames of chunks 0-2 written so far are removed
+    const r = cli({ WAN_VAE_INJECT_VALIDATION: '3' }, 'decode', '--weights', 'w.safetensors', '--latents', 'long.npy', '--out', 'out-val.npy');
+    console.log(`validation at chunk 3: exit ${r.code}; ${r.errLines.join(' | ')}`);
+    expect(r.code).toBe(2);
+    expect(r.errLines.length, r.errLines.join(' | ')).toBe(1);
+    expect(r.errLines[0]).toMatch(/^wan-vae: validation: chunk 3 of 0-39 \(frames 9-12\) at step decoder\.\S+ failed validation; the decode stopped there: /);
+    expect(files().filter((f) => f.includes('out-val') || f.includes('partial'))).toEqual([]);
   });
 
   it('Ctrl-C during a decode: exit 130, cancelled, no output file (not even a temporary one)', async () => {

@@ -44,6 +44,12 @@ export class StepEncoder {
   private paramsGroup!: GPUBindGroup;
   /** frames pushed into each ring in this decode (tile rings restart at every tile in tile-major order) */
   readonly ringCounts = new Map<string, number>();
+  /**
+   * Fault injection (WAN_VAE_INJECT_VALIDATION, runtime/gpu-decoder.ts): in chunk `chunk`, the first copy
+   * a run records (a ring push or a store write) gets a destination offset 2 bytes off (not a multiple of
+   * 4), the planner bug 2b1bfe3 fixed; null: none.
+   */
+  injectValidation: number | null = null;
   private readonly elem: Elem;
 
   constructor(
@@ -147,10 +153,16 @@ export class StepEncoder {
     let slot = 0;
     let pass: GPUComputePassEncoder | null = null;
     let group = -1;
-    const copy = (src: GPUBuffer, srcOff: number, dst: GPUBuffer, dstOff: number, bytes: number) => {
+    let inject = this.injectValidation === chunk;
+    // each step's commands sit in a debug group named by its label: Dawn's validation messages end with
+    // the debug group stack, which names the failing step (runtime/gpu-decoder.ts quotes it)
+    const copy = (label: string, src: GPUBuffer, srcOff: number, dst: GPUBuffer, dstOff: number, bytes: number) => {
       pass?.end();
       pass = null;
+      if (inject) (dstOff += 2), (inject = false);
+      enc.pushDebugGroup(label);
       enc.copyBufferToBuffer(src, srcOff, dst, dstOff, bytes);
+      enc.popDebugGroup();
     };
     list.forEach((e, i) => {
       if (i < from || i >= to) return;
@@ -167,6 +179,8 @@ export class StepEncoder {
         const cp: GPUComputePassEncoder = (pass ??= enc.beginComputePass({ label: pp.prog.name }));
         const groups = e.kernels.map((k, j) => k.group ?? this.chunkGroup(pp, i, j, chunk));
         const one = e.kernels.length === 1;
+        // (profiling replaces the pass per dispatch: its pass labels name the step instead)
+        if (!passProfile.on) cp.pushDebugGroup(s.label);
         if (one) {
           cp.setPipeline(e.kernels[0]!.pipeline);
           cp.setBindGroup(0, groups[0]!);
@@ -191,16 +205,17 @@ export class StepEncoder {
             p.dispatchWorkgroups(...k.def.dispatch(prm, ov));
           });
         }
+        if (!passProfile.on) cp.popDebugGroup();
       }
       const push = kind.ringPush(s);
       if (push) {
         // the cache keeps the conv input: copied over frame t-2 once the conv has read it
         const k = ringCount(push.key);
-        copy(this.res.view(push.x, pp), push.x.off * p.elemBytes, this.res.rings.get(push.key)!, (k & 1) * push.frameElems * p.elemBytes, align4(push.frameElems * p.elemBytes));
+        copy(s.label, this.res.view(push.x, pp), push.x.off * p.elemBytes, this.res.rings.get(push.key)!, (k & 1) * push.frameElems * p.elemBytes, align4(push.frameElems * p.elemBytes));
         this.ringCounts.set(push.key, k + 1);
       }
       const sw = kind.storeWrite(s);
-      if (sw) copy(this.res.view(sw.x, pp), sw.x.off * p.elemBytes, this.store.copyTarget(), this.store.offset(chunk, sw.which), align4(sw.elems * p.elemBytes));
+      if (sw) copy(s.label, this.res.view(sw.x, pp), sw.x.off * p.elemBytes, this.store.copyTarget(), this.store.offset(chunk, sw.which), align4(sw.elems * p.elemBytes));
     });
     (pass as GPUComputePassEncoder | null)?.end();
     this.device.queue.writeBuffer(this.res.uniforms, 0, uni, 0, slot * stride);

@@ -116,7 +116,7 @@ export const OPTIONS = {
   },
   norm: {
     kind: 'choice', flag: 'norm', commands: BOTH, api: true, demo: 'Norm', values: ['full', 'chunked', 'fused'], auto: true, default: 'full', cliDefault: 'auto',
-    help: 'Where RMS_norm results live, all exact. full: a separate tensor (as PyTorch); chunked: in place, norm-chunk px per dispatch; fused: the next conv normalises while loading (least memory); auto: the first that fits (fused first for f16 plans on tensor cores, where it is also the fastest).',
+    help: 'Where RMS_norm results live, all exact. full: a separate tensor (as PyTorch); chunked: in place, norm-chunk px per dispatch; fused: the next conv normalises while loading (least memory for whole frames at real sizes, not small tiles); auto: the first that fits (fused first for f16 plans on tensor cores, where it is also the fastest).',
   },
   weightsStream: {
     kind: 'choice', flag: 'weights-stream', commands: BOTH, api: true, demo: 'Weight streaming', values: ['off', 'on'], auto: true, default: 'off', cliDefault: 'auto', demoDefault: 'auto',

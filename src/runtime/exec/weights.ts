@@ -5,7 +5,6 @@
 // Tensor-core plans with f16 weights: the conv weights are not packed in JS but prepared on the GPU
 // (prepareBlockedWeights: f32 rows uploaded into the operand copy, shaders/weights-block.wgsl re-blocks
 // and rounds them; H200, Wan2.2's 530 M weights: 0.91 s instead of 11.0 s of JS, 2026-12-01 s6).
-import { DecoderError } from '../../gpu/errors';
 import { encodeParams, type Elem, type PipelineCache } from '../../gpu/kernel';
 import { packConvWeightBlocked } from '../../kernels/conv3d-mma';
 import { blockChunks, blockParams, weightsBlock, type BlockedShape } from '../../kernels/weights-block';
@@ -50,10 +49,8 @@ export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<S
     // tensor cores, f16 weights: conv3d-mma's blocked layout, prepared on the GPU from the f32 rows
     if (jobs && weightPrep.mode === 'gpu' && w.conv && w.conv.blocked > 0 && mma && elem === 'f16' && convWeightFormat(elem, weightsPrecision) === 'elem') {
       const { cout, cin, rows } = w.conv;
-      const t = weights.get(w.key);
-      // the check of the step's data() (count and leading dim, as Weights.get with a shape)
-      if (t.data.length !== cout * rows || t.shape[0] !== cout)
-        throw new DecoderError('bad-input', `${weights.source}: tensor ${w.key} has shape [${t.shape}], expected ${cout * rows} values as [${cout}, ${cin}, ...] (${rows / cin} taps)`);
+      // Weights.get checks the count and the leading dim (as the JS path's packWeight does)
+      const t = weights.get(w.key, [cout, cin, rows / cin]);
       const buf = arena.create('weights', w.key, w.conv.blocked * 2, storageUsage());
       jobs.push({ key: w.key, buf, data: t.data, cout, cin, taps: rows / cin });
       out.set(w.key, buf);

@@ -33,7 +33,7 @@ export interface TiledShape {
   split?: boolean;
 }
 
-const range = (n: number) => [...Array(n).keys()];
+export const range = (n: number) => [...Array(n).keys()];
 
 /** Why a shape cannot be generated, or null. */
 export function tiledShapeError(t: TiledShape, maxInvocations = 256): string | null {
@@ -49,7 +49,7 @@ export function tiledShapeError(t: TiledShape, maxInvocations = 256): string | n
 }
 
 /** Derived sizes of a shape: invocations, vec4 channel groups / pixel quads per block, loader rows and registers. */
-interface Geom extends TiledShape {
+export interface Geom extends TiledShape {
   nt: number;
   bm4: number;
   bn4: number;
@@ -60,15 +60,15 @@ interface Geom extends TiledShape {
   lb: number;
 }
 
-function geom(t: TiledShape): Geom {
+export function geom(t: TiledShape): Geom {
   const err = tiledShapeError(t, 1024);
   if (err) throw new DecoderError('bad-input', `conv3d-tiled ${JSON.stringify(t)}: ${err}`);
   const nt = t.wgN * t.wgM, bm4 = t.wgM * t.tm4, bn4 = t.wgN * t.tn4, rb = t.wgM / t.tn4;
   return { ...t, nt, bm4, bn4, rb, la: Math.ceil((t.bk * bm4) / nt), lb: t.bk / rb };
 }
 
-const acc = (j: number, p: number) => `c_${j}_${p}`;
-const comp = 'xyzw';
+export const acc = (j: number, p: number) => `c_${j}_${p}`;
+export const comp = 'xyzw';
 
 /** WGSL block staging step `s` (a u32 expression) from storage into la_* / lb_* (tap offsets cached per tap). */
 function stageLoad(g: Geom, s: string): string {
@@ -115,8 +115,11 @@ function stageStore(g: Geom, buf: string): string {
   ].join('\n');
 }
 
-/** WGSL multiplying the staged step in buffer `bc`: BK times TM4 + TN4 vec4 reads and 16*TM4*TN4 multiply-adds. */
-function multiply(g: Geom): string {
+/**
+ * WGSL multiplying the staged step in buffer `bc`: BK times TM4 + TN4 vec4 reads and 16*TM4*TN4 multiply-adds
+ * (a_s [2][BK][BM4] x b_s [2][BK][BN4] vec4 into accumulators c_j_p; shared with winograd-gemm).
+ */
+export function multiply(g: Geom): string {
   const P = range(4 * g.tn4);
   const madd = (j: number, p: number) =>
     g.fma ? `${acc(j, p)} = fma(a_${j}, vec4<f32>(b_${p >> 2}.${comp[p & 3]}), ${acc(j, p)});` : `${acc(j, p)} += a_${j} * b_${p >> 2}.${comp[p & 3]};`;

@@ -1,0 +1,92 @@
+// Winograd F(r x r, 3x3) transform matrices (Lavin & Gray 2015) and what is built from them, for the
+// non-fused Winograd conv (src/kernels/winograd.ts): the float64 weight transform U = G g G^T done
+// once at weight upload, and straight-line WGSL for the input transform V = B^T d B and the output
+// transform Y = A^T M A (zeros skipped, +-1 written as additions). Conv here is cross-correlation, as
+// PyTorch's: Y[i][j] = sum_{u,v<3} g[u][v] d[i+u][j+v] for the (r+2)x(r+2) input patch d. Pure TS.
+import { DecoderError } from '../gpu/errors';
+
+/** Output tile side r of F(r x r, 3x3): 2 (16 transform positions) or 4 (36). */
+export type WinoR = 2 | 4;
+
+interface Mats {
+  /** B^T: (r+2) x (r+2) */
+  bt: number[][];
+  /** G: (r+2) x 3 */
+  g: number[][];
+  /** A^T: r x (r+2) */
+  at: number[][];
+}
+
+export const WINO_MATS: Record<WinoR, Mats> = {
+  2: {
+    bt: [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]],
+    g: [[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]],
+    at: [[1, 1, 1, 0], [0, 1, -1, -1]],
+  },
+  4: {
+    bt: [[4, 0, -5, 0, 1, 0], [0, -4, -4, 1, 1, 0], [0, 4, -4, -1, 1, 0], [0, -2, -1, 2, 1, 0], [0, 2, -1, -2, 1, 0], [0, 4, 0, -5, 0, 1]],
+    g: [[1 / 4, 0, 0], [-1 / 6, -1 / 6, -1 / 6], [-1 / 6, 1 / 6, -1 / 6], [1 / 24, 1 / 12, 1 / 6], [1 / 24, -1 / 12, 1 / 6], [0, 0, 1]],
+    at: [[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0], [0, 1, -1, 8, -8, 1]],
+  },
+};
+
+/** Transform positions E = (r+2)^2. */
+export const winoPositions = (r: WinoR): number => (r + 2) ** 2;
+
+/** Elements of U: [E][kt*cin][cout4*4]. */
+export function winoWeightLength(r: WinoR, cout: number, cin: number, kt: number): number {
+  return winoPositions(r) * kt * cin * Math.ceil(cout / 4) * 4;
+}
+
+/**
+ * PyTorch weight [cout, cin, kt, 3, 3] (the upsample Conv2d's [cout, cin, 3, 3] is kt = 1) -> U =
+ * G g G^T per (o, c, dt) in float64, rounded once to f32, laid out [E][dt*cin + c][cout4*4] (cout
+ * zero-padded to a multiple of 4; the GEMM reads rows of it as vec4 along cout).
+ */
+export function packWinogradWeight(w: Float32Array, r: WinoR, cout: number, cin: number, kt: number): Float32Array {
+  if (w.length !== cout * cin * kt * 9) throw new DecoderError('bad-input', `packWinogradWeight: ${w.length} values for [${cout}, ${cin}, ${kt}, 3, 3]`);
+  const { g: G } = WINO_MATS[r];
+  const n = r + 2, E = n * n, co4 = Math.ceil(cout / 4) * 4, rows = kt * cin;
+  const out = new Float32Array(E * rows * co4);
+  const t = new Float64Array(n * 3);
+  for (let o = 0; o < cout; o++)
+    for (let c = 0; c < cin; c++)
+      for (let dt = 0; dt < kt; dt++) {
+        const base = ((o * cin + c) * kt + dt) * 9;
+        // t = G g: n x 3
+        for (let i = 0; i < n; i++)
+          for (let v = 0; v < 3; v++) t[i * 3 + v] = G[i]![0]! * w[base + v]! + G[i]![1]! * w[base + 3 + v]! + G[i]![2]! * w[base + 6 + v]!;
+        // U = t G^T: n x n
+        const row = dt * cin + c;
+        for (let i = 0; i < n; i++)
+          for (let j = 0; j < n; j++) out[((i * n + j) * rows + row) * co4 + o] = t[i * 3]! * G[j]![0]! + t[i * 3 + 1]! * G[j]![1]! + t[i * 3 + 2]! * G[j]![2]!;
+      }
+  return out;
+}
+
+/** A WGSL sum of coef * name terms, zeros skipped, +-1 without a multiply. */
+function lin(coefs: number[], names: string[]): string {
+  const terms: string[] = [];
+  coefs.forEach((c, i) => {
+    if (c === 0) return;
+    const lit = Number.isInteger(c) ? `${Math.abs(c)}.0` : `${Math.abs(c)}`;
+    const t = Math.abs(c) === 1 ? names[i]! : `${lit} * ${names[i]}`;
+    terms.push(terms.length ? `${c < 0 ? ' - ' : ' + '}${t}` : c < 0 ? `-${t}` : t);
+  });
+  return terms.length ? terms.join('') : '0.0';
+}
+
+/**
+ * Straight-line WGSL computing out = L X L^T for a square input of named values (`x(i, j)`, n x n):
+ * L is m x n; declares `let ${out}_i_j` (m x m) through temporaries `${out}t_i_j` (m x n).
+ */
+export function sandwichWgsl(L: number[][], x: (i: number, j: number) => string, out: string, indent: string): string {
+  const m = L.length, n = L[0]!.length;
+  const lines: string[] = [];
+  const range = (k: number) => [...Array(k).keys()];
+  // t = L X: t[i][j] = sum_k L[i][k] X[k][j]
+  for (const i of range(m)) for (const j of range(n)) lines.push(`let ${out}t_${i}_${j} = ${lin(L[i]!, range(n).map((k) => x(k, j)))};`);
+  // out = t L^T: out[i][j] = sum_k t[i][k] L[j][k]
+  for (const i of range(m)) for (const j of range(m)) lines.push(`let ${out}_${i}_${j} = ${lin(L[j]!, range(n).map((k) => `${out}t_${i}_${k}`))};`);
+  return lines.map((l) => indent + l).join('\n');
+}

@@ -3,6 +3,7 @@
 // the staging buffer: src/runtime/exec/weights.ts). Bit-identical to storageBytes(packConvWeightBlocked(w),
 // 'f16'). Here: the kernel and the chunking, pure (no GPU objects).
 import src from '../../shaders/weights-block.wgsl?raw';
+import toHalf from '../../shaders/to-half.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { linearGrid, wgslConst, type KernelDef } from '../gpu/kernel';
 
@@ -29,7 +30,7 @@ export interface WeightsBlockParams extends Record<string, number> {
 
 export const weightsBlock: KernelDef<WeightsBlockParams> = {
   id: 'weights-block',
-  wgsl: src,
+  wgsl: `${src}\n${toHalf}`,
   bindings: [
     { name: 'src', access: 'read' },
     { name: 'dst', access: 'read_write' },

@@ -22,6 +22,7 @@ import { Resources } from './exec/resources';
 import { StoreWindow } from './exec/store-window';
 import { Segments } from './exec/weight-stream';
 import { prepareBlockedWeights } from './exec/weights';
+import { preparePackedWeights } from './exec/weights-pack';
 import { storageBytes } from './f16';
 import type { ChunkKind, OutputStep } from '../plan/graph';
 import { checkLimits, type Plan, type ProgramPlan } from '../plan/planner';
@@ -112,7 +113,15 @@ export class GpuDecoder {
       const t1 = performance.now();
       // the pipelines compile while the blocked weights are prepared on the GPU (exec/weights.ts; its
       // pipeline asked for first, so that it does not queue behind the decoder's)
-      const prepared = prepareBlockedWeights(device, d.cache, d.res.weightJobs, d.res.mmaScratch, d.res.uniforms, plan.uniformStride);
+      // (tensor cores: blocked, the operand copy as staging; portable convs: conv3d's layout, the largest
+      // activation slot as staging, exec/weights-pack.ts; one after the other: both use the params buffer)
+      const jobs = d.res.weightJobs;
+      const staging = d.res.slots.reduce<GPUBuffer | null>((a, b) => (a && a.size >= b.size ? a : b), null);
+      const prepared = (async () => {
+        await prepareBlockedWeights(device, d.cache, jobs.filter((j) => !j.portable), d.res.mmaScratch, d.res.uniforms, plan.uniformStride);
+        await preparePackedWeights(device, d.cache, jobs.filter((j) => j.portable), staging, d.res.uniforms, plan.uniformStride);
+        jobs.length = 0;
+      })();
       prepared.catch(() => undefined);
       const built = d.encoder.build().then(() => (lastBuild.pipelinesMs = performance.now() - t1));
       built.catch(() => undefined);

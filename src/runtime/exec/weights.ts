@@ -19,7 +19,7 @@ import { storageUsage } from './usage';
 /** The bytes of weight buffer `w` as its kernel reads them (packed by the conv weight format, else in `elem`). */
 export function packWeight(w: WeightUse, weights: Weights, elem: Elem, mma: boolean, weightsPrecision?: WeightsPrecision): Uint8Array<ArrayBuffer> {
   // conv weights in a packed format (int8 with per-output-channel scales, f16 pairs) for conv3d-wq
-  // for conv3d-wq; int8 on tensor cores: conv3d-mma's blocked layout in int8 + scales for conv3d-mma-wq
+  // for conv3d-wq; int8 on tensor cores: conv3d-mma's blocked layout in int8 + scales for dequant-int8
   const format = convWeightFormat(elem, weightsPrecision);
   const blocked = mma && (format === 'elem' || format === 'int8');
   const data = w.data(weights, blocked);
@@ -56,6 +56,15 @@ export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<S
       out.set(w.key, buf);
       continue;
     }
+    // portable convs, conv weights stored in `elem`: conv3d's layout, prepared on the GPU from the f32 rows (exec/weights-pack.ts)
+    if (jobs && weightPrep.mode === 'gpu' && w.conv && !mma && convWeightFormat(elem, weightsPrecision) === 'elem') {
+      const { cout, cin, rows } = w.conv;
+      const t = weights.get(w.key, [cout, cin, rows / cin]);
+      const buf = arena.create('weights', w.key, w.elems * (elem === 'f16' ? 2 : 4), storageUsage());
+      jobs.push({ key: w.key, buf, data: t.data, cout, cin, taps: rows / cin, portable: elem });
+      out.set(w.key, buf);
+      continue;
+    }
     const bytes = packWeight(w, weights, elem, mma, weightsPrecision);
     const buf = arena.create('weights', w.key, bytes.byteLength, storageUsage());
     device.queue.writeBuffer(buf, 0, bytes);
@@ -70,6 +79,8 @@ export interface BlockedWeightJob extends BlockedShape {
   buf: GPUBuffer;
   /** the PyTorch-order f32 weight [cout, cin, taps] (shape checked) */
   data: Float32Array;
+  /** set: conv3d's portable layout in this storage precision (exec/weights-pack.ts), not the blocked one */
+  portable?: Elem;
 }
 
 /**

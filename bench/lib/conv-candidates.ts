@@ -4,9 +4,16 @@
 // buffers (bench/lib/kernels.ts layout and fill) in one case: the row's ms / GFLOP/s are the decoder's
 // kernel's; extra.ms_<label>, tflops_<label> (the conv's FLOPs / time) and maxAbs_<label> (largest
 // output difference from the decoder's kernel: f32 summation order only, ~1e-6, or 0 in the same order).
+// Winograd rows (src/kernels/winograd.ts) for 3x3 shapes with >= 96 channels, F(2x2) as `wino2` and
+// F(4x4) as `wino4`: U prepared from the same weights, every band's winograd-in + gemm + out in one pass
+// (ms_/tflops_ = the direct conv's FLOPs / that time, maxAbs_ vs the decoder's direct conv), then each of
+// the three kernels alone over all bands (ms_<label>_in/_gemm/_out) and the GEMM with its BK loop
+// unrolled (ms_<label>_gemmu); bands_ and scratchMiB_ say how the 256 MiB scratch cap banded the frame.
 import { encodeParams, resolveOverrides, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
 import { conv3d, conv3dTuning, conv3dTuningForCout } from '../../src/kernels/conv3d';
 import { conv3dTiled, conv3dTiledFor, tiledShapeError, type TiledShape } from '../../src/kernels/conv3d-tiled';
+import { winoBandParams, winogradGemm, winogradIn, winogradOut, winoGemmShape, winoPlanFor, winoScratchElems, type WinoParams } from '../../src/kernels/winograd';
+import { packWinogradWeight, winoWeightLength } from '../../src/kernels/winograd-transforms';
 import { PassTimer } from './gpu-timer';
 import { closeCase, layout, randomBuffer, readFloats, type KernelContext } from './kernels';
 import { describeError, spread } from './stats';
@@ -104,10 +111,82 @@ export async function runCandidatesCase(ctx: KernelContext, s: KernelScenario, e
         extra[`error_${label}`] = describeError(e).slice(0, 200);
       }
     }
+    if (elem === 'f32' && op.KS === 3) await winogradRows(ctx, bufs, y2, params as never, op, want, cost.flops, timeOf, extra, owned);
     return { ...base, timing: timer.source, ms, gflops: cost.flops / (ms.median * 1e6), gbps: cost.bytes / (ms.median * 1e6), extra };
   } catch (e) {
     return { ...base, status: 'failed', error: describeError(e) };
   } finally {
     await closeCase(device, timer, owned, `${s.name}/${elem}`);
+  }
+}
+
+/** The Winograd rows of one case (see the header): F(2x2) and F(4x4) on the case's buffers. */
+async function winogradRows(
+  ctx: KernelContext, bufs: GPUBuffer[], y2: GPUBuffer, p: WinoParams, op: Record<string, number>, want: Float32Array, flops: number,
+  timeOf: (enc: (ps: GPUComputePassEncoder) => void) => Promise<{ median: number }>, extra: Record<string, number | string>, owned: GPUBuffer[],
+): Promise<void> {
+  const { device } = ctx;
+  const kt = op.KT!;
+  const n = p.cout * p.h * p.w;
+  const co4 = Math.ceil(p.cout / 4) * 4;
+  // the direct conv's packed weights [kt*9 taps][cin][cout4*4] back to PyTorch's [cout, cin, kt, 3, 3]
+  const packed = await readFloats(device, bufs[2]!, kt * 9 * p.cin * co4, 'f32');
+  const wt = new Float32Array(p.cout * p.cin * kt * 9);
+  for (let o = 0; o < p.cout; o++) for (let c = 0; c < p.cin; c++) for (let t = 0; t < kt * 9; t++) wt[(o * p.cin + c) * kt * 9 + t] = packed[(t * p.cin + c) * co4 + o]!;
+  const shape = winoGemmShape(p.cout, device.limits.maxComputeInvocationsPerWorkgroup);
+  for (const r of [2, 4] as const) {
+    const label = `wino${r}`;
+    const wp = winoPlanFor(r, { ks: 3, kt, cin: p.cin, cout: p.cout, h: p.h, w: p.w });
+    if (!wp || !shape) continue;
+    try {
+      const u = device.createBuffer({ label: `U ${label}`, size: winoWeightLength(r, p.cout, p.cin, kt) * 4, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+      owned.push(u);
+      device.queue.writeBuffer(u, 0, packWinogradWeight(wt, r, p.cout, p.cin, kt));
+      const scratchBytes = winoScratchElems(r, wp.band, p.cin, p.cout, kt) * 4;
+      const scratch = device.createBuffer({ label: `scratch ${label}`, size: scratchBytes, usage: GPUBufferUsage.STORAGE });
+      owned.push(scratch);
+      const bands = winoBandParams(wp, p, kt);
+      const uni = device.createBuffer({ label: `params ${label}`, size: 256 * bands.length, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+      owned.push(uni);
+      bands.forEach((b, i) => device.queue.writeBuffer(uni, 256 * i, encodeParams(winogradIn(r), b)));
+      const g1 = device.createBindGroup({ layout: ctx.cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uni, size: encodeParams(winogradIn(r), bands[0]!).byteLength } }] });
+      const ov = { KT: kt, UP: op.UP!, HAS_RES: op.HAS_RES!, NORM: op.NORM!, SILU: op.SILU! };
+      // [x, cache, ..., y2, gamma] as conv3d binds them
+      const kernelsOf = async (gemm: TiledShape) => {
+        const defs: [AnyKernelDef, GPUBuffer[]][] = [
+          [winogradIn(r), [bufs[0]!, bufs[1]!, bufs[6]!, scratch]],
+          [winogradGemm(r, gemm), [scratch, u]],
+          [winogradOut(r), [scratch, bufs[3]!, bufs[4]!, y2]],
+        ];
+        return Promise.all(defs.map(async ([d, b]) => ({
+          d, pipeline: await ctx.cache.get(d, ov, 'f32'),
+          g0: device.createBindGroup({ layout: ctx.cache.bindGroupLayout(d), entries: b.map((buffer, i) => ({ binding: i, resource: { buffer } })) }),
+        })));
+      };
+      const enc = (ks: Awaited<ReturnType<typeof kernelsOf>>) => (ps: GPUComputePassEncoder) => {
+        bands.forEach((b, i) => {
+          ps.setBindGroup(1, g1, [256 * i]);
+          for (const k of ks) {
+            ps.setPipeline(k.pipeline);
+            ps.setBindGroup(0, k.g0);
+            ps.dispatchWorkgroups(...k.d.dispatch(b, ov));
+          }
+        });
+      };
+      const ks = await kernelsOf(shape);
+      const e0 = device.createCommandEncoder();
+      e0.clearBuffer(y2);
+      device.queue.submit([e0.finish()]);
+      const t = await timeOf(enc(ks));
+      const got = await readFloats(device, y2, n, 'f32');
+      let maxAbs = 0;
+      for (let i = 0; i < n; i++) maxAbs = Math.max(maxAbs, Math.abs(got[i]! - want[i]!));
+      Object.assign(extra, { [`ms_${label}`]: t.median, [`tflops_${label}`]: flops / (t.median * 1e9), [`maxAbs_${label}`]: maxAbs, [`bands_${label}`]: bands.length, [`scratchMiB_${label}`]: scratchBytes / 2 ** 20 });
+      for (const [j, part] of ['in', 'gemm', 'out'].entries()) extra[`ms_${label}_${part}`] = (await timeOf(enc([ks[j]!]))).median;
+      const ku = await kernelsOf({ ...shape, unroll: true });
+      extra[`ms_${label}_gemmu`] = (await timeOf(enc([ku[1]!]))).median;
+    } catch (e) {
+      extra[`error_${label}`] = describeError(e).slice(0, 200);
+    }
   }
 }

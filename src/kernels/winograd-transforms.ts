@@ -43,7 +43,7 @@ export function winoWeightLength(r: WinoR, cout: number, cin: number, kt: number
  * G g G^T per (o, c, dt) in float64, rounded once to f32, laid out [E][dt*cin + c][cout4*4] (cout
  * zero-padded to a multiple of 4; the GEMM reads rows of it as vec4 along cout).
  */
-export function packWinogradWeight(w: Float32Array, r: WinoR, cout: number, cin: number, kt: number): Float32Array {
+export function packWinogradWeight(w: Float32Array, r: WinoR, cout: number, cin: number, kt: number): Float32Array<ArrayBuffer> {
   if (w.length !== cout * cin * kt * 9) throw new DecoderError('bad-input', `packWinogradWeight: ${w.length} values for [${cout}, ${cin}, ${kt}, 3, 3]`);
   const { g: G } = WINO_MATS[r];
   const n = r + 2, E = n * n, co4 = Math.ceil(cout / 4) * 4, rows = kt * cin;

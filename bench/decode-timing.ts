@@ -14,6 +14,8 @@ import { fitPlan } from '../src/plan/auto';
 import { cliValue, fitOptions, optionFlags, parseArgs } from '../src/node/cli-options';
 import { installNodeWebGPU } from '../src/node/install-webgpu';
 import { weightPrep } from '../src/runtime/exec/weights';
+import { weightPack } from '../src/runtime/exec/weights-pack';
+import { plan } from '../src/plan/planner';
 import { lastBuild } from '../src/runtime/gpu-decoder';
 
 export async function timingMain(argv: string[]): Promise<number> {
@@ -42,11 +44,15 @@ export async function timingMain(argv: string[]): Promise<number> {
     backend: 'webgpu', latentStats: 'official', collect: false, onFrame: () => undefined,
     cache, precision: o.precision, weightsPrecision: o.weightsPrecision, tile: o.tile, cacheOffload: o.cacheOffload ? 'on' : 'off', weightsStream: fit.plan.weightStream ? 'on' : 'off', weightsStreamSlots: fit.plan.weightStream?.slots, norm: o.norm, normChunk: o.normChunk, tensorCores,
   };
+  // the decoder plans again inside its timed decode (src/decoder.ts): that plan() call, timed alone
+  const tPlan = performance.now();
+  plan(dec.cfg, { ...fit.plan.opts });
+  const planMs = performance.now() - tPlan;
   for (let i = 0; i < repeat; i++) {
     const r = await dec.decode(latents, opts);
     console.log(JSON.stringify({
       model: v, latent: [T, h, w], args: argv.slice(1).filter((x, k, all) => x !== '--dawn-flags' && all[k - 1] !== '--dawn-flags').join(' '), run: i, cold: i === 0, seconds: Number(r.seconds.toFixed(3)), genMs: Math.round(genMs),
-      prep, build: i === 0 ? { ...lastBuild, weightPrep: weightPrep.last } : null, plan: fit.reason, options: r.options, frames: r.frames, peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, adapter: r.adapter,
+      prep, build: i === 0 ? { ...lastBuild, planMs: Number(planMs.toFixed(1)), weightPrep: weightPrep.last, weightPack: weightPack.last } : null, plan: fit.reason, options: r.options, frames: r.frames, peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, adapter: r.adapter,
     }));
   }
   dec.dispose();

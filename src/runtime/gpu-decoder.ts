@@ -49,10 +49,12 @@ export interface ReleasedWeights {
 }
 
 /**
- * Where the last GpuDecoder.create spent its time (ms): allocation and the JS weight packing (resourcesMs),
- * the pipelines' compilation (pipelinesMs, overlapping the GPU weight preparation: weightPrep.last.ms), all.
+ * Where the last GpuDecoder.create spent its time (ms): allocation, the JS weight packing and its uploads
+ * (resourcesMs), the pipelines' compilation (pipelinesMs, from the end of resourcesMs), the GPU weight
+ * preparation until submitted (prepMs, same start: weightPrep.last / weightPack.last; Dawn compiles on
+ * this thread, so the two add up rather than overlap), all (totalMs).
  */
-export const lastBuild = { resourcesMs: 0, pipelinesMs: 0, totalMs: 0 };
+export const lastBuild = { resourcesMs: 0, pipelinesMs: 0, prepMs: 0, totalMs: 0 };
 
 export class GpuDecoder {
   readonly arena: Arena;
@@ -121,6 +123,7 @@ export class GpuDecoder {
         await prepareBlockedWeights(device, d.cache, jobs.filter((j) => !j.portable), d.res.mmaScratch, d.res.uniforms, plan.uniformStride);
         await preparePackedWeights(device, d.cache, jobs.filter((j) => j.portable), staging, d.res.uniforms, plan.uniformStride);
         jobs.length = 0;
+        lastBuild.prepMs = performance.now() - t1;
       })();
       prepared.catch(() => undefined);
       const built = d.encoder.build().then(() => (lastBuild.pipelinesMs = performance.now() - t1));

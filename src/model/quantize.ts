@@ -109,7 +109,7 @@ export function int8BlockedBytes(blocked: number, cout: number): number {
 
 /**
  * conv3d-mma's blocked weights [tap][ob][cb][16 cout][16 cin] (packConvWeightBlocked; zero padding) -> the
- * int8 buffer of shaders/conv3d-mma-wq.wgsl: the same order, one byte per weight (four consecutive cin in
+ * int8 buffer shaders/dequant-int8.wgsl reads: the same order, one byte per weight (four consecutive cin in
  * one u32, byte k = element 4m+k), then ob * 16 f32 scales s_o (zero past cout). Quantised exactly as
  * quantizeInt8 (s_o = max|W[o]| / 127 over cin x taps, q = round(W / s_o) clamped to +-127): the padding
  * zeros change no maximum and quantise to 0.

@@ -55,13 +55,16 @@ function mib(n: number): string {
   return `${(n / 2 ** 20).toFixed(1)} MiB`;
 }
 
+/** Whether the plan's convs run on tensor cores (f16 storage; tensorCores alone is the request). */
+const onTensorCores = (p: Plan) => !!p.opts.tensorCores && p.opts.precision === 'f16';
+
 function planSummary(p: Plan) {
   return {
     plannedPeakGpuBytes: p.memory.total,
     breakdown: { ...p.memory },
     video: { frames: p.framesOut, height: p.height, width: p.width },
     latent: { frames: p.opts.frames, h: p.opts.h, w: p.opts.w },
-    options: { cache: p.opts.cache, precision: p.opts.precision, weightsPrecision: p.opts.weightsPrecision ?? p.opts.precision, norm: p.opts.norm, normChunk: p.opts.norm === 'chunked' ? p.opts.normChunk : null, tile: p.opts.tile ?? null },
+    options: { cache: p.opts.cache, precision: p.opts.precision, weightsPrecision: p.opts.weightsPrecision ?? p.opts.precision, norm: p.opts.norm, normChunk: p.opts.norm === 'chunked' ? p.opts.normChunk : null, tile: p.opts.tile ?? null, tensorCores: onTensorCores(p) },
     tiles: p.tiles?.length ?? 0,
     tileComputeOverhead: p.tileOverhead,
     largestBindingBytes: p.largestBinding,
@@ -138,7 +141,7 @@ async function decodeCmd(argv: string[]): Promise<number> {
     deviceTensorCores = await dec.hasTensorCores();
     const tensorCores = cliValue(a, 'tensorCores') && deviceTensorCores;
     const fit = fitPlan(dec.cfg, { frames: latents.shape[1], h: latents.shape[2], w: latents.shape[3], cache, tensorCores }, req);
-    opts = { ...opts, cache, precision: fit.plan.opts.precision, weightsPrecision: fit.plan.opts.weightsPrecision, tile: fit.plan.opts.tile, cacheOffload: fit.plan.opts.cacheOffload ? 'on' : 'off', weightsStream: fit.plan.weightStream ? 'on' : 'off', weightsStreamSlots: fit.plan.weightStream?.slots, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk, tensorCores };
+    opts = { ...opts, cache, precision: fit.plan.opts.precision, weightsPrecision: fit.plan.opts.weightsPrecision, tile: fit.plan.opts.tile, cacheOffload: fit.plan.opts.cacheOffload ? 'on' : 'off', weightsStream: fit.plan.weightStream ? 'on' : 'off', weightsStreamSlots: fit.plan.weightStream?.slots, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk, tensorCores: tensorCores && !!fit.plan.opts.tensorCores };
     reason = fit.reason;
   } else {
     const cache = cliValue(a, 'cache');
@@ -247,7 +250,8 @@ function planCmd(argv: string[]): number {
   if (cache === 'on' && (frames - 1) % 4)
     throw new DecoderError('bad-input', `--frames ${String(a.frames)}: with the cache a video has 1 + 4k frames (81, 121, ...)`);
   const T = cache === 'on' ? (frames - 1) / 4 + 1 : frames;
-  const { plan: p, reason } = fitPlan(cfg, { frames: T, h: H / cfg.scale, w: W / cfg.scale, cache }, req);
+  // --tensor-cores on (default): the plan of a device that has them (the H200's path), as decode would take it there
+  const { plan: p, reason } = fitPlan(cfg, { frames: T, h: H / cfg.scale, w: W / cfg.scale, cache, tensorCores: cliValue(a, 'tensorCores') === true }, req);
   const s = planSummary(p);
   // the model fitPlan weighs streaming with (H200 rates; tensor cores where the plan has them)
   const e = expectedSeconds(p);
@@ -256,7 +260,7 @@ function planCmd(argv: string[]): number {
     console.log(`Wan${vae} ${H}x${W}, ${p.framesOut} frames (${T} latents), cache ${cache}: ${reason}`);
     for (const [k, v] of Object.entries(p.memory)) if (k !== 'total') console.log(`  ${k.padEnd(12)} ${mib(v)}${k === 'weights' ? ` (conv weights ${p.opts.weightsPrecision ?? p.opts.precision}${p.weightStream ? `, streamed: a ring of ${p.weightStream.slots} slots; ${mib(p.weightStream.hostBytes)} in CPU memory, ${mib(p.weightStream.busBytesPerChunk)} over the bus per latent chunk` : ''})` : ''}`);
     console.log(`  ${'total'.padEnd(12)} ${mib(p.memory.total)}\n  largest binding ${mib(p.largestBinding)}, tiled-part compute x${p.tileOverhead.toFixed(2)}`);
-    for (const l of [...hostText(p, plan(p.cfg, { ...p.opts, frames: p.opts.frames + 1 })), busText(p.bus, p.framesOut), `expected decode time ~${e.total.toFixed(1)} s on an H200 (compute ${e.compute.toFixed(1)} s on the ${p.opts.tensorCores ? 'tensor-core' : 'portable'} conv, bus ${e.bus.toFixed(1)} s; src/plan/expected-time.ts)`]) console.log(`  ${l}`);
+    for (const l of [...hostText(p, plan(p.cfg, { ...p.opts, frames: p.opts.frames + 1 })), busText(p.bus, p.framesOut), `expected decode time ~${e.total.toFixed(1)} s on an H200 (compute ${e.compute.toFixed(1)} s on the ${onTensorCores(p) ? 'tensor-core' : 'portable'} conv, bus ${e.bus.toFixed(1)} s; src/plan/expected-time.ts)`]) console.log(`  ${l}`);
   }
   return 0;
 }

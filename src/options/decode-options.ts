@@ -14,7 +14,7 @@ export interface DecodeOptions {
   cache?: OptionValue<'cache'>;
   /** storage precision on the GPU (accumulation is always f32) */
   precision?: OptionValue<'precision'>;
-  /** storage of the conv weights (default: = precision); int8 is dequantised in the conv's operand load (portable conv3d-wq, or conv3d-mma-wq on tensor cores) */
+  /** storage of the conv weights (default: = precision); int8 is dequantised in the conv's operand load (portable conv3d-wq; on tensor cores dequant-int8 expands each conv's weights to f16 before the GEMM) */
   weightsPrecision?: OptionValue<'weightsPrecision'>;
   /** 'official' (by z: Wan2.1 16 / Wan2.2 48 channels), 'none' (already de-normalised) or explicit statistics */
   latentStats?: 'official' | 'none' | LatentStats;

@@ -88,7 +88,27 @@ function grids(h: number, w: number): { th: number; tw: number; n: number }[] {
   return out.sort((a, b) => a.n - b.n || Math.abs(a.th - a.tw) - Math.abs(b.th - b.tw));
 }
 
+/**
+ * The plan fitting `r` (search below), then its conv path by expected time: where it holds int8 weights
+ * on tensor cores, the same search for the same storage and weights on the portable conv (no operand
+ * copy, no f16 scratch: it may fit with fewer tiles or no stream), and the faster of the two by the model
+ * the search weighs streaming with (expected-time.ts). Both are equally exact (the same int8 weights; f16
+ * products either way). With or without a budget: before 2026-12-01 s7 an explicit `--weights-precision
+ * int8 --precision f16` without a budget ran the int8 tensor-core GEMM of then (11.5 TFLOP/s) where the
+ * portable int8 conv was faster (24.1 s against 14.1 s, Wan2.1 480x832x81 on the H200).
+ */
 export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precision' | 'norm'>, r: FitRequest): Fit {
+  const fit = searchPlan(cfg, base, r);
+  const p = fit.plan;
+  if (!(p.opts.tensorCores && p.opts.precision === 'f16' && p.opts.weightsPrecision === 'int8')) return fit;
+  const alt = searchPlan(cfg, { ...base, tensorCores: false }, { ...r, precisions: ['f16'], weightsPrecisions: ['int8'] });
+  const [tp, tq] = [expectedSeconds(p).total, expectedSeconds(alt.plan).total];
+  const text = (f: Fit, on: string) => `${f.plan.tiles ? `${f.plan.tiles.length} tiles` : 'whole frames'}${f.plan.weightStream ? ', weights streamed,' : ''} on ${on}`;
+  if (tq < tp) return { plan: alt.plan, reason: `${alt.reason}; portable conv: expected ~${tq.toFixed(1)} s against ~${tp.toFixed(1)} s for int8 weights in ${text(fit, 'tensor cores')}` };
+  return { plan: p, reason: `${fit.reason}; tensor cores: expected ~${tp.toFixed(1)} s against ~${tq.toFixed(1)} s in ${text(alt, 'the portable conv')}` };
+}
+
+function searchPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precision' | 'norm'>, r: FitRequest): Fit {
   // (storage, weights) pairs in order of preference: weights as stored, f16 weights beside f32, then int8
   const wps = (p: Precision): WeightsPrecision[] => r.weightsPrecisions?.filter((w) => w !== 'f32' || p === 'f32') ?? [base.weightsPrecision ?? p];
   const rank = (p: Precision, w: WeightsPrecision) => (w === 'int8' ? 2 : 0) + (p === 'f16' ? 1 : 0);

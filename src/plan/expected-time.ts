@@ -15,13 +15,14 @@ import type { Plan } from './planner';
  * TFLOP/s, 65 us per dispatch; bus ~2 GB/s (writeBuffer through Dawn's staging), weight uploads hidden
  * behind the compute with 3 or more ring slots and not with 2. Predicted within 10% of every one of them
  * (e.g. 40 resident tiles 30.9 s predicted / 30.9 s measured; 14 tiles streamed through 3 slots 20.4 / 19.6).
- * int8 weights on tensor cores (conv3d-mma-wq, the looped GEMM with int8 tiles unpacked in workgroup memory;
- * not the straight-line cb-tap GEMM of f16): Wan2.1 480x832x81 whole frames 24.1 s measured (H200, s6,
- * 7b0cf0f) for 274 TFLOP: 11.5 TFLOP/s, slower than the portable int8 conv (14.1 s at fc373eb).
+ * int8 weights on tensor cores: since 2026-12-01 s7 each conv's int8 weights are expanded to f16 just before
+ * its GEMM (dequant-int8, a few MB per conv) and the straight-line GEMM of f16 weights runs: priced as f16
+ * weights until measured (the looped int8 GEMM before it ran 11.5 TFLOP/s: 24.1 s for Wan2.1 480x832x81
+ * whole frames, H200 s6, 7b0cf0f, slower than the portable int8 conv's 14.1 s).
  * Not fitted: f32 storage (Wan2.2 704x1280 f32 whole frames, 2 latent frames: 10.7 s measured, 4.4 predicted;
  * the fixed costs of a short decode cancel out only between plans of the same decode).
  */
-export const EXPECTED_RATES = { tensorCoreFlops: 47.7e12, tensorCoreInt8Flops: 11.5e12, portableFlops: 19.8e12, dispatchSeconds: 65e-6, busBytes: 2e9 } as const;
+export const EXPECTED_RATES = { tensorCoreFlops: 47.7e12, tensorCoreInt8Flops: 47.7e12, portableFlops: 19.8e12, dispatchSeconds: 65e-6, busBytes: 2e9 } as const;
 
 /** 2 x multiply-adds of every conv step of every program run of one decode (tile-major: each tile's run; halos included). */
 export function convFlops(p: Pick<Plan, 'programs' | 'opts'>): number {

@@ -6,7 +6,7 @@ import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
 import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type NormMode, type Program, type Step, type TilePlan, type View } from './graph';
 import { convWeightFormat, type WeightsPrecision } from '../model/quantize';
-import { convWeightBytes, kindOf, mmaScratchOf, weightBuffers } from './step-kinds';
+import { convWeightBytes, kindOf, mmaScratchOf, weightBuffers, wqScratchOf } from './step-kinds';
 import { makeTiles, type Tile } from './tiling';
 import { tiledOverhead, tileWindows, type LevelWindow } from './tile-windows';
 import { withWeightStream, type WeightStreamPlan } from './weight-stream';
@@ -370,7 +370,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const elemBytes = opts.precision === 'f16' ? 2 : 4;
   const wFormat = convWeightFormat(opts.precision, opts.weightsPrecision); // throws for f32 weights with f16 storage
   // packed weights run the portable conv3d-wq (no tensor cores, no operand copy), except int8 with f16
-  // storage: conv3d-mma-wq (tensor cores, int8 tiles dequantised in the operand load)
+  // storage: tensor cores (dequant-int8 expands each conv's weights to f16 just before its GEMM)
   if (wFormat !== 'elem' && !(wFormat === 'int8' && opts.precision === 'f16')) opts.tensorCores = false;
   const allTiles = opts.tile ? makeTiles(h, w, { th: opts.tile.th, tw: opts.tile.tw, mode: opts.tile.mode, halo: opts.tile.halo }) : null;
   // fitPlan's probe (tile-major): one tile per distinct shape, whose programs stand for all the others
@@ -448,13 +448,15 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const storeBytes = storeEntryBytes * storePerChunk * frames;
   // tensor cores: one operand copy of the largest conv call (exec/resources.ts allocates it, bound whole)
   const mmaScratchBytes = opts.tensorCores && opts.precision === 'f16' && wFormat !== 'f16' ? align4(mmaScratchOf(all.flatMap((g) => g.steps)) * elemBytes) : 0;
+  // + int8 weights: the f16 blocked weights of the largest conv (dequant-int8 writes them before each GEMM)
+  const wqScratchBytes = opts.tensorCores && opts.precision === 'f16' && wFormat === 'int8' ? align4(wqScratchOf(weightSteps(programs)) * 2) : 0;
   const memory: MemoryBreakdown = {
     // conv weights by the weights precision (int8: 1 byte per weight + a 4-byte scale per output channel)
     weights: weightBuffers(weightSteps(programs)).reduce((a, w) => a + (w.conv ? convWeightBytes(w.conv, wFormat, elemBytes, !!opts.tensorCores && opts.precision === 'f16') : align4(w.elems * elemBytes)), 0),
     // cache offload: the shared buffers of one tile's rings (+ the latent-rate part's rings)
     cache: [...ringBuffers.values()].reduce((a, b) => a + b, 0),
-    // + tensor cores: one operand copy of the largest conv call (exec/resources.ts allocates it)
-    activations: slots.reduce((a, s) => a + s.bytes, 0) + mmaScratchBytes,
+    // + tensor cores: one operand copy of the largest conv call (exec/resources.ts allocates it); int8: + the f16 weights of one conv
+    activations: slots.reduce((a, s) => a + s.bytes, 0) + mmaScratchBytes + wqScratchBytes,
     // 'cpu': one chunk's entries (the upload window); the host keeps all of them
     store: storeWhere === 'cpu' ? storeEntryBytes * storePerChunk : storeBytes,
     // latent frame in; rgb f32 (+ rgba) regions of one program out; a 4-byte dummy for unused bindings
@@ -467,7 +469,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
     total: 0,
   };
   memory.total = memory.weights + memory.cache + memory.activations + memory.store + memory.io + memory.staging + memory.uniforms;
-  const largestBinding = Math.max(outBytes, storeEntryBytes, mmaScratchBytes, ...rings.map((r) => r.bytes), ...slots.map((s) => s.bytes));
+  const largestBinding = Math.max(outBytes, storeEntryBytes, mmaScratchBytes, wqScratchBytes, ...rings.map((r) => r.bytes), ...slots.map((s) => s.bytes));
   const largestBuffer = Math.max(largestBinding, memory.store, parkStagingBytes);
   const hostStoreBytes = storeWhere === 'cpu' ? storeBytes : 0;
   const parkBytes = park ? park.reduce((a, t) => a + t.bytes, 0) : 0;

@@ -6,10 +6,10 @@
 // Pure: kernel descriptions and buffer handles given by the executor; no GPU object is created here.
 import type { AnyKernelDef, Elem } from '../gpu/kernel';
 import { conv3dTuningForCout, packConvWeight, packedConvWeightLength } from '../kernels/conv3d';
-import { conv3dMmaWq, conv3dMmaWqEmu } from '../kernels/conv3d-mma-wq';
+import { dequantInt8 } from '../kernels/dequant-int8';
 import { mmaGemm } from '../kernels/conv3d-mma-flat';
 import { conv3dTiled, conv3dTiledFor } from '../kernels/conv3d-tiled';
-import { blockedConvWeightLength, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../kernels/conv3d-mma';
+import { blockedConvWeightLength, conv3dMmaPack, mmaScratchElems, packConvWeightBlocked } from '../kernels/conv3d-mma';
 import { kernels } from '../kernels/index';
 import { invMaxFor } from '../kernels/rms-norm';
 import { convWeightFormat, int8BlockedBytes, packedWeightBytes, wqOverride, type WeightsPrecision } from '../model/quantize';
@@ -34,7 +34,7 @@ export interface WeightUse {
 /** What the executor resolves for a step of one program (slots are per program). */
 export interface BindCtx {
   elem: Elem;
-  /** storage of conv weights (default: = elem); packed formats run conv3d-wq, int8 with `mma` conv3d-mma-wq */
+  /** storage of conv weights (default: = elem); packed formats run conv3d-wq, int8 with `mma` dequant-int8 + the f16 GEMM */
   weightsPrecision?: WeightsPrecision;
   cfg: DecoderConfig;
   /** conv3d tiling for this adapter and its invocation limit */
@@ -51,6 +51,8 @@ export interface BindCtx {
   out: GPUBuffer;
   rgba: GPUBuffer;
   mmaScratch: GPUBuffer | null;
+  /** tensor cores with int8 weights: the f16 blocked weights of one conv (dequant-int8 writes, the GEMM reads; wqScratchOf) */
+  wqScratch?: GPUBuffer | null;
   /** store entry `which` of the chunk being encoded (a bound range: the store is bound one entry at a time) */
   storeEntry(which: number): GPUBufferBinding;
   /** true when the planner gave output `y` the slot of input `v` (an in-place update) */
@@ -93,7 +95,7 @@ export const onTensorCores = (_s: ConvStep): boolean => true;
 
 /** GPU bytes of conv weight `w`: conv3d-mma's blocked layout in a tensor-core plan with f16 weights, else packedWeightBytes. */
 export function convWeightBytes(w: NonNullable<WeightUse['conv']>, format: Parameters<typeof packedWeightBytes>[0], elemBytes: number, tensorCores: boolean): number {
-  if (tensorCores && format === 'int8') return int8BlockedBytes(w.blocked, w.cout); // conv3d-mma-wq's int8 blocked layout + scales
+  if (tensorCores && format === 'int8') return int8BlockedBytes(w.blocked, w.cout); // dequant-int8's input: int8 in the blocked order + scales
   return tensorCores && format === 'elem' ? Math.ceil((w.blocked * elemBytes) / 4) * 4 : packedWeightBytes(format, w.cout, w.rows, elemBytes);
 }
 
@@ -120,7 +122,7 @@ const conv: StepKind<ConvStep> = {
   ringPush: (s) => (s.ring ? { key: s.ring, x: s.x, frameElems: s.ringFrame } : null),
   storeWrite: () => null,
   perChunk: () => false,
-  kernels(s, c) {
+  kernels(s, c): StepKernel[] {
     const res = s.res ? (c.inPlace(s.res, s.y) ? 2 : 1) : 0;
     const resBuf = s.res && res === 1 ? c.view(s.res) : c.dummy;
     const gamma = s.norm ? c.weight(s.norm.gkey) : c.dummy;
@@ -129,11 +131,13 @@ const conv: StepKind<ConvStep> = {
     const load = { KT: s.kt, KS: s.ks, UP: s.up, NORM: s.norm ? 1 : 0, SILU: s.norm?.silu ? 1 : 0 };
     // packed weights (int8, or f16 beside f32 activations): conv3d-wq dequantises them in its operand load
     const wq = wqOverride(convWeightFormat(c.elem, c.weightsPrecision));
-    // int8 on tensor cores: conv3d-mma-wq dequantises the int8 tiles in its operand load (its `wq` binding 5)
+    // int8 on tensor cores: dequant-int8 expands this conv's int8 weights (+ scales) into the f16 blocked
+    // scratch, then the pack and the same GEMM as f16 weights (mmaGemm) read it
     if (wq === 1 && c.mma && onTensorCores(s))
       return [
+        { def: dequantInt8, overrides: { KT: s.kt, KS: s.ks }, bindings: [w, c.wqScratch!] },
         { def: conv3dMmaPack, overrides: load, bindings: [c.view(s.x), ring, gamma, c.mmaScratch!] },
-        { def: conv3dMmaTiles(c.mma.emulate ? conv3dMmaWqEmu : conv3dMmaWq, ...mmaTilesFor(s, s.ks)), overrides: { KT: s.kt, KS: s.ks, HAS_RES: res, SG: c.mma.subgroupSize }, bindings: [c.mmaScratch!, w, b, resBuf, c.view(s.y), w] },
+        { def: mmaGemm(s, s.ks, !!c.mma.emulate), overrides: { KT: s.kt, KS: s.ks, HAS_RES: res, SG: c.mma.subgroupSize }, bindings: [c.mmaScratch!, c.wqScratch!, b, resBuf, c.view(s.y)] },
       ];
     if (wq) return [{ def: kernels.conv3dWq, overrides: { ...load, HAS_RES: res, WQ: wq, ...conv3dTuningForCout(c.tuning, s.cout, c.maxInvocations) }, bindings: [c.view(s.x), ring, w, b, resBuf, c.view(s.y), gamma, w] }];
     if (c.mma && onTensorCores(s))
@@ -245,5 +249,12 @@ export function weightBuffers(steps: Iterable<Step>): WeightUse[] {
 export function mmaScratchOf(steps: Iterable<Step>): number {
   let elems = 0;
   for (const s of steps) if (s.kind === 'conv' && onTensorCores(s)) elems = Math.max(elems, mmaScratchElems(s, s.kt, s.ks));
+  return elems;
+}
+
+/** Elements of the largest conv weight among `steps` in conv3d-mma's blocked layout: the f16 scratch of int8 weights on tensor cores (dequant-int8). */
+export function wqScratchOf(steps: Iterable<Step>): number {
+  let elems = 0;
+  for (const s of steps) if (s.kind === 'conv' && onTensorCores(s)) elems = Math.max(elems, blockedConvWeightLength(s.cout, s.cin, s.kt, s.ks));
   return elems;
 }

@@ -90,7 +90,7 @@ describe('int8 quantiser', () => {
     expect(int8 / f32).toBeGreaterThan(0.25);
     expect(int8 / f32).toBeLessThan(0.26);
     expect(() => plan(cfg, { frames: 2, h: 4, w: 4, cache: 'on', precision: 'f16', weightsPrecision: 'f32' })).toThrow(/f32 weights need f32 storage/);
-    // int8 weights with f16 storage run on tensor cores (conv3d-mma-wq): the plan keeps them, counts their
+    // int8 weights with f16 storage run on tensor cores (dequant-int8 + the f16 GEMM): the plan keeps them, counts their
     // operand copy and the int8 blocked weights (channels padded to 16: a little more than conv3d-wq's)
     const o8 = { frames: 2, h: 4, w: 4, cache: 'on', precision: 'f16', weightsPrecision: 'int8' } as const;
     const p8 = plan(cfg, { ...o8, tensorCores: true }), portable8 = plan(cfg, o8);

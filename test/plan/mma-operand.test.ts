@@ -25,7 +25,7 @@ describe('tensor-core operand copy in the plan', () => {
     expect(copy).toBe(3 * 6 * 482 * 834 * 16 * 2);
     expect(on.largestBinding).toBeGreaterThanOrEqual(copy);
   });
-  it('tensor cores are the default for f16 plans (tensorCores: false opts out; f32 never; int8 weights on conv3d-mma-wq)', () => {
+  it('tensor cores are the default for f16 plans (tensorCores: false opts out; f32 never; int8 weights dequantised per conv)', () => {
     // a default still off (or on for f32 storage) fails one of these
     const dec = new WanVaeDecoder(syntheticWeights(OFFICIAL['2.1'], { values: false }));
     const shape: [number, number, number, number] = [16, 3, 60, 104];

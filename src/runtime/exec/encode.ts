@@ -79,6 +79,7 @@ export class StepEncoder {
       out: r.out,
       rgba: r.rgba,
       mmaScratch: r.mmaScratch,
+      wqScratch: r.wqScratch,
       storeEntry: (which) => this.store.entry(chunk, which),
       inPlace: (v, y) => r.inPlace(pp, v, y),
     };

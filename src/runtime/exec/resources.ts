@@ -6,7 +6,8 @@ import type { Weights } from '../../model/weights';
 import { Arena } from '../arena';
 import type { View } from '../../plan/graph';
 import type { Plan, ProgramPlan } from '../../plan/planner';
-import { mmaScratchOf } from '../../plan/step-kinds';
+import { mmaScratchOf, wqScratchOf } from '../../plan/step-kinds';
+import { convWeightFormat } from '../../model/quantize';
 import { readbackUsage, storageUsage } from './usage';
 import { WeightStream } from './weight-stream';
 import { uploadWeights, type BlockedWeightJob } from './weights';
@@ -33,6 +34,8 @@ export class Resources {
   readonly uniforms: GPUBuffer;
   /** tensor cores: the blocked operand copy, one conv call at a time (conv3d-mma-pack writes, conv3d-mma reads) */
   readonly mmaScratch: GPUBuffer | null = null;
+  /** tensor cores with int8 weights: the f16 blocked weights of one conv (dequant-int8 writes, the GEMM reads) */
+  readonly wqScratch: GPUBuffer | null = null;
   /** tensor cores: blocked f16 conv weights allocated but not yet written (GpuDecoder.create: prepareBlockedWeights, the operand copy as staging) */
   readonly weightJobs: BlockedWeightJob[] = [];
 
@@ -67,6 +70,8 @@ export class Resources {
       // the largest operand copy of any conv call (not in the plan's figures yet: counted as activations here)
       const elems = mmaScratchOf(steps);
       if (elems) this.mmaScratch = arena.create('activations', 'tensor-core operand copy', Math.ceil((elems * p.elemBytes) / 4) * 4, storageUsage());
+      const wq = convWeightFormat(elem, p.opts.weightsPrecision) === 'int8' ? wqScratchOf(steps) : 0;
+      if (wq) this.wqScratch = arena.create('activations', 'int8 weights of one conv in f16 (dequant-int8)', wq * 2, storageUsage());
     }
     for (const k of [0, 1]) this.staging.push(arena.create('staging', `readback ${k}`, (p.outElems + p.outRgbaElems) * 4, readbackUsage()));
     this.uniforms = arena.create('uniforms', 'params', p.maxDispatches * p.uniformStride, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);

@@ -9,6 +9,7 @@ import { conv3dTuningForCout, packConvWeight, packedConvWeightLength } from '../
 import { dequantInt8 } from '../kernels/dequant-int8';
 import { mmaGemm } from '../kernels/conv3d-mma-flat';
 import { conv3dTiled, conv3dTiledFor } from '../kernels/conv3d-tiled';
+import { conv3dHead, conv3dHeadFor } from '../kernels/conv3d-head';
 import { blockedConvWeightLength, conv3dMmaPack, mmaScratchElems, packConvWeightBlocked } from '../kernels/conv3d-mma';
 import { kernels } from '../kernels/index';
 import { invMaxFor } from '../kernels/rms-norm';
@@ -146,6 +147,9 @@ const conv: StepKind<ConvStep> = {
         { def: conv3dMmaPack, overrides: load, bindings: [c.view(s.x), ring, gamma, c.mmaScratch!] },
         { def: mmaGemm(s, s.ks, !!c.mma.emulate), overrides: { KT: s.kt, KS: s.ks, HAS_RES: res, SG: c.mma.subgroupSize }, bindings: [c.mmaScratch!, w, b, resBuf, c.view(s.y)] },
       ];
+    // GPUs: the head's few output channels (3, 12) on conv3d-head (staged 8 x 64 pixel tiles, every channel per invocation)
+    const head = c.tuning.MODE === 1 ? conv3dHeadFor(s.cout, s.ks, s.up) : null;
+    if (head) return [{ def: conv3dHead, overrides: { ...load, HAS_RES: res, ...head }, bindings: [c.view(s.x), ring, w, b, resBuf, c.view(s.y), gamma] }];
     // GPUs: the generated straight-line conv where its blocks fit cout (conv3d-tiled), else conv3d
     const tiled = conv3dTiledFor(c.tuning, s.cout, s.h * s.w, c.maxInvocations);
     if (tiled) return [{ def: conv3dTiled(tiled), overrides: { ...load, HAS_RES: res }, bindings: [c.view(s.x), ring, w, b, resBuf, c.view(s.y), gamma] }];

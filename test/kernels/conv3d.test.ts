@@ -163,7 +163,7 @@ describe('conv3d', () => {
     expect(() => conv3d.dispatch(p, { KT: 1, KS: 3, UP: 1 })).toThrow(/even/);
     expect(() => conv3d.dispatch({ ...p, tap0: 1 }, { KT: 1, KS: 1 })).toThrow(/tap0/);
   });
-  it('the decoder runs conv3d-tiled for 96-channel convs on GPU tunings only; the head and CPU tunings stay on conv3d', () => {
+  it('the decoder runs conv3d-tiled for 96-channel convs and conv3d-head for the head on GPU tunings only; CPU tunings stay on conv3d', () => {
     // Wan2.1 at dim 24: 96 / 48 / 24 channels and the 3-channel head; a step table that ignored the
     // choice (or chose it for CPU adapters, or for a cout its blocks do not fit) fails the counts below
     const weights = syntheticWeights({ version: '2.1', dim: 24, zDim: 4, seed: 3 });
@@ -186,7 +186,10 @@ describe('conv3d', () => {
     const gpuIds = ids(conv3dTuning.gpu);
     expect(gpuIds.filter((k) => k.cout % 96 === 0).every((k) => k.id === conv3dTiled(TILED_GPU.c96p64).id)).toBe(true); // 12x16 px frames: 64-pixel blocks
     expect(gpuIds.filter((k) => k.cout % 96 === 0).length).toBeGreaterThan(10);
-    expect(gpuIds.filter((k) => k.cout % 96 !== 0).every((k) => k.id === 'conv3d')).toBe(true);
+    // the 3-channel head on conv3d-head (src/kernels/conv3d-head.ts), the 48 / 24-channel convs on conv3d
+    expect(gpuIds.filter((k) => k.cout === 3).map((k) => k.id)).toEqual(gpuIds.filter((k) => k.cout === 3).map(() => 'conv3d-head'));
+    expect(gpuIds.filter((k) => k.cout === 3).length).toBeGreaterThan(0);
+    expect(gpuIds.filter((k) => k.cout % 96 !== 0 && k.cout !== 3).every((k) => k.id === 'conv3d')).toBe(true);
     expect(ids(conv3dTuning.cpu).every((k) => k.id === 'conv3d')).toBe(true);
   });
   it('conv3dTiledFor: the H200 table by channels and frame size, the 8x8 block under 384 invocations, none for the head or CPU tunings', () => {

@@ -122,7 +122,7 @@ export class GpuSession {
     // the plan's norm mode first, then the others in the schema's order
     const norms = [o.norm, ...OPTIONS.norm.values.filter((n) => n !== o.norm)];
     try {
-      return fitPlan(this.cfg, { frames: o.frames, h: o.h, w: o.w, cache: o.cache, rgba: o.rgba, tensorCores: o.tensorCores, weightsPrecision: o.weightsPrecision }, {
+      return fitPlan(this.cfg, { frames: o.frames, h: o.h, w: o.w, cache: o.cache, rgba: o.rgba, tensorCores: o.tensorCores, weightsPrecision: o.weightsPrecision, conv: o.conv }, {
         budget: p.memory.total - 1,
         limits: { maxStorageBufferBindingSize: limits.maxStorageBufferBindingSize, maxBufferSize: limits.maxBufferSize },
         precisions: [o.precision],

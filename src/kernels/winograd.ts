@@ -14,6 +14,7 @@
 import common from '../../shaders/winograd-common.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import type { KernelDef } from '../gpu/kernel';
+import type { OptionValue } from '../options/schema';
 import type { Conv3dParams } from './conv3d';
 import { acc, comp, geom, multiply, range, tiledShapeError, type Geom, type TiledShape } from './conv3d-tiled';
 import { sandwichWgsl, WINO_MATS, winoPositions, type WinoR } from './winograd-transforms';
@@ -309,12 +310,16 @@ export function winogradGemm(r: WinoR, t: TiledShape): KernelDef<WinoParams> {
   }));
 }
 
-/** The GEMM block for `cout` output channels: conv3d-tiled's decoder blocks (96 or 128 channels x 128 tiles), or null. */
+/**
+ * The GEMM block for `cout` output channels: conv3d-tiled's decoder blocks (96 or 128 channels x 128
+ * tiles) where they divide cout, else 64 or 16 channels x 128 tiles (small widths: the golden cases).
+ */
 export function winoGemmShape(cout: number, maxInvocations = 256): TiledShape | null {
   const options: TiledShape[] =
     cout % 96 === 0 ? [{ wgN: 16, wgM: 24, tm4: 1, tn4: 2, bk: 12, fma: true }, { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12, fma: true }]
     : cout % 128 === 0 ? [{ wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 16, fma: true }]
-    : [];
+    : cout % 64 === 0 ? [{ wgN: 16, wgM: 16, tm4: 1, tn4: 2, bk: 16, fma: true }]
+    : [{ wgN: 16, wgM: 4, tm4: 1, tn4: 2, bk: 8, fma: true }];
   return options.find((t) => !tiledShapeError(t, maxInvocations)) ?? null;
 }
 
@@ -333,18 +338,20 @@ export function winoScratchElems(r: WinoR, band: number, cin: number, cout: numb
 }
 
 /**
- * The Winograd form of a conv, or null where it stays direct: 3x3 spatial taps and >= 96 output
- * channels in a 96- or 128-channel GEMM block (Wan's 3x3x3 causal convs and upsample Conv2d; 1x1,
- * 3x1x1 and the 3-channel head stay direct). Tiles per band: the most (a multiple of 128) whose
- * scratch fits `capBytes`.
+ * The Winograd form of a conv, or null where it stays direct: 3x3 spatial taps and >= `minCout` output
+ * channels (Wan's 3x3x3 causal convs and upsample Conv2d; 1x1, 3x1x1 and the 3- or 12-channel head stay
+ * direct). Tiles per band: the most (a multiple of 128) whose scratch fits `capBytes`.
  */
-export function winoPlanFor(r: WinoR, s: { ks: number; kt: number; cin: number; cout: number; h: number; w: number }, capBytes = WINO_SCRATCH_BYTES): WinoPlan | null {
-  if (s.ks !== 3 || s.cout < 96 || !winoGemmShape(s.cout, 1024)) return null;
+export function winoPlanFor(r: WinoR, s: { ks: number; kt: number; cin: number; cout: number; h: number; w: number }, minCout = 96, capBytes = WINO_SCRATCH_BYTES): WinoPlan | null {
+  if (s.ks !== 3 || s.cout < Math.max(16, minCout)) return null;
   const all = winoTiles(r, s.h, s.w);
   const perTile = winoPositions(r) * (s.kt * s.cin + s.cout) * 4;
   const fit = Math.max(128, Math.floor(capBytes / perTile / 128) * 128);
   return { r, band: Math.min(fit, stride(all)) };
 }
+
+/** Bands (dispatches of each of the three kernels) of a conv with an h x w output. */
+export const winoBandCount = (wp: WinoPlan, h: number, w: number): number => Math.ceil(winoTiles(wp.r, h, w) / wp.band);
 
 /** Params of each band dispatch of a conv whose direct params are `p`. */
 export function winoBandParams(wp: WinoPlan, p: Conv3dParams, kt: number): WinoParams[] {
@@ -354,3 +361,24 @@ export function winoBandParams(wp: WinoPlan, p: Conv3dParams, kt: number): WinoP
   for (let t0 = 0; t0 < all; t0 += wp.band) out.push({ ...p, t0, nt: Math.min(wp.band, all - t0), m_off });
   return out;
 }
+
+/** The --conv option (src/options/schema.ts). */
+export type ConvOption = OptionValue<'conv'>;
+
+/**
+ * The form of one conv under --conv: null = the direct conv. 'winograd' / 'winograd4': every 3x3 conv
+ * with >= 16 output channels; 'auto': the form measured fastest for the conv's shape (AUTO_WINO below).
+ */
+export function convFormFor(o: ConvOption, s: { ks: number; kt: number; cin: number; cout: number; h: number; w: number }): WinoPlan | null {
+  // asked for: every 3x3 conv with >= 16 output channels (the golden cases' small widths too)
+  if (o === 'winograd') return winoPlanFor(2, s, 16);
+  if (o === 'winograd4') return winoPlanFor(4, s, 16);
+  if (o === 'auto') {
+    const r = AUTO_WINO(s);
+    return r ? winoPlanFor(r, s) : null;
+  }
+  return null;
+}
+
+/** 'auto': not measured yet on a GPU: the direct conv everywhere. */
+const AUTO_WINO = (_s: { ks: number; kt: number; cin: number; cout: number; h: number; w: number }): WinoR | null => null;

@@ -140,8 +140,8 @@ async function decodeCmd(argv: string[]): Promise<number> {
     // 10.8 -> 4.5 s warm) and needs an operand copy (232 MB there) that the plans below count
     deviceTensorCores = await dec.hasTensorCores();
     const tensorCores = cliValue(a, 'tensorCores') && deviceTensorCores;
-    const fit = fitPlan(dec.cfg, { frames: latents.shape[1], h: latents.shape[2], w: latents.shape[3], cache, tensorCores }, req);
-    opts = { ...opts, cache, precision: fit.plan.opts.precision, weightsPrecision: fit.plan.opts.weightsPrecision, tile: fit.plan.opts.tile, cacheOffload: fit.plan.opts.cacheOffload ? 'on' : 'off', weightsStream: fit.plan.weightStream ? 'on' : 'off', weightsStreamSlots: fit.plan.weightStream?.slots, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk, tensorCores: tensorCores && !!fit.plan.opts.tensorCores };
+    const fit = fitPlan(dec.cfg, { frames: latents.shape[1], h: latents.shape[2], w: latents.shape[3], cache, tensorCores, conv: cliValue(a, 'conv') }, req);
+    opts = { ...opts, cache, precision: fit.plan.opts.precision, weightsPrecision: fit.plan.opts.weightsPrecision, tile: fit.plan.opts.tile, cacheOffload: fit.plan.opts.cacheOffload ? 'on' : 'off', weightsStream: fit.plan.weightStream ? 'on' : 'off', weightsStreamSlots: fit.plan.weightStream?.slots, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk, tensorCores: tensorCores && !!fit.plan.opts.tensorCores, conv: fit.plan.opts.conv };
     reason = fit.reason;
   } else {
     const cache = cliValue(a, 'cache');
@@ -251,7 +251,7 @@ function planCmd(argv: string[]): number {
     throw new DecoderError('bad-input', `--frames ${String(a.frames)}: with the cache a video has 1 + 4k frames (81, 121, ...)`);
   const T = cache === 'on' ? (frames - 1) / 4 + 1 : frames;
   // --tensor-cores on (default): the plan of a device that has them (the H200's path), as decode would take it there
-  const { plan: p, reason } = fitPlan(cfg, { frames: T, h: H / cfg.scale, w: W / cfg.scale, cache, tensorCores: cliValue(a, 'tensorCores') === true }, req);
+  const { plan: p, reason } = fitPlan(cfg, { frames: T, h: H / cfg.scale, w: W / cfg.scale, cache, tensorCores: cliValue(a, 'tensorCores') === true, conv: cliValue(a, 'conv') }, req);
   const s = planSummary(p);
   // the model fitPlan weighs streaming with (H200 rates; tensor cores where the plan has them)
   const e = expectedSeconds(p);

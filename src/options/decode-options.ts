@@ -33,6 +33,8 @@ export interface DecodeOptions {
   normChunk?: number;
   /** tensor cores for the convs (conv3d-mma) where the device offers subgroup matrices and precision is f16 */
   tensorCores?: boolean;
+  /** portable f32 plans: the 3x3 convs direct or as the non-fused Winograd conv ('auto': the form measured fastest per layer shape) */
+  conv?: OptionValue<'conv'>;
   /** stops the decode between chunks: it rejects with DecoderError('cancelled'), the decoder stays usable */
   signal?: AbortSignal;
   /**

@@ -133,6 +133,10 @@ export const OPTIONS = {
     kind: 'bool', flag: 'tensor-cores', commands: BOTH, api: true, demo: null, default: true,
     help: 'Convs on tensor cores (conv3d-mma) where the adapter offers subgroup matrices, with f16 storage and f16 or int8 weights (int8: expanded to f16 per conv before the GEMM; the planner keeps the portable conv where its expected time is less); on by default: Wan2.1 480x832x81 on an H200 decodes in 3.2 s warm against 10.5 s. off: always the portable conv. plan: on assumes an adapter that has them.',
   },
+  conv: {
+    kind: 'choice', flag: 'conv', commands: BOTH, api: true, demo: null, values: ['auto', 'direct', 'winograd', 'winograd4'], default: 'auto',
+    help: 'Portable f32 plans: the 3x3 convs with >= 96 channels as the direct conv or the exact non-fused Winograd F(2x2,3x3) (winograd) / F(4x4,3x3) (winograd4; 2.25x / 4x fewer multiplies, a banded scratch of <= 256 MiB); auto: the form measured fastest per layer shape. Tensor-core, f16 and int8 plans stay direct.',
+  },
   collect: { kind: 'bool', flag: null, commands: [], api: true, demo: null, default: true, help: 'Keep the whole video in the result; false: frames only through onFrame (constant CPU memory).' },
   framesInFlight: { kind: 'int', flag: null, commands: [], api: true, demo: null, min: 1, unit: 'frames', default: 4, help: 'Backpressure: at most this many frames handed to onFrame and not yet settled (onFrame may return a Promise); the decode waits for the consumer beyond it. Default 4: one chunk of Wan frames.' },
   injectOom: {

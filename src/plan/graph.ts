@@ -10,6 +10,7 @@
 // chunk (each tile keeps its own rings, frames stream per chunk); 'tile-major' splits it into a 'latent'
 // program that stores the latent-rate output of every chunk, and one program per tile that crops from
 // that store, so only one tile's rings exist at a time (frames complete with the last tile).
+import type { WinoPlan } from '../kernels/winograd';
 import type { DecoderConfig, DupUpCfg, ResBlockCfg, UpBlockCfg } from '../model/config';
 import type { Tile } from './tiling';
 import { tileWindows, type LevelWindow } from './tile-windows';
@@ -67,6 +68,8 @@ export interface ConvStep {
   ringFrame: number;
   /** --norm fused: RMS_norm (gamma `gkey`) + optional SiLU applied to x while loading; x carries inv in row cin */
   norm?: { gkey: string; silu: boolean };
+  /** set by the planner (--conv): run as the non-fused Winograd conv, banded (kernels/winograd.ts) */
+  wino?: WinoPlan;
 }
 
 /**

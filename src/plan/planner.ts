@@ -6,7 +6,8 @@ import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
 import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type NormMode, type Program, type Step, type TilePlan, type View } from './graph';
 import { convWeightFormat, type WeightsPrecision } from '../model/quantize';
-import { convWeightBytes, kindOf, mmaScratchOf, weightBuffers, wqScratchOf } from './step-kinds';
+import { convFormFor, type ConvOption } from '../kernels/winograd';
+import { convWeightBytes, kindOf, mmaScratchOf, winoScratchOf, weightBuffers, wqScratchOf } from './step-kinds';
 import { makeTiles, type Tile } from './tiling';
 import { tiledOverhead, tileWindows, type LevelWindow } from './tile-windows';
 import { withWeightStream, type WeightStreamPlan } from './weight-stream';
@@ -85,6 +86,8 @@ export interface PlanOptions {
   normChunk?: number;
   /** f16 only: the convs run on tensor cores (conv3d-mma), whose operand copy the plan counts (activations) */
   tensorCores?: boolean;
+  /** f32 portable plans: the 3x3 convs' form (kernels/winograd.ts convFormFor; default 'auto'); others stay direct */
+  conv?: ConvOption;
   /** conv weights stay in CPU memory and stream through a ring of GPU buffers (weight-stream.ts); exact */
   weightsStream?: boolean;
   /** ring slots of the weight stream (>= 2); default: the fewest with which no program run uploads a group twice */
@@ -390,6 +393,9 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
       return { prog, slotOf: new Int32Array(0) };
     });
   }
+  // --conv: the Winograd form of each eligible conv (f32 storage, f32 weights held on the GPU; banded scratch below)
+  if (opts.precision === 'f32' && wFormat === 'elem' && !opts.weightsStream)
+    for (const p of all) for (const s of p.steps) if (s.kind === 'conv') s.wino = convFormFor(opts.conv ?? 'auto', s) ?? undefined;
   const slotOfs = assignSlots(all, elemBytes, slots);
   let next = 0;
   for (const k of kinds) for (const pp of programs[k]!) pp.slotOf = slotOfs[next++]!;
@@ -450,13 +456,15 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const mmaScratchBytes = opts.tensorCores && opts.precision === 'f16' && wFormat !== 'f16' ? align4(mmaScratchOf(all.flatMap((g) => g.steps)) * elemBytes) : 0;
   // + int8 weights: the f16 blocked weights of the largest conv (dequant-int8 writes them before each GEMM)
   const wqScratchBytes = opts.tensorCores && opts.precision === 'f16' && wFormat === 'int8' ? align4(wqScratchOf(weightSteps(programs)) * 2) : 0;
+  // Winograd convs: V + M of the largest band (exec/resources.ts allocates it; kernels/winograd.ts caps it)
+  const winoScratchBytes = align4(winoScratchOf(all.flatMap((g) => g.steps)) * 4);
   const memory: MemoryBreakdown = {
     // conv weights by the weights precision (int8: 1 byte per weight + a 4-byte scale per output channel)
     weights: weightBuffers(weightSteps(programs)).reduce((a, w) => a + (w.conv ? convWeightBytes(w.conv, wFormat, elemBytes, !!opts.tensorCores && opts.precision === 'f16') : align4(w.elems * elemBytes)), 0),
     // cache offload: the shared buffers of one tile's rings (+ the latent-rate part's rings)
     cache: [...ringBuffers.values()].reduce((a, b) => a + b, 0),
     // + tensor cores: one operand copy of the largest conv call (exec/resources.ts allocates it); int8: + the f16 weights of one conv
-    activations: slots.reduce((a, s) => a + s.bytes, 0) + mmaScratchBytes + wqScratchBytes,
+    activations: slots.reduce((a, s) => a + s.bytes, 0) + mmaScratchBytes + wqScratchBytes + winoScratchBytes,
     // 'cpu': one chunk's entries (the upload window); the host keeps all of them
     store: storeWhere === 'cpu' ? storeEntryBytes * storePerChunk : storeBytes,
     // latent frame in; rgb f32 (+ rgba) regions of one program out; a 4-byte dummy for unused bindings
@@ -469,7 +477,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
     total: 0,
   };
   memory.total = memory.weights + memory.cache + memory.activations + memory.store + memory.io + memory.staging + memory.uniforms;
-  const largestBinding = Math.max(outBytes, storeEntryBytes, mmaScratchBytes, wqScratchBytes, ...rings.map((r) => r.bytes), ...slots.map((s) => s.bytes));
+  const largestBinding = Math.max(outBytes, storeEntryBytes, mmaScratchBytes, wqScratchBytes, winoScratchBytes, ...rings.map((r) => r.bytes), ...slots.map((s) => s.bytes));
   const largestBuffer = Math.max(largestBinding, memory.store, parkStagingBytes);
   const hostStoreBytes = storeWhere === 'cpu' ? storeBytes : 0;
   const parkBytes = park ? park.reduce((a, t) => a + t.bytes, 0) : 0;

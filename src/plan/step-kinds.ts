@@ -12,6 +12,8 @@ import { conv3dTiled, conv3dTiledFor } from '../kernels/conv3d-tiled';
 import { conv3dHead, conv3dHeadFor } from '../kernels/conv3d-head';
 import { blockedConvWeightLength, conv3dMmaPack, mmaScratchElems, packConvWeightBlocked } from '../kernels/conv3d-mma';
 import { kernels } from '../kernels/index';
+import { winoBandCount, winoBandParams, winogradGemm, winogradIn, winogradOut, winoGemmShape, winoScratchElems } from '../kernels/winograd';
+import { packWinogradWeight, winoWeightLength } from '../kernels/winograd-transforms';
 import { invMaxFor } from '../kernels/rms-norm';
 import { convWeightFormat, int8BlockedBytes, packedWeightBytes, wqOverride, type WeightsPrecision } from '../model/quantize';
 import type { DecoderConfig } from '../model/config';
@@ -52,6 +54,8 @@ export interface BindCtx {
   out: GPUBuffer;
   rgba: GPUBuffer;
   mmaScratch: GPUBuffer | null;
+  /** portable plans with Winograd convs: V + M of one band (winoScratchOf) */
+  winoScratch?: GPUBuffer | null;
   /** tensor cores with int8 weights: the f16 blocked weights of one conv (dequant-int8 writes, the GEMM reads; wqScratchOf) */
   wqScratch?: GPUBuffer | null;
   /** store entry `which` of the chunk being encoded (a bound range: the store is bound one entry at a time) */
@@ -100,12 +104,24 @@ export function convWeightBytes(w: NonNullable<WeightUse['conv']>, format: Param
   return tensorCores && format === 'elem' ? Math.ceil((w.blocked * elemBytes) / 4) * 4 : packedWeightBytes(format, w.cout, w.rows, elemBytes);
 }
 
+/** A Winograd conv's weight: U = G g G^T in float64 ([E][kt*cin][cout4*4], f32; its own key, (r+2)^2/9 of the 3x3 weights). */
+function winoWeight(s: ConvStep, r: 2 | 4): WeightUse {
+  return {
+    key: `${s.wkey}.weight.wino${r}`,
+    elems: winoWeightLength(r, s.cout, s.cin, s.kt),
+    data(w) {
+      const want = s.up ? [s.cout, s.cin, 3, 3] : [s.cout, s.cin, s.kt, 3, 3];
+      return packWinogradWeight(w.get(`${s.wkey}.weight`, want).data, r, s.cout, s.cin, s.kt);
+    },
+  };
+}
+
 const conv: StepKind<ConvStep> = {
   views: (s) => (s.res ? [s.x, s.y, s.res] : [s.x, s.y]),
   // conv3d HAS_RES=2: the conv reads its residual at the output pixel only, so y may take its slot
   inPlace: (s) => (s.res && s.res.t !== s.x.t ? [s.res, s.y] : null),
   weights: (s) => [
-    {
+    s.wino ? winoWeight(s, s.wino.r) : {
       key: `${s.wkey}.weight`,
       elems: packedConvWeightLength(s.cout, s.cin, s.kt, s.ks),
       conv: { cout: s.cout, cin: s.cin, rows: s.kt * s.ks * s.ks * s.cin, blocked: blockedConvWeightLength(s.cout, s.cin, s.kt, s.ks) },
@@ -118,7 +134,8 @@ const conv: StepKind<ConvStep> = {
     },
     { key: `${s.wkey}.bias`, elems: s.cout, data: (w) => w.get(`${s.wkey}.bias`, [s.cout]).data },
   ],
-  dispatches: () => 1,
+  // Winograd: the three kernels once per band of tiles
+  dispatches: (s) => (s.wino ? winoBandCount(s.wino, s.h, s.w) : 1),
   // the cache stores the conv input: copied over frame t-2 once the conv has read it
   ringPush: (s) => (s.ring ? { key: s.ring, x: s.x, frameElems: s.ringFrame } : null),
   storeWrite: () => null,
@@ -130,6 +147,16 @@ const conv: StepKind<ConvStep> = {
     const ring = s.ring ? c.ring(s.ring) : c.dummy;
     const w = c.weight(`${s.wkey}.weight`), b = c.weight(`${s.wkey}.bias`);
     const load = { KT: s.kt, KS: s.ks, UP: s.up, NORM: s.norm ? 1 : 0, SILU: s.norm?.silu ? 1 : 0 };
+    // Winograd (portable f32 plans, --conv): input transform, batched GEMM against U, output transform
+    if (s.wino) {
+      const ov = { KT: s.kt, UP: s.up, HAS_RES: res, NORM: load.NORM, SILU: load.SILU };
+      const shape = winoGemmShape(s.cout, c.maxInvocations)!;
+      return [
+        { def: winogradIn(s.wino.r), overrides: ov, bindings: [c.view(s.x), ring, gamma, c.winoScratch!] },
+        { def: winogradGemm(s.wino.r, shape), overrides: ov, bindings: [c.winoScratch!, c.weight(`${s.wkey}.weight.wino${s.wino.r}`)] },
+        { def: winogradOut(s.wino.r), overrides: ov, bindings: [c.winoScratch!, b, resBuf, c.view(s.y)] },
+      ];
+    }
     // packed weights (int8, or f16 beside f32 activations): conv3d-wq dequantises them in its operand load
     const wq = wqOverride(convWeightFormat(c.elem, c.weightsPrecision));
     // int8 on tensor cores: dequant-int8 expands this conv's int8 weights (+ scales) into the f16 blocked
@@ -163,7 +190,8 @@ const conv: StepKind<ConvStep> = {
       prev1 = ((k + 1) & 1) * s.ringFrame;
       tap0 = Math.max(0, 2 - k);
     }
-    return [{ cin: s.cin, cout: s.cout, h: s.h, w: s.w, x_off: s.x.off, prev2_off: prev2, prev1_off: prev1, res_off: s.res?.off ?? 0, y_off: s.y.off, tap0 }];
+    const p = { cin: s.cin, cout: s.cout, h: s.h, w: s.w, x_off: s.x.off, prev2_off: prev2, prev1_off: prev1, res_off: s.res?.off ?? 0, y_off: s.y.off, tap0 };
+    return s.wino ? winoBandParams(s.wino, p, s.kt) : [p];
   },
 };
 
@@ -260,5 +288,12 @@ export function mmaScratchOf(steps: Iterable<Step>): number {
 export function wqScratchOf(steps: Iterable<Step>): number {
   let elems = 0;
   for (const s of steps) if (s.kind === 'conv' && onTensorCores(s)) elems = Math.max(elems, blockedConvWeightLength(s.cout, s.cin, s.kt, s.ks));
+  return elems;
+}
+
+/** Elements of the largest Winograd scratch (V + M of one band) of any conv among `steps` (0: none runs Winograd). */
+export function winoScratchOf(steps: Iterable<Step>): number {
+  let elems = 0;
+  for (const s of steps) if (s.kind === 'conv' && s.wino) elems = Math.max(elems, winoScratchElems(s.wino.r, s.wino.band, s.cin, s.cout, s.kt));
   return elems;
 }

@@ -89,7 +89,9 @@ describe('winoPlanFor: which convs, and bands under the scratch cap', () => {
     }
     expect(winoPlanFor(2, { ...s, ks: 1 })).toBe(null); // 1x1 and 3x1x1
     expect(winoPlanFor(2, { ...s, cout: 3 })).toBe(null); // the head
-    expect(winoPlanFor(2, { ...s, cout: 48 })).toBe(null);
+    expect(winoPlanFor(2, { ...s, cout: 48 })).toBe(null); // under the default 96 ('auto')
+    expect(winoPlanFor(2, { ...s, cout: 48 }, 16)?.r).toBe(2); // asked for (--conv winograd)
+    expect(winoPlanFor(2, { ...s, cout: 12 }, 16)).toBe(null); // Wan2.2's 12-channel head
     // a small frame: one band of all its tiles (rounded up to a multiple of 4)
     expect(winoPlanFor(2, { ...s, h: 6, w: 10 })).toEqual({ r: 2, band: 16 });
   });

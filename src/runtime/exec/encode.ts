@@ -80,6 +80,7 @@ export class StepEncoder {
       rgba: r.rgba,
       mmaScratch: r.mmaScratch,
       wqScratch: r.wqScratch,
+      winoScratch: r.winoScratch,
       storeEntry: (which) => this.store.entry(chunk, which),
       inPlace: (v, y) => r.inPlace(pp, v, y),
     };

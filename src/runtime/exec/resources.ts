@@ -6,7 +6,7 @@ import type { Weights } from '../../model/weights';
 import { Arena } from '../arena';
 import type { View } from '../../plan/graph';
 import type { Plan, ProgramPlan } from '../../plan/planner';
-import { mmaScratchOf, wqScratchOf } from '../../plan/step-kinds';
+import { mmaScratchOf, winoScratchOf, wqScratchOf } from '../../plan/step-kinds';
 import { convWeightFormat } from '../../model/quantize';
 import { readbackUsage, storageUsage } from './usage';
 import { WeightStream } from './weight-stream';
@@ -36,6 +36,8 @@ export class Resources {
   readonly mmaScratch: GPUBuffer | null = null;
   /** tensor cores with int8 weights: the f16 blocked weights of one conv (dequant-int8 writes, the GEMM reads) */
   readonly wqScratch: GPUBuffer | null = null;
+  /** Winograd convs: V and M of one band (winograd-in writes V, winograd-gemm M, winograd-out reads M) */
+  readonly winoScratch: GPUBuffer | null = null;
   /** tensor cores: blocked f16 conv weights allocated but not yet written (GpuDecoder.create: prepareBlockedWeights, the operand copy as staging) */
   readonly weightJobs: BlockedWeightJob[] = [];
 
@@ -73,6 +75,9 @@ export class Resources {
       const wq = convWeightFormat(elem, p.opts.weightsPrecision) === 'int8' ? wqScratchOf(steps) : 0;
       if (wq) this.wqScratch = arena.create('activations', 'int8 weights of one conv in f16 (dequant-int8)', wq * 2, storageUsage());
     }
+    // Winograd convs (portable f32 plans): V + M of the largest band (the planner counts it as activations)
+    const wino = winoScratchOf(steps);
+    if (wino) this.winoScratch = arena.create('activations', 'Winograd V + M of one band', wino * 4, storageUsage());
     for (const k of [0, 1]) this.staging.push(arena.create('staging', `readback ${k}`, (p.outElems + p.outRgbaElems) * 4, readbackUsage()));
     this.uniforms = arena.create('uniforms', 'params', p.maxDispatches * p.uniformStride, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
   }

@@ -222,6 +222,13 @@ describe('wan-vae plan (no GPU)', () => {
     expect((budget.json as { plannedPeakGpuBytes: number }).plannedPeakGpuBytes).toBeLessThanOrEqual(1536 * 2 ** 20);
     const f16 = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--precision', 'f16', '--json');
     expect(f16.json).toMatchObject({ options: { precision: 'f16' } });
+    // --tensor-cores (default on: a device that has them): int8 weights on tensor cores, or the portable conv with off; expected times by the path
+    const tc8 = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--precision', 'f16', '--weights-precision', 'int8', '--limit-binding', '4096', '--tile', 'none', '--json');
+    const off8 = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--precision', 'f16', '--weights-precision', 'int8', '--limit-binding', '4096', '--tile', 'none', '--tensor-cores', 'off', '--json');
+    expect(tc8.json).toMatchObject({ options: { tensorCores: true, weightsPrecision: 'int8' } });
+    expect(off8.json).toMatchObject({ options: { tensorCores: false, weightsPrecision: 'int8' } });
+    const secs = (r: typeof tc8) => (r.json as { expectedSeconds: { compute: number } }).expectedSeconds.compute;
+    expect(secs(tc8)).toBeLessThan(secs(off8));
     const whole = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--limit-binding', '4096', '--tile', 'none', '--json');
     expect(whole.json).toMatchObject({ tiles: 0 });
     const off = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '21', '--cache', 'off', '--json');

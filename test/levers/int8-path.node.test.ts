@@ -1,0 +1,47 @@
+// Pure planning (no GPU). fitPlan's conv path for int8 weights with f16 storage (src/plan/auto.ts fitPlan):
+// a plan with int8 weights on tensor cores is weighed against the same search on the portable conv (no
+// operand copy and no f16 scratch, so under a budget it may fit with fewer tiles) by expected time
+// (src/plan/expected-time.ts), and the faster is taken. Official Wan2.1 widths, latent 5x30x52:
+// - at 100 MiB tensor cores need 22 streamed tiles where the portable conv needs fewer: the portable plan
+//   is expected faster and is taken (a fitPlan without the rule returns the tensor-core plan: fails);
+// - at 120 MiB and without a budget the tensor-core plan is faster and is kept (a rule that always
+//   prefers the portable conv, or compares the wrong way, fails);
+// - in both cases the plan taken is exactly the faster of the two searches, and the reason names the other.
+import { describe, expect, it } from 'vitest';
+import { fitPlan, type FitRequest } from '../../src/plan/auto';
+import { expectedSeconds } from '../../src/plan/expected-time';
+import { inferConfig } from '../../src/model/config';
+import { OFFICIAL, syntheticWeights } from '../../src/model/synthetic';
+
+const cfg = inferConfig(syntheticWeights(OFFICIAL['2.1'], { values: false }));
+const base = { frames: 5, h: 30, w: 52, cache: 'on' as const };
+const req = (budgetMiB?: number): FitRequest => ({
+  budget: budgetMiB === undefined ? undefined : budgetMiB * 2 ** 20,
+  limits: { maxStorageBufferBindingSize: 2 ** 32, maxBufferSize: 2 ** 40 },
+  precisions: ['f16'], weightsPrecisions: ['int8'], tile: 'auto', norms: ['fused'], stores: ['cpu'], weightsStreams: ['off', 'on'],
+});
+
+describe('int8 weights: tensor cores or the portable conv, whichever is expected faster', () => {
+  it.each([
+    [100, false],
+    [120, true],
+    [undefined, true],
+  ] as const)('budget %s MiB: tensor cores %s', (budget, tc) => {
+    const fit = fitPlan(cfg, { ...base, tensorCores: true }, req(budget));
+    // the portable search alone (tensorCores off: the rule does not run)
+    const portable = fitPlan(cfg, { ...base, tensorCores: false }, req(budget));
+    const [t, tp] = [expectedSeconds(fit.plan).total, expectedSeconds(portable.plan).total];
+    console.info(`budget ${budget ?? 'none'}: ${fit.reason}`);
+    expect(!!fit.plan.opts.tensorCores).toBe(tc);
+    expect(fit.plan.opts.weightsPrecision).toBe('int8');
+    if (budget !== undefined) expect(fit.plan.memory.total).toBeLessThanOrEqual(budget * 2 ** 20);
+    if (tc) {
+      expect(t).toBeLessThan(tp);
+      expect(fit.reason).toMatch(/tensor cores: expected ~[\d.]+ s against ~[\d.]+ s .* on the portable conv$/);
+    } else {
+      expect(t).toBe(tp);
+      expect(fit.plan.memory.total).toBe(portable.plan.memory.total);
+      expect(fit.reason).toMatch(/portable conv: expected ~[\d.]+ s against ~[\d.]+ s for int8 weights in \d+ tiles.* on tensor cores$/);
+    }
+  });
+});

@@ -73,6 +73,8 @@ export async function profileMain(argv: string[]): Promise<number> {
     precision: arg(argv, 'precision', 'f16') as 'f16' | 'f32',
     tensorCores: arg(argv, 'tensor-cores', 'off') === 'on',
     norm: arg(argv, 'norm', 'full') as 'full' | 'fused',
+    // --conv auto|direct|winograd|winograd4: the form of the portable f32 3x3 convs (src/kernels/winograd.ts)
+    conv: arg(argv, 'conv', 'auto') as DecodeOptions['conv'],
     latentStats: 'none',
     collect: false,
     // --tile MODE:HxW[:ORDER][:STORE] as the bench's decode switch (e.g. exact:60x52:tile-major:cpu, the
@@ -122,7 +124,7 @@ export async function profileMain(argv: string[]): Promise<number> {
   const byShape = aggregate(busy.each, (f) => `${f[2]}${f[5] ? ` ${f[5]}` : ''}`);
   const flops = decodeFlops(cfg, latent);
   const head = [
-    `# GPU profile: Wan${version} latent ${latent.join('x')} -> ${plain.frames} frames ${plain.width}x${plain.height}, ${opts.precision}, tensor cores ${opts.tensorCores ? 'on' : 'off'}, norm ${opts.norm}`,
+    `# GPU profile: Wan${version} latent ${latent.join('x')} -> ${plain.frames} frames ${plain.width}x${plain.height}, ${opts.precision}, tensor cores ${opts.tensorCores ? 'on' : 'off'}, norm ${opts.norm}, conv ${opts.conv}`,
     '',
     `- ${new Date().toISOString()}, commit ${arg(argv, 'commit', 'unknown')}, adapter ${plain.adapter}`,
     `- CPU weight preparation for tensor cores (re-block + f16 of ${(prepParams / 1e6).toFixed(0)} M conv weights, measured alone before the decodes): ${prepMs.toFixed(0)} ms`,

@@ -149,6 +149,11 @@ describe('GpuDecoder.create packs the portable conv weights on the GPU', () => {
         expect(weightPack.last.gpu).toBeGreaterThan(convs.length / 2);
         expect(dec.arena.peak).toBe(p.memory.total);
         for (const k of convs) expect(Buffer.from(await readBytes(device, bufs(dec).get(k)!)).equals(Buffer.from(await readBytes(device, bufs(js).get(k)!))), k).toBe(true);
+        // a CPU adapter's tuning (the GPU is this CPU): every weight packed in JS, no staging used
+        if (elem === 'f32') {
+          (await GpuDecoder.create(device, p, weights, { tuning: { ...conv3dTuning.cpu } })).dispose();
+          expect(weightPack.last).toMatchObject({ gpu: 0, js: convs.length, chunks: 0 });
+        }
       } finally {
         dec.dispose();
         js.dispose();

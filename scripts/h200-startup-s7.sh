@@ -18,6 +18,7 @@
 #   cli (bin/wan-vae.mjs decode --json, what a user runs): port-f32 fresh and cached, tc-f16 cached
 #   profile (bench-node --profile: per-layer GPU time; head.2 and middle.1.attn rows): f32 portable, f16 tc
 #   wan22 (timing, cold only): Wan2.2 704x1280x121 f16 tensor cores, fresh cache
+#   attention-row: bench-node --only attention (the kernel alone at c 384, N 6240; f32 and f16 storage)
 # Results in $OUT: timing.jsonl, cli.jsonl, profile-*.md/json, gpu.txt, logs.tar.gz (every raw log).
 # Local dry run (lavapipe, tiny): W21=2x2x3 W22=1x2x2 OUT=/tmp/o bash scripts/h200-startup-s7.sh
 set -u
@@ -70,6 +71,10 @@ prof wan2.1-f32-portable 60 "$CACHE" $L21 --precision f32 --tensor-cores off
 tim port-f32-js 40 "$(fresh)" $L21 --precision f32 --tensor-cores off --repeat 1 --prep js
 cli tc-f16-cached 30 "$CACHE" --synthetic 2.1 --latent-size "$W21" --precision f16
 tim wan22 70 "$(fresh)" --model 2.2 --latent "$W22" --precision f16 --repeat 1
+if ! late attention-row; then # the attention kernel alone at Wan2.1's middle (c 384, N 6240), f32 and f16 storage
+  timeout 60 node dist/bench-node.js --dawn-flags "$F,disable-dawn-features=timestamp_quantization" --out "$OUT" --no-baseline --machine h200 ${COMMIT:+--commit $COMMIT} --only attention --runs 20 --tag attn > "$OUT/logs/bench-attention.log" 2>&1
+  echo "attention row rc $?"; grep -E "attention/" "$OUT/logs/bench-attention.log" | head -4 | cut -c1-200
+fi
 prof wan2.1-f16-tc 40 "$CACHE" $L21 --precision f16 --tensor-cores on --norm fused
 tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"
 echo "done in $SECONDS s"

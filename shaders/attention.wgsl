@@ -94,13 +94,15 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     let a = alpha_s[qg];
     let vb = 2u * ch * n_tok + k0;
     let nk = min(BKV, n_tok - k0);
+    // (no early exit from the j loop: with NJ fixed at pipeline creation it unrolls and acc stays in registers)
     for (var j = 0u; j < NJ; j++) {
       let c = cg + 64u * j;
-      if (c >= ch) { break; }
-      var t = acc[j] * a;
-      let vr = vb + c * n_tok;
-      for (var k = 0u; k < nk; k++) { t = fma(p_s[k * (BQ / 4u) + qg], vec4<f32>(f32(qkv[vr + k])), t); }
-      acc[j] = t;
+      if (c < ch) {
+        var t = acc[j] * a;
+        let vr = vb + c * n_tok;
+        for (var k = 0u; k < nk; k++) { t = fma(p_s[k * (BQ / 4u) + qg], vec4<f32>(f32(qkv[vr + k])), t); }
+        acc[j] = t;
+      }
     }
     workgroupBarrier();
   }
@@ -110,11 +112,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
   let inv = vec4<f32>(1.0) / vec4<f32>(l_s[4u * qg], l_s[4u * qg + 1u], l_s[4u * qg + 2u], l_s[4u * qg + 3u]);
   for (var j = 0u; j < NJ; j++) {
     let c = cg + 64u * j;
-    if (c >= ch) { break; }
-    let r = acc[j] * inv;
-    for (var i = 0u; i < 4u; i++) {
-      let q = q0 + 4u * qg + i;
-      if (q < n_tok) { o[c * n_tok + q] = Elem(r[i]); }
+    if (c < ch) {
+      let r = acc[j] * inv;
+      for (var i = 0u; i < 4u; i++) {
+        let q = q0 + 4u * qg + i;
+        if (q < n_tok) { o[c * n_tok + q] = Elem(r[i]); }
+      }
     }
   }
 }

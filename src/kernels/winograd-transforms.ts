@@ -45,22 +45,34 @@ export function winoWeightLength(r: WinoR, cout: number, cin: number, kt: number
  */
 export function packWinogradWeight(w: Float32Array, r: WinoR, cout: number, cin: number, kt: number): Float32Array<ArrayBuffer> {
   if (w.length !== cout * cin * kt * 9) throw new DecoderError('bad-input', `packWinogradWeight: ${w.length} values for [${cout}, ${cin}, ${kt}, 3, 3]`);
-  const { g: G } = WINO_MATS[r];
   const n = r + 2, E = n * n, co4 = Math.ceil(cout / 4) * 4, rows = kt * cin;
+  const G = Float64Array.from(WINO_MATS[r].g.flat()); // [n][3]
   const out = new Float32Array(E * rows * co4);
   const t = new Float64Array(n * 3);
-  for (let o = 0; o < cout; o++)
-    for (let c = 0; c < cin; c++)
-      for (let dt = 0; dt < kt; dt++) {
-        const base = ((o * cin + c) * kt + dt) * 9;
+  const es = rows * co4; // stride of one transform position in out
+  // rows outer, output channels inner: each position's writes are contiguous along o (the cold start's
+  // share: 73 M Wan2.1 weights; o outer wrote 16-36 values ~rows*co4 apart each)
+  for (let c = 0; c < cin; c++)
+    for (let dt = 0; dt < kt; dt++) {
+      const row = dt * cin + c;
+      for (let o = 0; o < cout; o++) {
+        const b = ((o * cin + c) * kt + dt) * 9;
+        const g00 = w[b]!, g01 = w[b + 1]!, g02 = w[b + 2]!, g10 = w[b + 3]!, g11 = w[b + 4]!, g12 = w[b + 5]!, g20 = w[b + 6]!, g21 = w[b + 7]!, g22 = w[b + 8]!;
         // t = G g: n x 3
-        for (let i = 0; i < n; i++)
-          for (let v = 0; v < 3; v++) t[i * 3 + v] = G[i]![0]! * w[base + v]! + G[i]![1]! * w[base + 3 + v]! + G[i]![2]! * w[base + 6 + v]!;
-        // U = t G^T: n x n
-        const row = dt * cin + c;
-        for (let i = 0; i < n; i++)
-          for (let j = 0; j < n; j++) out[((i * n + j) * rows + row) * co4 + o] = t[i * 3]! * G[j]![0]! + t[i * 3 + 1]! * G[j]![1]! + t[i * 3 + 2]! * G[j]![2]!;
+        for (let i = 0; i < n; i++) {
+          const a = G[i * 3]!, bb = G[i * 3 + 1]!, cc = G[i * 3 + 2]!;
+          t[i * 3] = a * g00 + bb * g10 + cc * g20;
+          t[i * 3 + 1] = a * g01 + bb * g11 + cc * g21;
+          t[i * 3 + 2] = a * g02 + bb * g12 + cc * g22;
+        }
+        // U = t G^T: n x n, position (i, j) at out[((i*n + j) * rows + row) * co4 + o]
+        let at = row * co4 + o;
+        for (let i = 0; i < n; i++) {
+          const t0 = t[i * 3]!, t1 = t[i * 3 + 1]!, t2 = t[i * 3 + 2]!;
+          for (let j = 0; j < n; j++, at += es) out[at] = t0 * G[j * 3]! + t1 * G[j * 3 + 1]! + t2 * G[j * 3 + 2]!;
+        }
       }
+    }
   return out;
 }
 

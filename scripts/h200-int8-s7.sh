@@ -39,15 +39,15 @@ AUTO="--weights-stream auto --norm auto --tile-store auto"
 # 1. the target: Wan2.2 704x1280x121 under 1 GiB (s6: 7 tiles, int8 streamed, portable, 1015.7 MiB,
 #    142.8 s). Now the planner may take int8 on tensor cores: planned 36 tiles of 11x9, resident, 1016 MiB,
 #    expected ~114 s (against ~147 s for the portable 7-tile plan)
-d w22f-1g ${T22F:-220} $L22F --budget ${B22:-1024} $I8 $AUTO
+d w22f-1g ${T22F:-200} $L22F --budget ${B22:-1024} $I8 $AUTO
 # 2. its quality at 3 latent frames (the GPU bytes and tiling do not depend on the length; an f32 decode of
 #    121 frames would take ~95 s): the same options against the exact f32 whole-frame decode
-d w22s-exact 50 $L22S3 --tile none --precision f32 --weights-stream off
-d w22s-1g 60 $L22S3 --budget ${B22:-1024} $I8 $AUTO && c w22s-exact w22s-1g
+d w22s-exact 40 $L22S3 --tile none --precision f32 --weights-stream off
+d w22s-1g 50 $L22S3 --budget ${B22:-1024} $I8 $AUTO && c w22s-exact w22s-1g
 # 3. Wan2.1 480x832x81: exact f32 (reference), int8 on tensor cores whole frames (s6: 24.1 s on the looped
 #    int8 GEMM, 14.1 s portable), int8 under 512 MiB (s6: 489.7 MiB, 20.6 s portable)
-d w21-exact 45 $L21 --tile none --precision f32 --weights-stream off
-d w21-int8tc 30 $L21 --tile none $I8 --weights-stream off && c w21-exact w21-int8tc
-d w21-512-int8 45 $L21 --budget ${B21:-512} $I8 $AUTO && c w21-exact w21-512-int8
+d w21-exact 30 $L21 --tile none --precision f32 --weights-stream off
+d w21-int8tc 25 $L21 --tile none $I8 --weights-stream off && c w21-exact w21-int8tc
+d w21-512-int8 35 $L21 --budget ${B21:-512} $I8 $AUTO && c w21-exact w21-512-int8
 cd "$OUT" && tar czf logs.tgz -C /tmp $(cd /tmp && ls w2*.log) && cd - >/dev/null
 ls -la "$OUT"

@@ -33,6 +33,8 @@ export interface WeightUse {
    * f16 weights hold that instead: convWeightBytes)
    */
   conv?: { cout: number; rows: number; blocked: number; cin: number };
+  /** a Winograd conv's U (f32): made on the GPU from the model's weight `src` where the executor can (exec/wino-weights.ts) */
+  wino?: { r: 2 | 4; src: string; cout: number; cin: number; kt: number };
 }
 
 /** What the executor resolves for a step of one program (slots are per program). */
@@ -110,6 +112,7 @@ function winoWeight(s: ConvStep, r: 2 | 4): WeightUse {
   return {
     key: `${s.wkey}.weight.wino${r}`,
     elems: winoWeightLength(r, s.cout, s.cin, s.kt),
+    wino: { r, src: `${s.wkey}.weight`, cout: s.cout, cin: s.cin, kt: s.kt },
     data(w) {
       const want = s.up ? [s.cout, s.cin, 3, 3] : [s.cout, s.cin, s.kt, 3, 3];
       return packWinogradWeight(w.get(`${s.wkey}.weight`, want).data, r, s.cout, s.cin, s.kt);

@@ -23,6 +23,7 @@ import { StoreWindow } from './exec/store-window';
 import { Segments } from './exec/weight-stream';
 import { prepareBlockedWeights } from './exec/weights';
 import { preparePackedWeights } from './exec/weights-pack';
+import { prepareWinoWeights } from './exec/wino-weights';
 import { storageBytes } from './f16';
 import type { ChunkKind, OutputStep } from '../plan/graph';
 import { checkLimits, type Plan, type ProgramPlan } from '../plan/planner';
@@ -123,8 +124,10 @@ export class GpuDecoder {
       // latents: 4.4 s against 2.3 s)
       const staging = d.tuning.MODE === 1 ? d.res.slots.reduce<GPUBuffer | null>((a, b) => (a && a.size >= b.size ? a : b), null) : null;
       const prepared = (async () => {
-        await prepareBlockedWeights(device, d.cache, jobs.filter((j) => !j.portable), d.res.mmaScratch, d.res.uniforms, plan.uniformStride);
+        await prepareBlockedWeights(device, d.cache, jobs.filter((j) => !j.portable && !j.wino), d.res.mmaScratch, d.res.uniforms, plan.uniformStride);
         await preparePackedWeights(device, d.cache, jobs.filter((j) => j.portable), staging, d.res.uniforms, plan.uniformStride);
+        // Winograd convs' U through the Winograd scratch (GPUs only, as the staging above)
+        await prepareWinoWeights(device, d.cache, jobs.filter((j) => j.wino), staging && d.res.winoScratch, d.res.uniforms);
         jobs.length = 0;
         lastBuild.prepMs = performance.now() - t1;
       })();

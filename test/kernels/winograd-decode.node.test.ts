@@ -13,6 +13,11 @@ import { syntheticLatents, syntheticWeights } from '../../src/model/synthetic';
 import { toFloat32 } from '../../src/model/safetensors';
 import { weightsFromSafetensors } from '../../src/model/weights';
 import type { Plan } from '../../src/plan/planner';
+import { conv3dTuning } from '../../src/kernels/conv3d';
+import { inferConfig } from '../../src/model/config';
+import { plan } from '../../src/plan/planner';
+import { GpuDecoder } from '../../src/runtime/gpu-decoder';
+import { winoWeightPrep } from '../../src/runtime/exec/wino-weights';
 import { compare } from '../helpers/compare';
 import { decodeGolden } from '../helpers/golden-decode';
 import { getTestDevice } from '../helpers/gpu';
@@ -67,5 +72,32 @@ describe('winograd decode, generated Wan2.1 dim 24 (96-channel levels), norm fus
     expect(wino.video.length).toBe(direct.video.length);
     expect(c.maxAbs).toBeLessThanOrEqual(1e-4);
     expect(wino.peakGpuBytes).toBe(wino.plannedPeakGpuBytes);
+  });
+});
+
+describe('winograd decode with the GPU tuning: U made on the GPU (exec/wino-weights.ts), the decoder GEMM blocks', () => {
+  it('--conv winograd4 with conv3dTuning.gpu equals the direct CPU-tuning decode within 1e-4', async (ctx) => {
+    needDevice(ctx, gpu);
+    // (lavapipe's own tuning is the CPU one, which makes U in JS: this is the path GPUs take)
+    const weights = syntheticWeights({ version: '2.1', dim: 24, zDim: 16, seed: 9 });
+    const cfg = inferConfig(weights);
+    const run = async (conv: 'direct' | 'winograd4', tuning: Record<string, number>) => {
+      const p = plan(cfg, { frames: 2, h: 3, w: 4, cache: 'on', precision: 'f32', norm: 'fused', conv });
+      const dec = await GpuDecoder.create(gpu!.device, p, weights, { tuning });
+      const frames: Float32Array[] = [];
+      try {
+        await dec.decode(syntheticLatents(16, 2, 3, 4), (f) => void frames.push(f.rgb));
+      } finally {
+        dec.dispose();
+      }
+      return { out: Float32Array.from(frames.flatMap((f) => [...f])), p };
+    };
+    const ref = await run('direct', conv3dTuning.cpu);
+    const got = await run('winograd4', conv3dTuning.gpu);
+    expect(winoConvs(got.p, 4)).toBeGreaterThan(5);
+    expect(winoWeightPrep.last.gpu).toBeGreaterThan(5); // U made on the GPU, not in JS
+    const c = compare(got.out, ref.out);
+    console.info(`dim 24 --conv winograd4, GPU tuning: ${winoWeightPrep.last.gpu} U on the GPU in ${winoWeightPrep.last.parts} parts; max|err| ${c.maxAbs.toExponential(2)} vs direct`);
+    expect(c.maxAbs).toBeLessThanOrEqual(1e-4);
   });
 });

@@ -56,6 +56,15 @@ export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<S
       out.set(w.key, buf);
       continue;
     }
+    // Winograd convs (f32 plans): U = G g G^T, prepared on the GPU from the f32 rows (exec/wino-weights.ts)
+    if (jobs && weightPrep.mode === 'gpu' && w.wino && elem === 'f32') {
+      const { r, cout, cin, kt } = w.wino;
+      const t = weights.get(w.wino.src, [cout, cin, kt * 9]);
+      const buf = arena.create('weights', w.key, w.elems * 4, storageUsage());
+      jobs.push({ key: w.key, buf, data: t.data, cout, cin, taps: kt * 9, wino: r });
+      out.set(w.key, buf);
+      continue;
+    }
     // portable convs, conv weights stored in `elem`: conv3d's layout, prepared on the GPU from the f32 rows (exec/weights-pack.ts)
     if (jobs && weightPrep.mode === 'gpu' && w.conv && !mma && convWeightFormat(elem, weightsPrecision) === 'elem') {
       const { cout, cin, rows } = w.conv;
@@ -81,6 +90,8 @@ export interface BlockedWeightJob extends BlockedShape {
   data: Float32Array;
   /** set: conv3d's portable layout in this storage precision (exec/weights-pack.ts), not the blocked one */
   portable?: Elem;
+  /** set: a Winograd conv's U = G g G^T (exec/wino-weights.ts; taps = kt * 9), not the blocked layout */
+  wino?: 2 | 4;
 }
 
 /**

@@ -1,0 +1,57 @@
+// The GPU preparation of the Winograd convs' weights U = G g G^T (kernels/winograd-weights.ts): the
+// model's f32 rows go up as they are, in parts of whole output channels, into the plan's Winograd
+// scratch (V + M of one band, exec/resources.ts; nothing in it is read before the decode writes it), and
+// one dispatch per part writes U. Before: packWinogradWeight in JS plus the upload of U (16/9 or 4x the
+// weights' bytes). Where no staging is given (CPU adapters) or one output channel does not fit it: JS.
+import { encodeParams, type PipelineCache } from '../../gpu/kernel';
+import { winogradWeights } from '../../kernels/winograd-weights';
+import { packWinogradWeight } from '../../kernels/winograd-transforms';
+import type { BlockedWeightJob } from './weights';
+
+/** What the last preparation did: weights transformed on the GPU / in JS, f32 bytes uploaded, ms until submitted. */
+export const winoWeightPrep = { last: { gpu: 0, js: 0, parts: 0, uploadedBytes: 0, ms: 0 } };
+
+/**
+ * Writes the U buffer of every job (jobs with `wino` set; `taps` = kt * 9): one part (whole output
+ * channels that fit `staging`) per submission, its params in slot 0 of `uniforms` (the decoder's params
+ * buffer, rewritten per run: queue order keeps them apart). Resolves once everything is submitted.
+ */
+export async function prepareWinoWeights(device: GPUDevice, cache: PipelineCache, jobs: BlockedWeightJob[], staging: GPUBuffer | null, uniforms: GPUBuffer): Promise<void> {
+  const t0 = performance.now();
+  const last = (winoWeightPrep.last = { gpu: 0, js: 0, parts: 0, uploadedBytes: 0, ms: 0 });
+  const words = staging ? Math.floor(Math.min(staging.size, device.limits.maxStorageBufferBindingSize) / 4) : 0;
+  const params = staging ? device.createBindGroup({ layout: cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uniforms, size: 256 } }] }) : null;
+  for (const j of jobs) {
+    const r = j.wino!;
+    const kt = j.taps / 9;
+    const row = j.cin * j.taps; // words of one output channel
+    const per = Math.floor(words / row);
+    if (!per) {
+      device.queue.writeBuffer(j.buf, 0, packWinogradWeight(j.data, r, j.cout, j.cin, kt));
+      last.js++;
+      continue;
+    }
+    const def = winogradWeights(r);
+    const pipeline = await cache.get(def, {}, 'f32');
+    const group = device.createBindGroup({ layout: cache.bindGroupLayout(def), entries: [{ binding: 0, resource: { buffer: staging!, size: words * 4 } }, { binding: 1, resource: { buffer: j.buf } }] });
+    for (let o0 = 0; o0 < j.cout; o0 += per) {
+      const n = Math.min(per, j.cout - o0);
+      device.queue.writeBuffer(staging!, 0, j.data as Float32Array<ArrayBuffer>, o0 * row, n * row);
+      last.uploadedBytes += n * row * 4;
+      const p = { cin: j.cin, kt, cout: j.cout, o0, n, src0: 0 };
+      device.queue.writeBuffer(uniforms, 0, encodeParams(def, p));
+      const enc = device.createCommandEncoder({ label: def.id });
+      const pass = enc.beginComputePass({ label: def.id });
+      pass.setPipeline(pipeline);
+      pass.setBindGroup(0, group);
+      pass.setBindGroup(1, params!, [0]);
+      pass.dispatchWorkgroups(...def.dispatch(p, {}));
+      pass.end();
+      device.queue.submit([enc.finish()]);
+      last.parts++;
+    }
+    last.gpu++;
+  }
+  jobs.length = 0;
+  last.ms = performance.now() - t0;
+}

@@ -3,7 +3,6 @@
 // small enough for a CPU adapter (SwiftShader ~1 GFLOP/s, lavapipe ~4) to finish in under two minutes.
 // A new decode switch (tile, tileMode, norm mode, memory budget) is one line in MATRIX_SWITCHES; its
 // first value is the exact reference the others are compared with.
-import { attentionOverrides } from '../src/kernels/attention';
 import type { DecodeScenario, KernelScenario, MatrixScenario, ModelSpec, OrtScenario, Scenario, SuiteConfig } from './lib/types';
 
 const WAN21: ModelSpec = { version: '2.1', dim: 96, zDim: 16, seed: 1 };
@@ -104,8 +103,7 @@ function normAttnScenarios(quick: boolean): KernelScenario[] {
       name: `rms-norm/${c}ch-${h}x${w}${silu ? '-silu' : ''}`,
       group: 'rms-norm', kernel: 'rmsNorm', shape: { c, hw: h * w }, overrides: { SILU: silu }, elems: ['f32', 'f16'], runs, warmup,
     })),
-    // the decoder's overrides (NJ = ceil(c / 64) channel slots, src/plan/step-kinds.ts)
-    { name: `attention/n${an}-c${ac}`, group: 'attention', kernel: 'attention', shape: { c: ac, n: an, scale: 1 / Math.sqrt(ac) }, overrides: attentionOverrides(ac), elems: ['f32', 'f16'], runs, warmup, note: 'middle.1 of Wan2.1 at 480x832: N = 60·104' },
+    { name: `attention/n${an}-c${ac}`, group: 'attention', kernel: 'attention', shape: { c: ac, n: an, scale: 1 / Math.sqrt(ac) }, elems: ['f32', 'f16'], runs, warmup, note: 'middle.1 of Wan2.1 at 480x832: N = 60·104' },
   ];
 }
 

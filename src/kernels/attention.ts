@@ -1,5 +1,5 @@
 // attention kernel: single-head attention of one frame with an online softmax (shaders/attention.wgsl):
-// 16 queries per workgroup, 64 keys per block, 4 scores and 4 x NJ outputs per invocation.
+// 16 queries per workgroup, 64 keys per block, 4 scores per invocation, all 16 queries of a channel per invocation in P · V.
 import src from '../../shaders/attention.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { elemBytes, wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
@@ -14,13 +14,7 @@ export interface AttentionParams extends Record<string, number> {
 }
 
 const BQ = wgslConst(src, 'BQ');
-const MAX_NJ = wgslConst(src, 'MAX_NJ');
-const MAX_C = 64 * MAX_NJ;
-
-/** The overrides for head dim `c`: NJ = ceil(c / 64) channel slots per invocation (fewer registers than the default 16). */
-export function attentionOverrides(c: number): { NJ: number } {
-  return { NJ: Math.min(MAX_NJ, Math.max(1, Math.ceil(c / 64))) };
-}
+const MAX_C = 256 * wgslConst(src, 'NJ');
 
 export const attention: KernelDef<AttentionParams> = {
   id: 'attention',
@@ -34,11 +28,9 @@ export const attention: KernelDef<AttentionParams> = {
     { name: 'n', type: 'u32' },
     { name: 'scale', type: 'f32' },
   ],
-  overrides: { NJ: MAX_NJ },
-  dispatch(p, ov) {
+  overrides: {},
+  dispatch(p) {
     if (p.c > MAX_C) throw new DecoderError('unsupported', `attention: head dim ${p.c} > ${MAX_C}`);
-    const nj = ov.NJ ?? MAX_NJ;
-    if (!(nj >= 1 && nj <= MAX_NJ && p.c <= 64 * nj)) throw new DecoderError('bad-input', `attention: NJ ${nj} covers ${64 * nj} channels, head dim ${p.c} (NJ must be in 1..${MAX_NJ})`);
     return [Math.ceil(p.n / BQ), 1, 1];
   },
   cost(p, _ov, elem: Elem = 'f32') {

@@ -10,7 +10,6 @@ import { dequantInt8 } from '../kernels/dequant-int8';
 import { mmaGemm } from '../kernels/conv3d-mma-flat';
 import { conv3dTiled, conv3dTiledFor } from '../kernels/conv3d-tiled';
 import { conv3dHead, conv3dHeadFor } from '../kernels/conv3d-head';
-import { attentionOverrides } from '../kernels/attention';
 import { blockedConvWeightLength, conv3dMmaPack, mmaScratchElems, packConvWeightBlocked } from '../kernels/conv3d-mma';
 import { kernels } from '../kernels/index';
 import { winoBandCount, winoBandParams, winogradGemm, winogradIn, winogradOut, winoGemmShape, winoScratchElems } from '../kernels/winograd';
@@ -226,7 +225,7 @@ const plain = { inPlace: () => null, weights: () => [], dispatches: () => 1, rin
 const attn: StepKind<AttnStep> = {
   ...plain,
   views: (s) => [s.qkv, s.o],
-  kernels: (s, c) => [{ def: kernels.attention, overrides: attentionOverrides(s.c), bindings: [c.view(s.qkv), c.view(s.o)] }],
+  kernels: (s, c) => [{ def: kernels.attention, overrides: {}, bindings: [c.view(s.qkv), c.view(s.o)] }],
   params: (s) => [{ c: s.c, n: s.n, scale: 1 / Math.sqrt(s.c) }],
 };
 

@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { attentionCore as cpuAttentionCore } from '../../src/cpu/ops';
 import { attention as attentionRef, tensor } from '../../src/cpu/ops';
 import type { Elem } from '../../src/gpu/kernel';
-import { attention, attentionOverrides, type AttentionParams } from '../../src/kernels/attention';
+import { attention, type AttentionParams } from '../../src/kernels/attention';
 import { conv3d, conv3dTuning, packConvWeight } from '../../src/kernels/conv3d';
 import { rmsNorm } from '../../src/kernels/rms-norm';
 import { expectClose } from '../helpers/compare';
@@ -25,12 +25,11 @@ const cases = [
   { c: 20, n: 37, std: 3 }, // scores ~ N(0, 81): needs the running max
   { c: 300, n: 40, std: 1 }, // channels beyond 256: second register slot
   { c: 1024, n: 17, std: 1 }, // Wan2.2 head dim
-  // several key blocks of 64 (the last partial) and query blocks: the online rescaling across blocks; the
-  // decoder's NJ = ceil(c / 64) (attentionOverrides) instead of the default 16 slots
-  { c: 20, n: 150, std: 3, nj: true },
-  { c: 130, n: 70, std: 2, nj: true }, // 3 channel slots, the last partial
+  // several key blocks of 64 (the last partial) and query blocks: the online rescaling across blocks
+  { c: 20, n: 150, std: 3 },
+  { c: 130, n: 70, std: 2 },
 ];
-const name = (c: (typeof cases)[number]) => `c${c.c} n${c.n} std${c.std}${'nj' in c ? ` NJ ${attentionOverrides(c.c).NJ}` : ''}`;
+const name = (c: (typeof cases)[number]) => `c${c.c} n${c.n} std${c.std}`;
 
 async function runCore(k: (typeof cases)[number], elem: Elem) {
   const qkv = roundToElem(randn(3 * k.c * k.n, 41, k.std), elem);
@@ -39,7 +38,7 @@ async function runCore(k: (typeof cases)[number], elem: Elem) {
   const got = await withDevice(async (s) => {
     const o = s.zeros(k.c * k.n, elem === 'f16' ? 2 : 4);
     const p: AttentionParams = { c: k.c, n: k.n, scale };
-    await s.run(attention, p, 'nj' in k ? attentionOverrides(k.c) : {}, elem, [s.upload(qkv, elem, 'qkv'), o]);
+    await s.run(attention, p, {}, elem, [s.upload(qkv, elem, 'qkv'), o]);
     return s.read(o, elem, k.c * k.n);
   });
   const tol = elem === 'f32' ? { atol: 1e-5, rtol: 1e-4, nmse: 1e-7 } : { nmse: 1e-4 };
@@ -85,9 +84,7 @@ describe('attention', () => {
     return runCore(c, 'f16');
   });
   it('f32 AttentionBlock c12 3x5 composed from kernels vs ops.attention', () => runBlock(12, 3, 5));
-  it('rejects head dim > 1024 and NJ slots that do not cover the head dim', () => {
+  it('rejects head dim > 1024', () => {
     expect(() => attention.dispatch({ c: 1025, n: 4, scale: 1 }, {})).toThrow(/head dim/);
-    expect(() => attention.dispatch({ c: 384, n: 4, scale: 1 }, { NJ: 5 })).toThrow(/NJ 5/);
-    expect(attentionOverrides(384)).toEqual({ NJ: 6 });
   });
 });

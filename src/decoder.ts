@@ -62,7 +62,7 @@ export class WanVaeDecoder {
     // tensor cores (f16 only): the plan counts their operand copy; the GPU session re-plans without it where the device has none
     const weightsPrecision = opts.weightsPrecision ?? precision;
     // tensor cores read f16 weights (conv3d-mma) or int8 weights (dequant-int8 to f16 per conv); f16 weights beside f32 storage run the portable conv3d-wq
-    return plan(this.cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? OPTIONS.cache.default, precision, weightsPrecision, rgba: opts.rgba ?? OPTIONS.rgba.default, tile: opts.tile, cacheOffload: opts.cacheOffload === 'on', weightsStream: opts.weightsStream === 'on', weightsStreamSlots: opts.weightsStreamSlots, norm: opts.norm, normChunk: opts.normChunk, conv: opts.conv, tensorCores: (opts.tensorCores ?? OPTIONS.tensorCores.default) && precision === 'f16' && (weightsPrecision === 'f16' || weightsPrecision === 'int8') });
+    return plan(this.cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? OPTIONS.cache.default, precision, weightsPrecision, rgba: opts.rgba ?? OPTIONS.rgba.default, tile: opts.tile, cacheOffload: opts.cacheOffload === 'on', weightsStream: opts.weightsStream === 'on', weightsStreamSlots: opts.weightsStreamSlots, norm: opts.norm, normChunk: opts.normChunk, conv: opts.conv ?? OPTIONS.conv.default, tensorCores: (opts.tensorCores ?? OPTIONS.tensorCores.default) && precision === 'f16' && (weightsPrecision === 'f16' || weightsPrecision === 'int8') });
   }
 
   /** The device's buffer limits (requests the device). */

@@ -380,5 +380,11 @@ export function convFormFor(o: ConvOption, s: { ks: number; kt: number; cin: num
   return null;
 }
 
-/** 'auto': not measured yet on a GPU: the direct conv everywhere. */
-const AUTO_WINO = (_s: { ks: number; kt: number; cin: number; cout: number; h: number; w: number }): WinoR | null => null;
+/**
+ * 'auto': F(4x4) for the 3x3 convs of Wan2.1's widths (output channels a multiple of 96), the direct conv
+ * elsewhere (Wan2.2's 256-1024 channels: not measured). H200, 2026-12-01, build of df5671f
+ * (bench/results/h200/wino-2026-12-01-s7/call1), the four ANCHORS layers, ms direct / F(2x2) / F(4x4):
+ * 96ch 480x832 6.84 / 4.28 / 2.66; 192ch 240x416 6.86 / 3.68 / 2.15; 384ch 120x208 6.68 / 3.48 / 2.11;
+ * 384ch 60x104 1.87 / 0.95 / 0.71 (effective 70-94 TFLOP/s for F(4x4) against 26.5-29.8 direct).
+ */
+const AUTO_WINO = (s: { ks: number; kt: number; cin: number; cout: number; h: number; w: number }): WinoR | null => (s.ks === 3 && s.cout >= 96 && s.cout % 96 === 0 ? 4 : null);

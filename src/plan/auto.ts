@@ -89,6 +89,24 @@ function grids(h: number, w: number): { th: number; tw: number; n: number }[] {
 }
 
 /**
+ * --conv auto (the default): the Winograd convs (kernels/winograd.ts: more weight bytes, a scratch) only
+ * where the plan needs no other lever for them than the direct conv's plan does (same precision, weights,
+ * tiles, stream, offload, norm); else the direct conv's plan. An explicit --conv is planned as asked.
+ */
+export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precision' | 'norm'>, r: FitRequest): Fit {
+  if (base.conv !== 'auto') return fitConv(cfg, base, r);
+  const direct = fitConv(cfg, { ...base, conv: 'direct' }, r);
+  let wino: Fit;
+  try {
+    wino = fitConv(cfg, { ...base, conv: 'auto' }, r);
+  } catch {
+    return direct;
+  }
+  const levers = (p: Plan) => JSON.stringify([p.opts.precision, p.opts.weightsPrecision, p.tiles?.length ?? 0, !!p.weightStream, !!p.opts.cacheOffload, p.opts.norm, !!p.opts.tensorCores]);
+  return levers(wino.plan) === levers(direct.plan) ? wino : direct;
+}
+
+/**
  * The plan fitting `r` (search below), then its conv path by expected time: where it holds int8 weights
  * on tensor cores, the same search for the same storage and weights on the portable conv (no operand
  * copy, no f16 scratch: it may fit with fewer tiles or no stream), and the faster of the two by the model
@@ -97,7 +115,7 @@ function grids(h: number, w: number): { th: number; tw: number; n: number }[] {
  * int8 --precision f16` without a budget ran the int8 tensor-core GEMM of then (11.5 TFLOP/s) where the
  * portable int8 conv was faster (24.1 s against 14.1 s, Wan2.1 480x832x81 on the H200).
  */
-export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precision' | 'norm'>, r: FitRequest): Fit {
+function fitConv(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precision' | 'norm'>, r: FitRequest): Fit {
   const fit = searchPlan(cfg, base, r);
   const p = fit.plan;
   if (!(p.opts.tensorCores && p.opts.precision === 'f16' && p.opts.weightsPrecision === 'int8')) return fit;

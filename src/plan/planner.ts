@@ -86,7 +86,7 @@ export interface PlanOptions {
   normChunk?: number;
   /** f16 only: the convs run on tensor cores (conv3d-mma), whose operand copy the plan counts (activations) */
   tensorCores?: boolean;
-  /** f32 portable plans: the 3x3 convs' form (kernels/winograd.ts convFormFor; default 'auto'); others stay direct */
+  /** f32 portable plans: the 3x3 convs' form (kernels/winograd.ts convFormFor; default 'direct': the API and CLI pass the option's default, 'auto'); others stay direct */
   conv?: ConvOption;
   /** conv weights stay in CPU memory and stream through a ring of GPU buffers (weight-stream.ts); exact */
   weightsStream?: boolean;
@@ -395,7 +395,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   }
   // --conv: the Winograd form of each eligible conv (f32 storage, f32 weights held on the GPU; banded scratch below)
   if (opts.precision === 'f32' && wFormat === 'elem' && !opts.weightsStream)
-    for (const p of all) for (const s of p.steps) if (s.kind === 'conv') s.wino = convFormFor(opts.conv ?? 'auto', s) ?? undefined;
+    for (const p of all) for (const s of p.steps) if (s.kind === 'conv') s.wino = convFormFor(opts.conv ?? 'direct', s) ?? undefined;
   const slotOfs = assignSlots(all, elemBytes, slots);
   let next = 0;
   for (const k of kinds) for (const pp of programs[k]!) pp.slotOf = slotOfs[next++]!;

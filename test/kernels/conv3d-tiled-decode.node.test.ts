@@ -19,7 +19,8 @@ const gpu = await getTestDevice();
 
 async function decode(tuning: Record<string, number>, norm: 'full' | 'fused'): Promise<Float32Array> {
   const weights = syntheticWeights({ version: '2.1', dim: 24, zDim: 16, seed: 5 });
-  const p = plan(inferConfig(weights), { frames: 2, h: 3, w: 4, cache: 'on', precision: 'f32', norm });
+  // conv direct: --conv auto runs the 96-channel 3x3 convs as Winograd (winograd-decode.node.test.ts)
+  const p = plan(inferConfig(weights), { frames: 2, h: 3, w: 4, cache: 'on', precision: 'f32', norm, conv: 'direct' });
   const dec = await GpuDecoder.create(gpu!.device, p, weights, { tuning });
   const frames: Float32Array[] = [];
   try {

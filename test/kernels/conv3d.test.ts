@@ -168,7 +168,8 @@ describe('conv3d', () => {
     // choice (or chose it for CPU adapters, or for a cout its blocks do not fit) fails the counts below
     const weights = syntheticWeights({ version: '2.1', dim: 24, zDim: 4, seed: 3 });
     const cfg = inferConfig(weights);
-    const p = plan(cfg, { frames: 2, h: 3, w: 4, cache: 'on', precision: 'f32', norm: 'full' });
+    // conv direct: --conv auto runs the 96-channel 3x3 convs as Winograd (winograd-decode.node.test.ts)
+    const p = plan(cfg, { frames: 2, h: 3, w: 4, cache: 'on', precision: 'f32', norm: 'full', conv: 'direct' });
     const buf = {} as GPUBuffer;
     const ids = (tuning: Record<string, number>) => {
       const out: { id: string; cout: number }[] = [];

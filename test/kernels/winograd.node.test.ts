@@ -12,6 +12,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { winoBandParams, winogradGemm, winogradIn, winogradOut, winoGemmShape, winoPlanFor, winoScratchElems, WINO_SCRATCH_BYTES } from '../../src/kernels/winograd';
 import { packWinogradWeight, type WinoR } from '../../src/kernels/winograd-transforms';
 import type { TiledShape } from '../../src/kernels/conv3d-tiled';
+import { inferConfig } from '../../src/model/config';
+import { OFFICIAL, syntheticWeights } from '../../src/model/synthetic';
+import { fitPlan } from '../../src/plan/auto';
+import { plan, type Plan } from '../../src/plan/planner';
 import { expectClose } from '../helpers/compare';
 import { convCase, type ConvCase } from '../helpers/conv-case';
 import { getTestDevice, withDevice } from '../helpers/gpu';
@@ -94,5 +98,34 @@ describe('winoPlanFor: which convs, and bands under the scratch cap', () => {
     expect(winoPlanFor(2, { ...s, cout: 12 }, 16)).toBe(null); // Wan2.2's 12-channel head
     // a small frame: one band of all its tiles (rounded up to a multiple of 4)
     expect(winoPlanFor(2, { ...s, h: 6, w: 10 })).toEqual({ r: 2, band: 16 });
+  });
+});
+
+describe('--conv auto: F(4x4) on Wan2.1 widths where it needs no other lever', () => {
+  const wan21 = inferConfig(syntheticWeights(OFFICIAL['2.1'], { values: false }));
+  const wan22 = inferConfig(syntheticWeights(OFFICIAL['2.2'], { values: false }));
+  const limits = { maxStorageBufferBindingSize: 2 ** 31, maxBufferSize: 2 ** 40 };
+  const base = { frames: 21, h: 60, w: 104, cache: 'on' as const, conv: 'auto' as const };
+  const winos = (p: Plan) => Object.values(p.programs).flat().flatMap((pp) => pp.prog.steps).filter((s) => s.kind === 'conv' && s.wino).map((s) => (s as { wino: { r: number } }).wino.r);
+  it('plain plan() (no conv) is direct; auto, no budget: every 3x3 conv with a multiple of 96 channels on F(4x4); Wan2.2 and f16 stay direct', () => {
+    expect(winos(plan(wan21, { ...base, conv: undefined, precision: 'f32' }))).toEqual([]);
+    const fit = fitPlan(wan21, base, { limits, precisions: ['f32'], tile: 'auto' });
+    expect(winos(fit.plan).length).toBeGreaterThan(30);
+    expect(new Set(winos(fit.plan))).toEqual(new Set([4]));
+    expect(winos(plan(wan22, { ...base, h: 44, w: 80, precision: 'f32' }))).toEqual([]);
+    expect(winos(plan(wan21, { ...base, precision: 'f16' }))).toEqual([]);
+  });
+  it('a budget the direct plan fits in whole frames and the Winograd plan does not: the direct plan, not tiles', () => {
+    // a fitPlan that kept Winograd at any cost would tile (slower and more memory traffic) instead
+    const direct = plan(wan21, { ...base, precision: 'f32', conv: 'direct' }), wino = plan(wan21, { ...base, precision: 'f32' }); // (conv auto)
+    expect(wino.memory.total).toBeGreaterThan(direct.memory.total);
+    const budget = (direct.memory.total + wino.memory.total) / 2;
+    const fit = fitPlan(wan21, base, { limits, budget, precisions: ['f32'], tile: 'auto', norms: ['full'] });
+    expect(fit.plan.tiles).toBeNull();
+    expect(winos(fit.plan)).toEqual([]);
+    // asked for explicitly, Winograd is planned under the same budget (with tiles)
+    const asked = fitPlan(wan21, { ...base, conv: 'winograd4' }, { limits, budget, precisions: ['f32'], tile: 'auto', norms: ['full'] });
+    expect(winos(asked.plan).length).toBeGreaterThan(0);
+    expect(asked.plan.tiles).not.toBeNull();
   });
 });

@@ -20,7 +20,7 @@
 #   wan22 (timing, cold only): Wan2.2 704x1280x121 f16 tensor cores, fresh cache
 #   attention-row: bench-node --only attention (the kernel alone at c 384, N 6240; f32 and f16 storage)
 # Results in $OUT: timing.jsonl, cli.jsonl, profile-*.md/json, gpu.txt, logs.tar.gz (every raw log).
-# `bash scripts/h200-startup-s7.sh attn-ab`: the attention A/B of call 2 (carries .h200-startup/dist-s6attn too).
+# `bash scripts/h200-startup-s7.sh attn-ab`: the attention A/B (shipped vs bench/probes/attention-blocked64.wgsl; carries .h200-startup/dist-s6attn too).
 # Local dry run (lavapipe, tiny): W21=2x2x3 W22=1x2x2 OUT=/tmp/o bash scripts/h200-startup-s7.sh
 set -u
 [ -f .gpu-bundle/node.xz ] && source .gpu-bundle/boot.sh > "$OUT/boot.log" 2>&1
@@ -65,8 +65,10 @@ prof() { # name, timeout, cache dir, profile args...
 }
 L21="--model 2.1 --latent $W21"
 if [ "${1:-}" = attn-ab ]; then
-  # call 2 of session 7: the attention kernel alone, session 6's shader (dist-s6attn: 0e651b0's attention.wgsl
-  # + attention.ts in a build of COMMIT) against COMMIT's, same lease; then COMMIT's cold CLI decode (portable f32)
+  # the attention kernel alone, the shipped shader (session 6's, in .h200-startup/dist-s6attn) against the
+  # candidate bench/probes/attention-blocked64.wgsl copied over shaders/attention.wgsl in a build into
+  # .h200-startup/dist, same lease; then the candidate's cold CLI decode (portable f32). Not run in session 7:
+  # the second call pair did not fit the device share.
   for d in dist-s6attn dist; do
     rm -rf dist.run && cp -r .h200-startup/$d dist.run && rm -rf dist && mv dist.run dist
     timeout 60 node dist/bench-node.js --dawn-flags "$F,disable-dawn-features=timestamp_quantization" --out "$OUT" --no-baseline --machine h200 ${COMMIT:+--commit $COMMIT} --only attention --runs 20 --tag "attn-$d" > "$OUT/logs/bench-attention-$d.log" 2>&1

@@ -1,5 +1,4 @@
-// attention kernel: single-head attention of one frame with an online softmax (shaders/attention.wgsl):
-// 16 queries per workgroup, 64 keys per block, 4 scores per invocation, all 16 queries of a channel per invocation in P · V.
+// attention kernel: single-head attention of one frame with an online softmax (shaders/attention.wgsl).
 import src from '../../shaders/attention.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { elemBytes, wgslConst, type Elem, type KernelDef } from '../gpu/kernel';

@@ -8,7 +8,7 @@
 // F(4x4) as `wino4`: U prepared from the same weights, every band's winograd-in + gemm + out in one pass
 // (ms_/tflops_ = the direct conv's FLOPs / that time, maxAbs_ vs the decoder's direct conv), then each of
 // the three kernels alone over all bands (ms_<label>_in/_gemm/_out) and the GEMM with its BK loop
-// unrolled (ms_<label>_gemmu); bands_ and scratchMiB_ say how the 256 MiB scratch cap banded the frame.
+// unrolled (ms_<label>_gemmu); bands_ and scratchMiB_ say how the scratch cap (WINO_SCRATCH_BYTES) banded the frame.
 import { encodeParams, resolveOverrides, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
 import { conv3d, conv3dTuning, conv3dTuningForCout } from '../../src/kernels/conv3d';
 import { conv3dTiled, conv3dTiledFor, tiledShapeError, type TiledShape } from '../../src/kernels/conv3d-tiled';

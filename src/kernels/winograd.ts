@@ -31,8 +31,13 @@ const PARAMS = ['cin', 'cout', 'h', 'w', 'x_off', 'prev2_off', 'prev1_off', 'res
 const OVERRIDES = { KT: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0 };
 const WG = 64;
 
-/** Largest scratch (V + M, bytes) of one conv's band: 256 MiB (Wan2.1 96ch 480x832 F2 unbanded would be 2.4 GB). */
-export const WINO_SCRATCH_BYTES = 256 * 2 ** 20;
+/**
+ * Largest scratch (V + M, bytes) of one conv's band: 128 MiB, WebGPU's default maxStorageBufferBindingSize
+ * (the scratch is bound whole), so Winograd never needs a larger binding than the adapter's default
+ * (Wan2.1 96ch 480x832 unbanded would be 2.4 GB for F(2x2), 1.4 GB for F(4x4)). Measured on the H200 at
+ * 256 MiB (call 1) and at 128 MiB (call 2), bench/results/h200/wino-2026-12-01-s7.
+ */
+export const WINO_SCRATCH_BYTES = 128 * 2 ** 20;
 
 const stride = (nt: number) => Math.ceil(nt / 4) * 4;
 

@@ -14,8 +14,8 @@
 #           CONVS (default "direct winograd winograd4"), each output kept and compared with the direct one
 #           (scripts/compare-npy.mjs: max |err|, PSNR)
 #   default the same decode with default options and --tensor-cores off only (what `auto` picks)
-#   profile bench-node --profile (cold + warm decode in one process, per-layer GPU table) with --conv PCONV
-#           (default winograd)
+#   profile bench-node --profile (cold + warm decode in one process, per-layer GPU table) with each --conv
+#           of PCONVS (default winograd)
 # Results under $OUT (JSON rows, decode.jsonl, compare.jsonl, the profile), logs tarred (the tool returns <= 8 files).
 set -u
 source .gpu-bundle/boot.sh >/dev/null
@@ -57,9 +57,11 @@ if [[ $S == *" default "* ]]; then
 fi
 rm -f /tmp/*.npy
 if [[ $S == *" profile "* ]]; then
-  timeout "${PROF_TMO:-150}" node dist/bench-node.js --profile --dawn-flags "$FC disable-dawn-features=timestamp_quantization" --out $OUT ${COMMIT:+--commit $COMMIT} --model 2.1 --latent ${LAT:-21x60x104} --precision f32 --tensor-cores off --conv ${PCONV:-winograd} --name profile-wan2.1-f32-${PCONV:-winograd} > "$OUT/profile.log" 2>&1
-  echo "profile rc $?"
-  grep -E "plain decode|profiled decode|^\| (conv|norm|attn|output|dupadd|crop) \||^\| (conv3d|winograd)|total GPU" "$OUT/profile.log" | head -24 | cut -c1-160
+  for pc in ${PCONVS:-winograd}; do
+    timeout "${PROF_TMO:-150}" node dist/bench-node.js --profile --dawn-flags "$FC disable-dawn-features=timestamp_quantization" --out $OUT ${COMMIT:+--commit $COMMIT} --model 2.1 --latent ${LAT:-21x60x104} --precision f32 --tensor-cores off --conv $pc --name profile-wan2.1-f32-$pc > "$OUT/profile-$pc.log" 2>&1
+    echo "profile $pc rc $?"
+    grep -E "plain decode|profiled decode|^\| (conv|norm|attn|output|dupadd|crop) \||^\| (conv3d|winograd)|total GPU" "$OUT/profile-$pc.log" | head -${PLINES:-24} | cut -c1-160
+  done
 fi
 rm -f "$OUT"/*.svg
 (cd "$OUT" && tar czf /tmp/wino-logs.tgz *.log && rm -f *.log && mv /tmp/wino-logs.tgz .)

@@ -126,8 +126,8 @@ export class GpuDecoder {
       const prepared = (async () => {
         await prepareBlockedWeights(device, d.cache, jobs.filter((j) => !j.portable && !j.wino), d.res.mmaScratch, d.res.uniforms, plan.uniformStride);
         await preparePackedWeights(device, d.cache, jobs.filter((j) => j.portable), staging, d.res.uniforms, plan.uniformStride);
-        // Winograd convs' U through the Winograd scratch (GPUs only, as the staging above)
-        await prepareWinoWeights(device, d.cache, jobs.filter((j) => j.wino), staging && d.res.winoScratch, d.res.uniforms);
+        // Winograd convs' U through the Winograd scratch (CPU adapters too: its parts are whole weights)
+        await prepareWinoWeights(device, d.cache, jobs.filter((j) => j.wino), d.res.winoScratch, d.res.uniforms);
         jobs.length = 0;
         lastBuild.prepMs = performance.now() - t1;
       })();

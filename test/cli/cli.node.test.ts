@@ -71,6 +71,11 @@ describe('wan-vae decode', () => {
     expect(j).toMatchObject({ frames: 5, height: 32, width: 32, backend: 'webgpu', latentStats: 'none', version: '2.1', dim: 4, zDim: 16 });
     expect(j.peakGpuBytes).toBe(j.plannedPeakGpuBytes);
     expect(typeof j.adapter).toBe('string');
+    // the start-up inside `seconds` (building the GPU decoder): its phases and total, in ms, within the decode's time
+    const st = j.startup as Record<string, number>;
+    expect(Object.keys(st).sort()).toEqual(['pipelinesMs', 'prepMs', 'resourcesMs', 'totalMs']);
+    expect(st.totalMs).toBeGreaterThan(0);
+    expect(st.totalMs).toBeLessThanOrEqual((j.seconds as number) * 1000);
   });
 
   it('--backend cpu: the CPU reference, the same frames', () => {

@@ -27,8 +27,11 @@ interface Case extends ConvCase {
   r: WinoR;
   /** tiles per band */
   band: number;
-  /** GEMM block: 'tiny' (4 channels x 4 tiles, BK 4: partial blocks and k steps everywhere) or the decoder's for cout */
-  gemm: 'tiny' | 'decoder';
+  /**
+   * GEMM block: 'tiny' (4 channels x 4 tiles, BK 4: partial blocks and k steps everywhere), the decoder's
+   * for cout on this adapter, or the decoder's under WebGPU's default 256 invocations (browsers)
+   */
+  gemm: 'tiny' | 'decoder' | 'decoder256';
 }
 
 const TINY: TiledShape = { wgN: 1, wgM: 4, tm4: 1, tn4: 1, bk: 4, fma: true };
@@ -43,13 +46,17 @@ const cases: Case[] = [
   // the decoder's 96-channel GEMM block (a real Wan2.1 level), frames of 2 bands
   { r: 2, band: 16, gemm: 'decoder', cin: 16, cout: 96, h: 11, w: 10, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, norm: 1 },
   { r: 4, band: 4, gemm: 'decoder', cin: 16, cout: 96, h: 11, w: 10, kt: 3, ks: 3, up: 0, res: 2, tap0: 1, norm: 1 },
+  { r: 2, band: 64, gemm: 'decoder256', cin: 8, cout: 96, h: 9, w: 7, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, norm: 1 },
+  // the 64- and 16-channel blocks of small widths (--conv winograd on the golden cases)
+  { r: 2, band: 8, gemm: 'decoder', cin: 8, cout: 64, h: 6, w: 5, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, norm: 1 },
+  { r: 2, band: 8, gemm: 'decoder', cin: 8, cout: 20, h: 6, w: 5, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, norm: 1 },
 ];
 
 const name = (c: Case) => `F(${c.r}x${c.r}) cin${c.cin} cout${c.cout} ${c.h}x${c.w} kt${c.kt} up${c.up} res${c.res} tap0=${c.tap0} band ${c.band} ${c.gemm}${c.norm !== undefined ? ` norm silu${c.norm}` : ''}`;
 
 async function runCase(c: Case) {
   const { wt, bias, gamma, want, xData, cacheData, resData, yInit, params, outLen } = convCase(c, 'f32', { frames: 300, params: 11 });
-  const shape = c.gemm === 'tiny' ? TINY : winoGemmShape(c.cout, gpu!.device.limits.maxComputeInvocationsPerWorkgroup)!;
+  const shape = c.gemm === 'tiny' ? TINY : winoGemmShape(c.cout, c.gemm === 'decoder256' ? 256 : gpu!.device.limits.maxComputeInvocationsPerWorkgroup)!;
   const got = await withDevice(async (s) => {
     const x = s.upload(xData, 'f32', 'x');
     const cache = c.kt === 3 ? s.upload(cacheData, 'f32', 'cache') : s.dummy();

@@ -12,7 +12,8 @@
 import { encodeParams, resolveOverrides, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
 import { conv3d, conv3dTuning, conv3dTuningForCout } from '../../src/kernels/conv3d';
 import { conv3dTiled, conv3dTiledFor, tiledShapeError, type TiledShape } from '../../src/kernels/conv3d-tiled';
-import { winoBandParams, winogradGemm, winogradIn, winogradOut, winoGemmShape, winoPlanFor, winoScratchElems, type WinoParams } from '../../src/kernels/winograd';
+import { winogradGemm, winogradIn, winogradOut, winoGemmShape, type WinoParams } from '../../src/kernels/winograd';
+import { winoBandParams, winoPlanFor, winoScratchElems } from '../../src/kernels/winograd-plan';
 import { packWinogradWeight, winoWeightLength } from '../../src/kernels/winograd-transforms';
 import { PassTimer } from './gpu-timer';
 import { closeCase, layout, randomBuffer, readFloats, type KernelContext } from './kernels';

@@ -10,7 +10,7 @@
 // chunk (each tile keeps its own rings, frames stream per chunk); 'tile-major' splits it into a 'latent'
 // program that stores the latent-rate output of every chunk, and one program per tile that crops from
 // that store, so only one tile's rings exist at a time (frames complete with the last tile).
-import type { WinoPlan } from '../kernels/winograd';
+import type { WinoPlan } from '../kernels/winograd-plan';
 import type { DecoderConfig, DupUpCfg, ResBlockCfg, UpBlockCfg } from '../model/config';
 import type { Tile } from './tiling';
 import { tileWindows, type LevelWindow } from './tile-windows';

@@ -6,7 +6,7 @@ import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
 import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type NormMode, type Program, type Step, type TilePlan, type View } from './graph';
 import { convWeightFormat, type WeightsPrecision } from '../model/quantize';
-import { convFormFor, type ConvOption } from '../kernels/winograd';
+import { convFormFor, type ConvOption } from '../kernels/winograd-plan';
 import { convWeightBytes, kindOf, mmaScratchOf, winoScratchOf, weightBuffers, wqScratchOf } from './step-kinds';
 import { makeTiles, type Tile } from './tiling';
 import { tiledOverhead, tileWindows, type LevelWindow } from './tile-windows';

@@ -9,7 +9,8 @@
 // NaN. f32 tolerance: |err| <= 1e-4 + 1e-4|ref| (F(4x4) rounds through coefficients up to 8; measured
 // ~1e-6 on lavapipe). Node only: lavapipe compiles the 96-channel GEMM in a second, SwiftShader would not.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { winoBandParams, winogradGemm, winogradIn, winogradOut, winoGemmShape, winoPlanFor, winoScratchElems, WINO_SCRATCH_BYTES } from '../../src/kernels/winograd';
+import { winogradGemm, winogradIn, winogradOut, winoGemmShape } from '../../src/kernels/winograd';
+import { winoBandParams, winoPlanFor, winoScratchElems, WINO_SCRATCH_BYTES } from '../../src/kernels/winograd-plan';
 import { packWinogradWeight, type WinoR } from '../../src/kernels/winograd-transforms';
 import type { TiledShape } from '../../src/kernels/conv3d-tiled';
 import { inferConfig } from '../../src/model/config';

@@ -132,6 +132,37 @@ export function packInt8Blocked(blocked: Float32Array, cout: number, cin: number
   return out;
 }
 
+/**
+ * packInt8Blocked(packConvWeightBlocked(w)) in one pass from the PyTorch-order weight [cout, cin, taps]
+ * (the bytes are the same: each output channel's scale from its contiguous cin x taps values, then every
+ * value quantised straight into its blocked byte; the padding stays 0). Why: the two-step path builds the
+ * f32 blocked copy first and finds each element's channel by division (Wan2.1's 73 M conv weights: 3.1 s
+ * of JS on the 2-core build machine, Wan2.2 has 530 M), and int8 weights are packed in JS at every decoder
+ * build (the f16 ones are prepared on the GPU: runtime/exec/weights.ts).
+ */
+export function packInt8BlockedRows(w: Float32Array, cout: number, cin: number, taps: number): Uint32Array<ArrayBuffer> {
+  if (w.length !== cout * cin * taps) throw new DecoderError('bad-input', `packInt8BlockedRows: ${w.length} values for [${cout}, ${cin}, ${taps}]`);
+  const ob = Math.ceil(cout / 16), cb = Math.ceil(cin / 16);
+  const blocked = taps * ob * cb * 256, plane = ob * cb * 256;
+  const out = new Uint32Array(int8BlockedBytes(blocked, cout) / 4);
+  const bytes = new Int8Array(out.buffer, 0, blocked);
+  const scales = new Float32Array(out.buffer, blocked, ob * 16);
+  for (let o = 0; o < cout; o++) {
+    const base = o * cin * taps;
+    let max = 0;
+    for (let i = base; i < base + cin * taps; i++) max = Math.max(max, Math.abs(w[i]!));
+    const so = Math.fround(max / 127);
+    scales[o] = so;
+    if (!so) continue;
+    const row = (o >> 4) * cb * 256 + (o & 15) * 16;
+    for (let c = 0, i = base; c < cin; c++) {
+      const d0 = row + (c >> 4) * 256 + (c & 15);
+      for (let t = 0, d = d0; t < taps; t++, i++, d += plane) bytes[d] = Math.max(-127, Math.min(127, Math.round(w[i]! / so)));
+    }
+  }
+  return out;
+}
+
 /** conv3d's packed weights [rows][cout4 * 4] -> f16 pairs: two u32 per vec4 (low half = lower channel), as unpack2x16float reads them. */
 export function packF16Pairs(packed: Float32Array): Uint32Array<ArrayBuffer> {
   const out = new Uint32Array(Math.max(4, packed.length / 2));

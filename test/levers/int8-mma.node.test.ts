@@ -19,7 +19,7 @@
 //   through a 2-slot ring give the same frames bit for bit (a slot range bound wrongly changes them).
 import { describe, expect, it } from 'vitest';
 import { inferConfig } from '../../src/model/config';
-import { dequantizeInt8, int8BlockedBytes, packInt8Blocked, quantizeInt8, weightsAs, type WeightsPrecision } from '../../src/model/quantize';
+import { dequantizeInt8, int8BlockedBytes, packInt8Blocked, packInt8BlockedRows, quantizeInt8, weightsAs, type WeightsPrecision } from '../../src/model/quantize';
 import { OFFICIAL, syntheticLatents, syntheticWeights } from '../../src/model/synthetic';
 import { blockedConvWeightLength, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
 import { dequantInt8 } from '../../src/kernels/dequant-int8';
@@ -63,6 +63,28 @@ describe('int8 weights in conv3d-mma blocked order', () => {
       const o = ((Math.floor(i / (cb * 256)) % ob) << 4) + ((i & 255) >> 4);
       expect(Math.fround(q[i]! * s[o]!)).toBe(deq[i]);
     }
+  });
+});
+
+describe('packInt8BlockedRows: the int8 blocked bytes straight from the PyTorch rows', () => {
+  // the decoder's packing (runtime/exec/weights.ts): it must give packInt8Blocked(packConvWeightBlocked(w))
+  // byte for byte, scales included; a wrong tap stride, channel block or row, or a scale from the wrong
+  // channel moves bytes. An all-zero channel (scale 0) and channel counts off 16 included.
+  it.for([
+    [20, 35, 3, 3],
+    [34, 17, 3, 1],
+    [13, 10, 1, 1],
+    [3, 16, 3, 3],
+  ] as const)('%i x %i x %i x %i', ([cout, cin, kt, ks]) => {
+    const taps = kt * ks * ks;
+    const w = weightsFor(cout, cin, taps);
+    w.fill(0, cin * taps, 2 * cin * taps); // channel 1: all zeros
+    const want = new Uint8Array(packInt8Blocked(packConvWeightBlocked(w, cout, cin, kt, ks), cout, cin, taps).buffer);
+    const got = new Uint8Array(packInt8BlockedRows(w, cout, cin, taps).buffer);
+    expect(got.length).toBe(want.length);
+    let bad = 0;
+    for (let i = 0; i < want.length; i++) if (got[i] !== want[i]) bad++;
+    expect(bad, `${bad} of ${want.length} bytes differ`).toBe(0);
   });
 });
 

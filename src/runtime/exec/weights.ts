@@ -8,7 +8,7 @@
 import { encodeParams, type Elem, type PipelineCache } from '../../gpu/kernel';
 import { packConvWeightBlocked } from '../../kernels/conv3d-mma';
 import { blockChunks, blockParams, weightsBlock, type BlockedShape } from '../../kernels/weights-block';
-import { convWeightFormat, packF16Pairs, packInt8, packInt8Blocked, type WeightsPrecision } from '../../model/quantize';
+import { convWeightFormat, packF16Pairs, packInt8, packInt8BlockedRows, type WeightsPrecision } from '../../model/quantize';
 import type { Weights } from '../../model/weights';
 import type { Arena } from '../arena';
 import { storageBytes } from '../f16';
@@ -22,10 +22,13 @@ export function packWeight(w: WeightUse, weights: Weights, elem: Elem, mma: bool
   // for conv3d-wq; int8 on tensor cores: conv3d-mma's blocked layout in int8 + scales for dequant-int8
   const format = convWeightFormat(elem, weightsPrecision);
   const blocked = mma && (format === 'elem' || format === 'int8');
+  if (w.conv && format === 'int8' && blocked) {
+    // straight from the PyTorch-order rows (the same bytes as packInt8Blocked of the f32 blocked copy, without it)
+    const { cout, cin, rows } = w.conv;
+    return new Uint8Array(packInt8BlockedRows(weights.get(w.key, [cout, cin, rows / cin]).data, cout, cin, rows / cin).buffer);
+  }
   const data = w.data(weights, blocked);
-  const packed = w.conv && format === 'int8'
-    ? blocked ? packInt8Blocked(data, w.conv.cout, w.conv.cin, w.conv.rows / w.conv.cin) : packInt8(data, w.conv.cout, w.conv.rows)
-    : w.conv && format === 'f16' ? packF16Pairs(data) : null;
+  const packed = w.conv && format === 'int8' ? packInt8(data, w.conv.cout, w.conv.rows) : w.conv && format === 'f16' ? packF16Pairs(data) : null;
   return packed ? new Uint8Array(packed.buffer as ArrayBuffer) : storageBytes(data, elem);
 }
 

@@ -4,7 +4,10 @@
 // seconds. Run: node --import tsx --import ./bench/levers/register-wgsl.mjs bench/levers/expected-time-fit.ts
 // Measured (H200, Dawn, 2026-12-01): bench/results/h200/levers-2026-12-01/decode.jsonl (5ae0879),
 // bench/results/h200/levers-2026-12-01-s5/decode.jsonl (fc373eb), f16 tensor-core whole frames of the s5 call,
-// int8 weights on tensor cores: bench/results/h200/levers-2026-12-01-s6/decode.jsonl (7b0cf0f).
+// int8 weights on tensor cores: bench/results/h200/levers-2026-12-01-s6/decode.jsonl (7b0cf0f, the looped int8 GEMM
+// conv3d-mma-wq: re-planned today its plan holds the s7 f16 scratch, so planned != measured there) and, since
+// dequant-int8 + the straight-line GEMM, bench/results/h200/levers-2026-12-01-s7/decode.jsonl (f92a682; its
+// times include packing the int8 weights in JS: bench/levers/int8-pack-time.ts).
 import { inferConfig } from '../../src/model/config';
 import { OFFICIAL, syntheticWeights } from '../../src/model/synthetic';
 import { plan, type PlanOptions } from '../../src/plan/planner';
@@ -15,7 +18,10 @@ const c1 = inferConfig(syntheticWeights(OFFICIAL['2.1'], { values: false }));
 const c2 = inferConfig(syntheticWeights(OFFICIAL['2.2'], { values: false }));
 // shrink false: these tiled decodes ran before shrinking tile windows (2026-12-01 s6) computed each tile's ext at every level
 const t = (th: number, tw: number) => ({ th, tw, mode: 'exact', order: 'tile-major', store: 'cpu', shrink: false }) as const;
+// shrinking windows (s6 on): the s7 rows
+const t7 = (th: number, tw: number) => ({ th, tw, mode: 'exact', order: 'tile-major', store: 'cpu' }) as const;
 const W21 = { frames: 21, h: 60, w: 104, cache: 'on' } as const;
+const W22F = { frames: 31, h: 44, w: 80, cache: 'on' } as const;
 const W22 = { frames: 2, h: 44, w: 80, cache: 'on' } as const;
 // name (decode.jsonl), measured seconds and peak bytes, plan options, ring slots of a streamed plan
 const rows: [string, number, number, typeof c1, PlanOptions, number | null][] = [
@@ -29,6 +35,9 @@ const rows: [string, number, number, typeof c1, PlanOptions, number | null][] = 
   ['s5 w22-1g-int8tc (portable)', 27.778, 929398652, c2, { ...W22, precision: 'f16', weightsPrecision: 'int8', norm: 'full', tile: t(22, 8) }, 2],
   ['w22-1g-auto', 29.37, 1062080380, c2, { ...W22, precision: 'f16', tensorCores: true, norm: 'chunked', tile: t(22, 7) }, 2],
   ['s6 w21-int8tc (tensor cores)', 24.065, 2468570668, c1, { ...W21, precision: 'f16', weightsPrecision: 'int8', tensorCores: true, norm: 'fused' }, null],
+  ['s7 w21-int8tc (dequant-int8 + flat GEMM)', 7.818, 2476533292, c1, { ...W21, precision: 'f16', weightsPrecision: 'int8', tensorCores: true, norm: 'fused' }, null],
+  ['s7 w21-512-int8 (tensor cores)', 10.485, 514177116, c1, { ...W21, precision: 'f16', weightsPrecision: 'int8', tensorCores: true, norm: 'fused', tile: t7(30, 26) }, 9],
+  ['s7 w22f-1g (int8, tensor cores, 121 frames)', 109.516, 1065314380, c2, { ...W22F, precision: 'f16', weightsPrecision: 'int8', tensorCores: true, norm: 'fused', tile: t7(11, 9) }, null],
   ['s5 w21-exact (f32, not fitted)', 12.877, 4684200272, c1, { ...W21, precision: 'f32', norm: 'full' }, null],
   ['s5 w22-exact (f32, not fitted)', 10.67, 10267481588, c2, { ...W22, precision: 'f32', norm: 'full' }, null],
 ];

@@ -12,7 +12,7 @@
 import { encodeParams, resolveOverrides, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
 import { conv3d, conv3dTuning, conv3dTuningForCout } from '../../src/kernels/conv3d';
 import { conv3dTiled, conv3dTiledFor, tiledShapeError, type TiledShape } from '../../src/kernels/conv3d-tiled';
-import { winogradGemm, winogradIn, winogradOut, winoGemmShape, type WinoParams } from '../../src/kernels/winograd';
+import { winogradGemm, winogradIn, winogradOut, winoGemmShape, winoOverrides, type WinoParams } from '../../src/kernels/winograd';
 import { winoBandParams, winoPlanFor, winoScratchElems } from '../../src/kernels/winograd-plan';
 import { packWinogradWeight, winoWeightLength } from '../../src/kernels/winograd-transforms';
 import { PassTimer } from './gpu-timer';
@@ -151,16 +151,16 @@ async function winogradRows(
       owned.push(uni);
       bands.forEach((b, i) => device.queue.writeBuffer(uni, 256 * i, encodeParams(winogradIn(r), b)));
       const g1 = device.createBindGroup({ layout: ctx.cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uni, size: encodeParams(winogradIn(r), bands[0]!).byteLength } }] });
-      const ov = { KT: kt, UP: op.UP!, HAS_RES: op.HAS_RES!, NORM: op.NORM!, SILU: op.SILU! };
+      const ov = winoOverrides({ KT: kt, UP: op.UP!, HAS_RES: op.HAS_RES!, NORM: op.NORM!, SILU: op.SILU! });
       // [x, cache, ..., y2, gamma] as conv3d binds them
       const kernelsOf = async (gemm: TiledShape) => {
-        const defs: [AnyKernelDef, GPUBuffer[]][] = [
-          [winogradIn(r), [bufs[0]!, bufs[1]!, bufs[6]!, scratch]],
-          [winogradGemm(r, gemm), [scratch, u]],
-          [winogradOut(r), [scratch, bufs[3]!, bufs[4]!, y2]],
+        const defs: [AnyKernelDef, Record<string, number>, GPUBuffer[]][] = [
+          [winogradIn(r), ov.in, [bufs[0]!, bufs[1]!, bufs[6]!, scratch]],
+          [winogradGemm(r, gemm), ov.gemm, [scratch, u]],
+          [winogradOut(r), ov.out, [scratch, bufs[3]!, bufs[4]!, y2]],
         ];
-        return Promise.all(defs.map(async ([d, b]) => ({
-          d, pipeline: await ctx.cache.get(d, ov, 'f32'),
+        return Promise.all(defs.map(async ([d, o, b]) => ({
+          d, o, pipeline: await ctx.cache.get(d, o, 'f32'),
           g0: device.createBindGroup({ layout: ctx.cache.bindGroupLayout(d), entries: b.map((buffer, i) => ({ binding: i, resource: { buffer } })) }),
         })));
       };
@@ -170,7 +170,7 @@ async function winogradRows(
           for (const k of ks) {
             ps.setPipeline(k.pipeline);
             ps.setBindGroup(0, k.g0);
-            ps.dispatchWorkgroups(...k.d.dispatch(b, ov));
+            ps.dispatchWorkgroups(...k.d.dispatch(b, k.o));
           }
         });
       };

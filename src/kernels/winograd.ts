@@ -29,6 +29,16 @@ export interface WinoParams extends Conv3dParams {
 
 const PARAMS = ['cin', 'cout', 'h', 'w', 'x_off', 'prev2_off', 'prev1_off', 'res_off', 'y_off', 'tap0', 't0', 'nt', 'm_off'].map((name) => ({ name, type: 'u32' as const }));
 const OVERRIDES = { KT: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0 };
+// each kernel declares only the overrides its code reads: pipelines differ only where the code does
+// (the GEMM compiles once per KT, not once per residual / norm / upsample combination)
+const IN_OV = { KT: 3, UP: 0, NORM: 0, SILU: 0 };
+const GEMM_OV = { KT: 3 };
+const OUT_OV = { HAS_RES: 0 };
+
+/** The overrides of winograd-in, -gemm and -out for a conv's KT, UP, HAS_RES, NORM, SILU. */
+export function winoOverrides(o: { KT: number; UP: number; HAS_RES: number; NORM: number; SILU: number }): { in: Record<string, number>; gemm: Record<string, number>; out: Record<string, number> } {
+  return { in: { KT: o.KT, UP: o.UP, NORM: o.NORM, SILU: o.SILU }, gemm: { KT: o.KT }, out: { HAS_RES: o.HAS_RES } };
+}
 const WG = 64;
 
 const stride = (nt: number) => Math.ceil(nt / 4) * 4;
@@ -248,7 +258,7 @@ export function winogradIn(r: WinoR): KernelDef<WinoParams> {
     wgsl: `${inWgsl(r)}\n${common}`,
     bindings: [{ name: 'x', access: 'read' }, { name: 'cache', access: 'read' }, { name: 'gamma', access: 'read' }, { name: 's', access: 'read_write' }],
     params: PARAMS,
-    overrides: OVERRIDES,
+    overrides: IN_OV,
     dispatch(p, ov) {
       const o = { ...OVERRIDES, ...ov };
       checkOv(id, p, o);
@@ -270,7 +280,7 @@ export function winogradOut(r: WinoR): KernelDef<WinoParams> {
     wgsl: `${outWgsl(r)}\n${common}`,
     bindings: [{ name: 's', access: 'read' }, { name: 'b', access: 'read' }, { name: 'res', access: 'read' }, { name: 'y', access: 'read_write' }],
     params: PARAMS,
-    overrides: OVERRIDES,
+    overrides: OUT_OV,
     dispatch(p, ov) {
       checkOv(id, p, { ...OVERRIDES, ...ov });
       return [Math.ceil(p.nt / WG), p.cout, 1];
@@ -294,7 +304,7 @@ export function winogradGemm(r: WinoR, t: TiledShape): KernelDef<WinoParams> {
     wgsl: `${gemmWgsl(t)}\n${common}`,
     bindings: [{ name: 's', access: 'read_write' }, { name: 'u', access: 'read' }],
     params: PARAMS,
-    overrides: OVERRIDES,
+    overrides: GEMM_OV,
     dispatch(p, ov) {
       checkOv(id, p, { ...OVERRIDES, ...ov });
       return [Math.ceil(stride(p.nt) / 4 / (t.wgN * t.tn4)), Math.ceil(p.cout / (4 * t.wgM * t.tm4)), winoPositions(r)];

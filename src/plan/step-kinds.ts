@@ -12,7 +12,7 @@ import { conv3dTiled, conv3dTiledFor } from '../kernels/conv3d-tiled';
 import { conv3dHead, conv3dHeadFor } from '../kernels/conv3d-head';
 import { blockedConvWeightLength, conv3dMmaPack, mmaScratchElems, packConvWeightBlocked } from '../kernels/conv3d-mma';
 import { kernels } from '../kernels/index';
-import { winogradGemm, winogradIn, winogradOut, winoGemmShape } from '../kernels/winograd';
+import { winogradGemm, winogradIn, winogradOut, winoGemmShape, winoOverrides } from '../kernels/winograd';
 import { winoBandCount, winoBandParams, winoScratchElems } from '../kernels/winograd-plan';
 import { packWinogradWeight, winoWeightLength } from '../kernels/winograd-transforms';
 import { invMaxFor } from '../kernels/rms-norm';
@@ -153,12 +153,12 @@ const conv: StepKind<ConvStep> = {
     const load = { KT: s.kt, KS: s.ks, UP: s.up, NORM: s.norm ? 1 : 0, SILU: s.norm?.silu ? 1 : 0 };
     // Winograd (portable f32 plans, --conv): input transform, batched GEMM against U, output transform
     if (s.wino) {
-      const ov = { KT: s.kt, UP: s.up, HAS_RES: res, NORM: load.NORM, SILU: load.SILU };
+      const ov = winoOverrides({ KT: s.kt, UP: s.up, HAS_RES: res, NORM: load.NORM, SILU: load.SILU });
       const shape = winoGemmShape(s.cout, c.maxInvocations)!;
       return [
-        { def: winogradIn(s.wino.r), overrides: ov, bindings: [c.view(s.x), ring, gamma, c.winoScratch!] },
-        { def: winogradGemm(s.wino.r, shape), overrides: ov, bindings: [c.winoScratch!, c.weight(`${s.wkey}.weight.wino${s.wino.r}`)] },
-        { def: winogradOut(s.wino.r), overrides: ov, bindings: [c.winoScratch!, b, resBuf, c.view(s.y)] },
+        { def: winogradIn(s.wino.r), overrides: ov.in, bindings: [c.view(s.x), ring, gamma, c.winoScratch!] },
+        { def: winogradGemm(s.wino.r, shape), overrides: ov.gemm, bindings: [c.winoScratch!, c.weight(`${s.wkey}.weight.wino${s.wino.r}`)] },
+        { def: winogradOut(s.wino.r), overrides: ov.out, bindings: [c.winoScratch!, b, resBuf, c.view(s.y)] },
       ];
     }
     // packed weights (int8, or f16 beside f32 activations): conv3d-wq dequantises them in its operand load

@@ -9,7 +9,7 @@
 // NaN. f32 tolerance: |err| <= 1e-4 + 1e-4|ref| (F(4x4) rounds through coefficients up to 8; measured
 // ~1e-6 on lavapipe). Node only: lavapipe compiles the 96-channel GEMM in a second, SwiftShader would not.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { winogradGemm, winogradIn, winogradOut, winoGemmShape } from '../../src/kernels/winograd';
+import { winogradGemm, winogradIn, winogradOut, winoGemmShape, winoOverrides } from '../../src/kernels/winograd';
 import { winoBandParams, winoPlanFor, winoScratchElems, WINO_SCRATCH_BYTES } from '../../src/kernels/winograd-plan';
 import { packWinogradWeight, type WinoR } from '../../src/kernels/winograd-transforms';
 import type { TiledShape } from '../../src/kernels/conv3d-tiled';
@@ -68,12 +68,12 @@ async function runCase(c: Case) {
     const y = c.res === 2 ? s.upload(yInit, 'f32', 'y') : s.zeros(yInit.length, 4);
     // scratch starts as NaN: a GEMM that read V or M outside what this band wrote would bring it out
     const scratch = s.upload(new Float32Array(winoScratchElems(c.r, c.band, c.cin, c.cout, c.kt)).fill(NaN), 'f32', 'scratch');
-    const ov = { KT: c.kt, UP: c.up, HAS_RES: c.res, NORM: c.norm === undefined ? 0 : 1, SILU: c.norm ?? 0 };
+    const ov = winoOverrides({ KT: c.kt, UP: c.up, HAS_RES: c.res, NORM: c.norm === undefined ? 0 : 1, SILU: c.norm ?? 0 });
     const bands = winoBandParams({ r: c.r, band: c.band }, params, c.kt);
     for (const p of bands) {
-      await s.run(winogradIn(c.r), p, ov, 'f32', [x, cache, g, scratch]);
-      await s.run(winogradGemm(c.r, shape), p, ov, 'f32', [scratch, u]);
-      await s.run(winogradOut(c.r), p, ov, 'f32', [scratch, b, res, y]);
+      await s.run(winogradIn(c.r), p, ov.in, 'f32', [x, cache, g, scratch]);
+      await s.run(winogradGemm(c.r, shape), p, ov.gemm, 'f32', [scratch, u]);
+      await s.run(winogradOut(c.r), p, ov.out, 'f32', [scratch, b, res, y]);
     }
     return { y: await s.read(y, 'f32', outLen, params.y_off), bands: bands.length };
   });

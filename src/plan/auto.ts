@@ -56,6 +56,12 @@ export interface Fit {
   reason: string;
 }
 
+/** Streamed weights that take longer over the bus than the plan's compute (expected-time.ts). */
+function isBusBound(p: Plan): boolean {
+  const e = expectedSeconds(p);
+  return !!p.weightStream && e.bus > e.compute;
+}
+
 /** Fits the adapter's limits and the GPU budget (the CPU budget aside). */
 const fitsGpu = (p: Plan, r: FitRequest) =>
   p.largestBinding <= r.limits.maxStorageBufferBindingSize && p.largestBuffer <= r.limits.maxBufferSize && (r.budget === undefined || p.memory.total <= r.budget);
@@ -103,7 +109,16 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
     return direct;
   }
   const levers = (p: Plan) => JSON.stringify([p.opts.precision, p.opts.weightsPrecision, p.tiles?.length ?? 0, !!p.weightStream, !!p.opts.cacheOffload, p.opts.norm, !!p.opts.tensorCores]);
-  return levers(wino.plan) === levers(direct.plan) ? wino : direct;
+  const n = winoConvCount(wino.plan);
+  if (!n) return direct;
+  if (levers(wino.plan) !== levers(direct.plan)) return { ...direct, reason: `${direct.reason}; direct convs (Winograd would need other levers: ${(wino.plan.memory.total / 2 ** 20).toFixed(0)} MiB)` };
+  return { ...wino, reason: `${wino.reason}; ${n} convs as Winograd (--conv auto)` };
+}
+
+/** Convs of a plan's first chunk kind that run as Winograd (kernels/winograd-plan.ts). */
+function winoConvCount(p: Plan): number {
+  const pps = Object.values(p.programs)[0] ?? [];
+  return pps.reduce((a, pp) => a + pp.prog.steps.filter((s) => s.kind === 'conv' && s.wino).length, 0);
 }
 
 /**
@@ -118,6 +133,19 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
 function fitConv(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precision' | 'norm'>, r: FitRequest): Fit {
   const fit = searchPlan(cfg, base, r);
   const p = fit.plan;
+  // a bus-bound plan (weights streamed, bus > compute) found with tensor cores allowed: the search without
+  // them too (whatever combination it reaches, as the bus-bound rule itself allows). Wan2.2 704x1280x121 at
+  // 768 MiB: with tensor cores f32 + f16 weights streamed, ~2089 s expected; without, int8 streamed, ~262 s
+  if (base.tensorCores && isBusBound(p)) {
+    let alt: Fit;
+    try {
+      alt = searchPlan(cfg, { ...base, tensorCores: false }, r);
+    } catch {
+      return fit;
+    }
+    const [tp, tq] = [expectedSeconds(p).total, expectedSeconds(alt.plan).total];
+    return tq < tp ? { plan: alt.plan, reason: `${alt.reason}; without tensor cores: expected ~${tq.toFixed(1)} s against ~${tp.toFixed(1)} s bus-bound with them` } : fit;
+  }
   if (!(p.opts.tensorCores && p.opts.precision === 'f16' && p.opts.weightsPrecision === 'int8')) return fit;
   const alt = searchPlan(cfg, { ...base, tensorCores: false }, { ...r, precisions: ['f16'], weightsPrecisions: ['int8'] });
   const [tp, tq] = [expectedSeconds(p).total, expectedSeconds(alt.plan).total];
@@ -277,10 +305,7 @@ function searchPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precis
    * storage), Wan2.2 704x1280x121 in 1 GiB 3 TB (~30 min).
    */
   let deferred = null as Fit | null;
-  const busBound = (p: Plan) => {
-    const e = expectedSeconds(p);
-    return !!p.weightStream && e.bus > e.compute;
-  };
+  const busBound = isBusBound;
   const accept = (f: Fit): Fit | null => {
     if (busBound(f.plan)) {
       deferred ??= f;

@@ -120,6 +120,7 @@ describe('--conv auto: F(4x4) on Wan2.1 widths where it needs no other lever', (
     const fit = fitPlan(wan21, base, { limits, precisions: ['f32'], tile: 'auto' });
     expect(winos(fit.plan).length).toBeGreaterThan(30);
     expect(new Set(winos(fit.plan))).toEqual(new Set([4]));
+    expect(fit.reason).toMatch(/; \d+ convs as Winograd \(--conv auto\)$/);
     expect(winos(plan(wan22, { ...base, h: 44, w: 80, precision: 'f32' }))).toEqual([]);
     expect(winos(plan(wan21, { ...base, precision: 'f16' }))).toEqual([]);
   });
@@ -131,6 +132,7 @@ describe('--conv auto: F(4x4) on Wan2.1 widths where it needs no other lever', (
     const fit = fitPlan(wan21, base, { limits, budget, precisions: ['f32'], tile: 'auto', norms: ['full'] });
     expect(fit.plan.tiles).toBeNull();
     expect(winos(fit.plan)).toEqual([]);
+    expect(fit.reason).toMatch(/direct convs \(Winograd would need other levers/);
     // asked for explicitly, Winograd is planned under the same budget (with tiles)
     const asked = fitPlan(wan21, { ...base, conv: 'winograd4' }, { limits, budget, precisions: ['f32'], tile: 'auto', norms: ['full'] });
     expect(winos(asked.plan).length).toBeGreaterThan(0);

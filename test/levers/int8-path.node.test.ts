@@ -2,7 +2,8 @@
 // a plan with int8 weights on tensor cores is weighed against the same search on the portable conv (no
 // operand copy and no f16 scratch, so under a budget it may fit with fewer tiles) by expected time
 // (src/plan/expected-time.ts), and the faster is taken. Official Wan2.1 widths, latent 5x30x52:
-// - at 100 MiB tensor cores need 22 streamed tiles where the portable conv needs fewer: the portable plan
+// - at 100 MiB tensor cores need 22 streamed tiles (bus-bound: the rule of the last test decides, with the
+//   same portable search) where the portable conv needs fewer: the portable plan
 //   is expected faster and is taken (a fitPlan without the rule returns the tensor-core plan: fails);
 // - at 120 MiB and without a budget the tensor-core plan is faster and is kept (a rule that always
 //   prefers the portable conv, or compares the wrong way, fails);
@@ -41,7 +42,26 @@ describe('int8 weights: tensor cores or the portable conv, whichever is expected
     } else {
       expect(t).toBe(tp);
       expect(fit.plan.memory.total).toBe(portable.plan.memory.total);
-      expect(fit.reason).toMatch(/portable conv: expected ~[\d.]+ s against ~[\d.]+ s for int8 weights in \d+ tiles.* on tensor cores$/);
+      // (the tensor-core plan there streams bus-bound: the bus-bound rule below decides first, with the same search)
+      expect(fit.reason).toMatch(/(portable conv: expected ~[\d.]+ s against ~[\d.]+ s for int8 weights in \d+ tiles.* on tensor cores|without tensor cores: expected ~[\d.]+ s against ~[\d.]+ s bus-bound with them)$/);
     }
+  });
+});
+
+// A bus-bound plan found with tensor cores allowed (weights streamed, bus > compute): the search without
+// them runs too and the faster is taken. Same latent, 150 MiB, f16 or int8 weights: with tensor cores
+// (operand copy) f16 weights stream bus-bound (~3.8 s expected); without them f16 weights stream in 8 tiles,
+// not bus-bound (~2.6 s). A fitPlan without the rule returns the tensor-core plan: fails.
+describe('a bus-bound tensor-core plan against the search without tensor cores', () => {
+  it('150 MiB, f16 or int8 weights: the portable plan, not bus-bound', () => {
+    const fit = fitPlan(cfg, { ...base, tensorCores: true }, { ...req(150), weightsPrecisions: ['f16', 'int8'] });
+    console.info(fit.reason);
+    const e = expectedSeconds(fit.plan);
+    expect(fit.plan.opts.tensorCores).toBe(false);
+    expect(e.bus).toBeLessThanOrEqual(e.compute);
+    const m = /without tensor cores: expected ~([\d.]+) s against ~([\d.]+) s bus-bound with them$/.exec(fit.reason);
+    expect(m, fit.reason).not.toBeNull();
+    expect(Number(m![1])).toBeCloseTo(e.total, 1);
+    expect(Number(m![1])).toBeLessThan(Number(m![2]));
   });
 });

@@ -61,6 +61,8 @@ export async function resolvePlan(client: DecoderClient, shape: [number, number,
   const worker: WorkerDecodeOptions = {
     ...base, precision: f.options.precision, weightsPrecision: f.options.weightsPrecision, tile: f.options.tile, cacheOffload: f.options.cacheOffload,
     weightsStream: f.options.weightsStream, weightsStreamSlots: f.options.weightsStreamSlots, norm: f.options.norm, normChunk: f.options.normChunk,
+    // the conv form the fit planned with (--conv auto: Winograd only where it needed no other lever)
+    conv: f.options.conv,
   };
   return { worker, plan: f.plan, reason: f.reason };
 }

@@ -122,6 +122,7 @@ describe('dequant-int8: int8 blocked weights -> f16 blocked weights', () => {
 
 async function decodeWith(weights: Weights, wp: WeightsPrecision, mma: boolean, stream = false): Promise<{ video: Float32Array; weights: number; activations: number }> {
   const cfg = inferConfig(weights);
+  const z = cfg.zDim;
   const T = 2, h = 2, w = 2;
   const o: PlanOptions = { frames: T, h, w, cache: 'on', precision: 'f16', weightsPrecision: wp, tensorCores: mma, weightsStream: stream, weightsStreamSlots: stream ? 2 : undefined };
   const p = plan(cfg, o);
@@ -132,7 +133,7 @@ async function decodeWith(weights: Weights, wp: WeightsPrecision, mma: boolean, 
   expect(dec.arena.bytes.activations).toBe(p.memory.activations);
   expect(dec.arena.bytes.total).toBe(p.memory.total);
   try {
-    await dec.decode(syntheticLatents(4, T, h, w), (f) => void frames.push(f.rgb));
+    await dec.decode(syntheticLatents(z, T, h, w), (f) => void frames.push(f.rgb));
   } finally {
     dec.dispose();
   }
@@ -177,5 +178,14 @@ describe('decode with int8 weights on the tensor-core path (emulated GEMM)', () 
     const streamed = await decodeWith(weights, 'int8', true, true);
     expect(streamed.weights).toBeLessThan(got.weights);
     expect(compare(streamed.video, got.video).maxAbs).toBe(0);
+  });
+
+  it('Wan2.2 (DupUp shortcuts, the 12-channel patch head): int8 on tensor cores = f16 weights of the dequantised weights, bit for bit', async (ctx) => {
+    needF16(ctx, gpu);
+    const weights = syntheticWeights({ version: '2.2', dim: 4, zDim: 8, seed: 3 });
+    const got = await decodeWith(weights, 'int8', true);
+    const ref = await decodeWith(weightsAs(weights, 'int8'), 'f16', true);
+    expect(got.video.length).toBe(ref.video.length);
+    expect(compare(got.video, ref.video).maxAbs).toBe(0);
   });
 });

@@ -20,6 +20,7 @@
 #   wan22 (timing, cold only): Wan2.2 704x1280x121 f16 tensor cores, fresh cache
 #   attention-row: bench-node --only attention (the kernel alone at c 384, N 6240; f32 and f16 storage)
 # Results in $OUT: timing.jsonl, cli.jsonl, profile-*.md/json, gpu.txt, logs.tar.gz (every raw log).
+# `STOP_AFTER=300 bash scripts/h200-startup-s7.sh final`: the lead's last call (user-facing decodes of the final HEAD, see below).
 # `bash scripts/h200-startup-s7.sh attn-ab`: the attention A/B (shipped vs bench/probes/attention-blocked64.wgsl; carries .h200-startup/dist-s6attn too).
 # Local dry run (lavapipe, tiny): W21=2x2x3 W22=1x2x2 OUT=/tmp/o bash scripts/h200-startup-s7.sh
 set -u
@@ -78,6 +79,25 @@ if [ "${1:-}" = attn-ab ]; then
   tail -c 400 "$OUT/cli.jsonl"
   tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"
   exit 0
+fi
+if [ "${1:-}" = final ]; then
+  # the lead's last call of session 7 (STOP_AFTER=300): the final HEAD's user-facing decodes, after the
+  # Winograd (--conv auto), int8-on-tensor-cores and start-up changes; then the attention A/B rows where
+  # .h200-startup/{dist,dist-s6attn} were carried (kernel rows only, no dist swap).
+  cli default-fresh 40 "$CACHE" --synthetic 2.1 --latent-size "$W21"
+  cli default-cached 40 "$CACHE" --synthetic 2.1 --latent-size "$W21"
+  cli tc-f16-cached 30 "$CACHE" --synthetic 2.1 --latent-size "$W21" --precision f16
+  tim tc-f16 40 "$(fresh)" $L21 --precision f16 --repeat 2
+  tim port-f32 40 "$CACHE" $L21 --precision f32 --tensor-cores off --repeat 2
+  cli int8-tc-cached 40 "$CACHE" --synthetic 2.1 --latent-size "$W21" --weights-precision int8 --precision f16
+  tim wan22 70 "$CACHE" --model 2.2 --latent "$W22" --precision f16 --repeat 1
+  for d in dist-s6attn dist; do
+    [ -f .h200-startup/$d/bench-node.js ] || continue; late "attention-$d" && break
+    timeout 40 node .h200-startup/$d/bench-node.js --dawn-flags "$F,disable-dawn-features=timestamp_quantization" --out "$OUT" --no-baseline --machine h200 ${COMMIT:+--commit $COMMIT} --only attention --runs 20 --tag "attn-$d" > "$OUT/logs/bench-attention-$d.log" 2>&1
+    echo "attention $d rc $?"; grep -E "attention/" "$OUT/logs/bench-attention-$d.log" | head -2 | cut -c1-160
+  done
+  tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"
+  echo "done in $SECONDS s"; exit 0
 fi
 tim port-f32 60 "$(fresh)" $L21 --precision f32 --tensor-cores off --repeat 2
 cli port-f32-fresh 40 "$CACHE" --synthetic 2.1 --latent-size "$W21" --precision f32 --tensor-cores off

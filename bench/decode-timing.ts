@@ -38,11 +38,11 @@ export async function timingMain(argv: string[]): Promise<number> {
   const { cache, req } = fitOptions(a, await dec.gpuLimits());
   if (!(await dec.hasF16())) req.precisions = req.precisions.filter((p) => p === 'f32');
   const tensorCores = cliValue(a, 'tensorCores') && (await dec.hasTensorCores());
-  const fit = fitPlan(dec.cfg, { frames: T, h, w, cache, tensorCores }, req);
+  const fit = fitPlan(dec.cfg, { frames: T, h, w, cache, tensorCores, conv: cliValue(a, 'conv') }, req);
   const o = fit.plan.opts;
   const opts: DecodeOptions = {
     backend: 'webgpu', latentStats: 'official', collect: false, onFrame: () => undefined,
-    cache, precision: o.precision, weightsPrecision: o.weightsPrecision, tile: o.tile, cacheOffload: o.cacheOffload ? 'on' : 'off', weightsStream: fit.plan.weightStream ? 'on' : 'off', weightsStreamSlots: fit.plan.weightStream?.slots, norm: o.norm, normChunk: o.normChunk, tensorCores,
+    cache, precision: o.precision, weightsPrecision: o.weightsPrecision, tile: o.tile, cacheOffload: o.cacheOffload ? 'on' : 'off', weightsStream: fit.plan.weightStream ? 'on' : 'off', weightsStreamSlots: fit.plan.weightStream?.slots, norm: o.norm, normChunk: o.normChunk, tensorCores: tensorCores && !!o.tensorCores, conv: o.conv,
   };
   // the decoder plans again inside its timed decode (src/decoder.ts): that plan() call, timed alone
   const tPlan = performance.now();

@@ -79,5 +79,12 @@ export function convFormFor(o: ConvOption, s: { ks: number; kt: number; cin: num
  * (bench/results/h200/wino-2026-12-01-s7/call1), the four ANCHORS layers, ms direct / F(2x2) / F(4x4):
  * 96ch 480x832 6.84 / 4.28 / 2.66; 192ch 240x416 6.86 / 3.68 / 2.15; 384ch 120x208 6.68 / 3.48 / 2.11;
  * 384ch 60x104 1.87 / 0.95 / 0.71 (effective 70-94 TFLOP/s for F(4x4) against 26.5-29.8 direct).
+ *
+ * Only on frames of at least AUTO_MIN_PIXELS (60x104, the smallest layer measured): below it nothing was
+ * measured, and at small decodes the fixed costs dominate (U, 4x the 3x3 weights, transformed at upload;
+ * three more pipelines per conv form). On lavapipe the CLI test's 1x2x2 latent (frames of 2x2 to
+ * 16x16 px) took 3 s direct and 8.5 s as F(4x4), 2026-12-01.
  */
-const AUTO_WINO = (s: { ks: number; kt: number; cin: number; cout: number; h: number; w: number }): WinoR | null => (s.ks === 3 && s.cout >= 96 && s.cout % 96 === 0 ? 4 : null);
+const AUTO_MIN_PIXELS = 60 * 104;
+const AUTO_WINO = (s: { ks: number; kt: number; cin: number; cout: number; h: number; w: number }): WinoR | null =>
+  s.ks === 3 && s.cout >= 96 && s.cout % 96 === 0 && s.h * s.w >= AUTO_MIN_PIXELS ? 4 : null;

@@ -122,6 +122,10 @@ describe('--conv auto: F(4x4) on Wan2.1 widths where it needs no other lever', (
     expect(new Set(winos(fit.plan))).toEqual(new Set([4]));
     expect(fit.reason).toMatch(/; \d+ convs as Winograd \(--conv auto\)$/);
     expect(winos(plan(wan22, { ...base, h: 44, w: 80, precision: 'f32' }))).toEqual([]);
+    // auto only on frames of >= 60x104 px (the measured layers): a 2x3 latent's frames (16x24 px and less) stay
+    // direct, a 60x104 latent's every level is Winograd; an auto that ignored the frame size fails the first line
+    expect(winos(fitPlan(wan21, { ...base, frames: 2, h: 2, w: 3 }, { limits, precisions: ['f32'], tile: 'auto' }).plan)).toEqual([]);
+    expect(winos(plan(wan21, { ...base, frames: 2, h: 2, w: 3, precision: 'f32', conv: 'winograd4' })).length).toBeGreaterThan(30);
     expect(winos(plan(wan21, { ...base, precision: 'f16' }))).toEqual([]);
   });
   it('a budget the direct plan fits in whole frames and the Winograd plan does not: the direct plan, not tiles', () => {

@@ -102,6 +102,14 @@ function grids(h: number, w: number): { th: number; tw: number; n: number }[] {
 export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precision' | 'norm'>, r: FitRequest): Fit {
   if (base.conv !== 'auto') return fitConv(cfg, base, r);
   const direct = fitConv(cfg, { ...base, conv: 'direct' }, r);
+  // two shortcuts that skip the second search (it is the whole cost of planning twice: Wan2.2 704x1280x121 at
+  // --budget 1024 took 39 s on the 2-core build machine): Winograd runs only in f32 plans with f32 weights held on
+  // the GPU, so a direct plan with other storage could only be matched by a Winograd plan with other levers,
+  // which is refused below anyway; and where no conv of the whole-frame f32 plan qualifies (Wan2.2's widths,
+  // small frames), no tile's smaller window does either (kernels/winograd-plan.ts: cout and frame size)
+  const dp = direct.plan;
+  if (dp.opts.precision !== 'f32' || (dp.opts.weightsPrecision ?? 'f32') !== 'f32' || dp.weightStream) return direct;
+  if (!winoConvCount(plan(cfg, { ...base, conv: 'auto', precision: 'f32', weightsPrecision: 'f32', weightsStream: false, tensorCores: false }))) return direct;
   let wino: Fit;
   try {
     wino = fitConv(cfg, { ...base, conv: 'auto' }, r);

@@ -78,7 +78,8 @@ function convScenarios(quick: boolean): KernelScenario[] {
  * the same inputs, f32.
  */
 function candidateScenarios(quick: boolean): KernelScenario[] {
-  const planes: [number, number, number][] = quick ? [[96, 48, 80], [192, 24, 40], [384, 12, 20]] : CONV_ANCHORS;
+  // full: the ANCHORS layers and Wan2.2's three largest (conv3d/256ch-352x640-tiled ...: Winograd at Wan2.2's widths)
+  const planes: [number, number, number][] = quick ? [[96, 48, 80], [192, 24, 40], [384, 12, 20]] : [...CONV_ANCHORS, ...CONV_WAN22];
   const [hh, hw] = quick ? [48, 80] : [480, 832];
   const shapes: [number, number, number, number][] = [...planes.map(([c, h, w]): [number, number, number, number] => [c, c, h, w]), [96, 3, hh, hw]];
   return shapes.map(([cin, cout, h, w]): KernelScenario => ({

@@ -16,6 +16,9 @@
 #   default the same decode with default options and --tensor-cores off only (what `auto` picks)
 #   profile bench-node --profile (cold + warm decode in one process, per-layer GPU table) with each --conv
 #           of PCONVS (default winograd)
+# Env: VAE (2.1) and LAT (21x60x104) pick the decodes' model and latent; ROWS the rows' --only list. Session 7's
+# Wan2.2 widths (lead): ROWS=conv3d/256ch-352x640-tiled,conv3d/512ch-176x320-tiled,conv3d/1024ch-88x160-tiled
+# STEPS=rows; then STEPS=decode VAE=2.2 LAT=3x44x80 CONVS="direct winograd4" (PSNR); then LAT=31x44x80 CONVS=winograd4.
 # Results under $OUT (JSON rows, decode.jsonl, compare.jsonl, the profile), logs tarred (the tool returns <= 8 files).
 set -u
 source .gpu-bundle/boot.sh >/dev/null
@@ -28,7 +31,7 @@ S=" ${STEPS:-rows decode profile} "
 dec() { # dec NAME ARGS...: one cold CLI decode of Wan2.1 480x832x81 (portable), output kept as /tmp/NAME.npy
   local name=$1 t0=$SECONDS
   shift
-  timeout "${DTMO:-90}" node bin/wan-vae.mjs decode --dawn-flags "$FC" --json --out /tmp/$name.npy --synthetic 2.1 --latent-size ${LAT:-21x60x104} --tile none --tensor-cores off "$@" > "$OUT/decode-$name.log" 2>&1
+  timeout "${DTMO:-90}" node bin/wan-vae.mjs decode --dawn-flags "$FC" --json --out /tmp/$name.npy --synthetic ${VAE:-2.1} --latent-size ${LAT:-21x60x104} --tile none --tensor-cores off "$@" > "$OUT/decode-$name.log" 2>&1
   echo "{\"name\":\"$name\",\"args\":\"$*\",\"rc\":$?,\"wall\":$((SECONDS - t0)),\"result\":$(tail -1 "$OUT/decode-$name.log" | grep '^{' || echo null)}" >> "$OUT/decode.jsonl"
   echo "$name $(tail -1 "$OUT/decode.jsonl" | grep -o '"seconds":[0-9.]*\|"rc":[0-9]*\|"peakGpuBytes":[0-9]*\|"plannedPeakGpuBytes":[0-9]*' | tr '\n' ' ')"
 }
@@ -44,7 +47,7 @@ summ() { # one line per bench row: direct, then each Winograd row's TFLOP/s, max
       Object.keys(e).filter((k) => k.startsWith("error_")).map((k) => k + ":" + e[k].slice(0, 100)).join(" "), x.error ?? ""); }' "$f"; done
 }
 if [[ $S == *" rows "* ]]; then
-  timeout "${ROWS_TMO:-240}" $B --only "conv3d/96ch-480x832-tiled,conv3d/192ch-240x416-tiled,conv3d/384ch-120x208-tiled,conv3d/384ch-60x104-tiled" --runs 20 --tag wino > "$OUT/bench-rows.log" 2>&1
+  timeout "${ROWS_TMO:-240}" $B --only "${ROWS:-conv3d/96ch-480x832-tiled,conv3d/192ch-240x416-tiled,conv3d/384ch-120x208-tiled,conv3d/384ch-60x104-tiled}" --runs 20 --tag wino > "$OUT/bench-rows.log" 2>&1
   echo "rows rc $?"; summ wino
 fi
 if [[ $S == *" decode "* ]]; then

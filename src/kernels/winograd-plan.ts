@@ -74,8 +74,11 @@ export function convFormFor(o: ConvOption, s: { ks: number; kt: number; cin: num
 }
 
 /**
- * 'auto': F(4x4) for the 3x3 convs of Wan2.1's widths (output channels a multiple of 96), the direct conv
- * elsewhere (Wan2.2's 256-1024 channels: not measured). H200, 2026-12-01, build of df5671f
+ * 'auto': F(4x4) for the 3x3 convs of Wan2.1's widths (output channels a multiple of 96) and of Wan2.2's 256
+ * and 512 channels, F(2x2) at 1024 channels and more (there F(4x4)'s 36 GEMMs over K = 3072 lose to F(2x2)),
+ * the direct conv elsewhere. Wan2.2's largest layers (H200, 2026-12-01, lead's build of 7117f36,
+ * bench/results/h200/wino22-2026-12-01-s7/r1), ms direct / F(2x2) / F(4x4): 256ch 352x640 30.61 / 15.37 /
+ * 9.15; 512ch 176x320 31.53 / 14.46 / 10.09; 1024ch 88x160 28.66 / 14.29 / 17.19. H200, 2026-12-01, build of df5671f
  * (bench/results/h200/wino-2026-12-01-s7/call1), the four ANCHORS layers, ms direct / F(2x2) / F(4x4):
  * 96ch 480x832 6.84 / 4.28 / 2.66; 192ch 240x416 6.86 / 3.68 / 2.15; 384ch 120x208 6.68 / 3.48 / 2.11;
  * 384ch 60x104 1.87 / 0.95 / 0.71 (effective 70-94 TFLOP/s for F(4x4) against 26.5-29.8 direct).
@@ -86,5 +89,8 @@ export function convFormFor(o: ConvOption, s: { ks: number; kt: number; cin: num
  * 16x16 px) took 3 s direct and 8.5 s as F(4x4), 2026-12-01.
  */
 const AUTO_MIN_PIXELS = 60 * 104;
-const AUTO_WINO = (s: { ks: number; kt: number; cin: number; cout: number; h: number; w: number }): WinoR | null =>
-  s.ks === 3 && s.cout >= 96 && s.cout % 96 === 0 && s.h * s.w >= AUTO_MIN_PIXELS ? 4 : null;
+const AUTO_WINO = (s: { ks: number; kt: number; cin: number; cout: number; h: number; w: number }): WinoR | null => {
+  if (s.ks !== 3 || s.cout < 96 || s.h * s.w < AUTO_MIN_PIXELS) return null;
+  if (s.cout >= 1024 && s.cout % 128 === 0) return 2;
+  return s.cout % 96 === 0 || s.cout % 128 === 0 ? 4 : null;
+};

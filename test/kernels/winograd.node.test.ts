@@ -115,13 +115,17 @@ describe('--conv auto: F(4x4) on Wan2.1 widths where it needs no other lever', (
   const limits = { maxStorageBufferBindingSize: 2 ** 31, maxBufferSize: 2 ** 40 };
   const base = { frames: 21, h: 60, w: 104, cache: 'on' as const, conv: 'auto' as const };
   const winos = (p: Plan) => Object.values(p.programs).flat().flatMap((pp) => pp.prog.steps).filter((s) => s.kind === 'conv' && s.wino).map((s) => (s as { wino: { r: number } }).wino.r);
-  it('plain plan() (no conv) is direct; auto, no budget: every 3x3 conv with a multiple of 96 channels on F(4x4); Wan2.2 and f16 stay direct', () => {
+  it('plain plan() (no conv) is direct; auto, no budget: every 3x3 conv with a multiple of 96 channels on F(4x4); Wan2.2 by width; f16 stays direct', () => {
     expect(winos(plan(wan21, { ...base, conv: undefined, precision: 'f32' }))).toEqual([]);
     const fit = fitPlan(wan21, base, { limits, precisions: ['f32'], tile: 'auto' });
     expect(winos(fit.plan).length).toBeGreaterThan(30);
     expect(new Set(winos(fit.plan))).toEqual(new Set([4]));
     expect(fit.reason).toMatch(/; \d+ convs as Winograd \(--conv auto\)$/);
-    expect(winos(plan(wan22, { ...base, h: 44, w: 80, precision: 'f32' }))).toEqual([]);
+    // Wan2.2 704x1280 (measured on the H200, s7): F(4x4) at 256 and 512 channels, F(2x2) at 1024 (88x160 frames);
+    // its 1024-channel convs at 44x80 (under 60x104 px) stay direct. An auto without the 1024 rule fails the last line
+    const w22 = winos(fitPlan(wan22, { ...base, h: 44, w: 80 }, { limits, precisions: ['f32'], tile: 'auto' }).plan);
+    expect(w22.filter((r) => r === 4).length).toBeGreaterThan(10);
+    expect(w22.filter((r) => r === 2).length).toBeGreaterThan(0);
     // auto only on frames of >= 60x104 px (the measured layers): a 2x3 latent's frames (16x24 px and less) stay
     // direct, a 60x104 latent's every level is Winograd; an auto that ignored the frame size fails the first line
     expect(winos(fitPlan(wan21, { ...base, frames: 2, h: 2, w: 3 }, { limits, precisions: ['f32'], tile: 'auto' }).plan)).toEqual([]);

@@ -135,7 +135,7 @@ export const OPTIONS = {
   },
   conv: {
     kind: 'choice', flag: 'conv', commands: BOTH, api: true, demo: null, values: ['auto', 'direct', 'winograd', 'winograd4'], default: 'auto',
-    help: 'Portable f32 plans: the 3x3 convs as the direct conv or the exact non-fused Winograd F(2x2,3x3) (winograd) / F(4x4,3x3) (winograd4; 2.25x / 4x fewer multiplies, U weights 16/9x / 4x, a banded scratch of <= 128 MiB; every 3x3 conv with >= 16 channels); auto: F(4x4) for widths that are multiples of 96 (Wan2.1; 2.5-3.2x faster per layer on an H200) where it needs no other memory lever, direct elsewhere. Tensor-core, f16 and int8 plans stay direct.',
+    help: 'Portable f32 plans: the 3x3 convs as the direct conv or the exact non-fused Winograd F(2x2,3x3) (winograd) / F(4x4,3x3) (winograd4; 2.25x / 4x fewer multiplies, U weights 16/9x / 4x, a banded scratch of <= 128 MiB; every 3x3 conv with >= 16 channels); auto: on frames of >= 60x104 px, F(4x4) for widths that are multiples of 96 (Wan2.1) and Wan2.2's 256/512 channels, F(2x2) at >= 1024 (2.0-3.4x faster per layer on an H200), where it needs no other memory lever; direct elsewhere. Tensor-core, f16 and int8 plans stay direct.',
   },
   collect: { kind: 'bool', flag: null, commands: [], api: true, demo: null, default: true, help: 'Keep the whole video in the result; false: frames only through onFrame (constant CPU memory).' },
   framesInFlight: { kind: 'int', flag: null, commands: [], api: true, demo: null, min: 1, unit: 'frames', default: 4, help: 'Backpressure: at most this many frames handed to onFrame and not yet settled (onFrame may return a Promise); the decode waits for the consumer beyond it. Default 4: one chunk of Wan frames.' },

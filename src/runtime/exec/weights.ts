@@ -5,7 +5,7 @@
 // Tensor-core plans with f16 weights: the conv weights are not packed in JS but prepared on the GPU
 // (prepareBlockedWeights: f32 rows uploaded into the operand copy, shaders/weights-block.wgsl re-blocks
 // and rounds them; H200, Wan2.2's 530 M weights: 0.91 s instead of 11.0 s of JS, 2026-12-01 s6).
-import { encodeParams, type Elem, type PipelineCache } from '../../gpu/kernel';
+import { encodeParams, type Elem, type KernelDef, type PipelineCache } from '../../gpu/kernel';
 import { packConvWeightBlocked } from '../../kernels/conv3d-mma';
 import { blockChunks, blockParams, weightsBlock, type BlockedShape } from '../../kernels/weights-block';
 import { convWeightFormat, packF16Pairs, packInt8, packInt8BlockedRows, type WeightsPrecision } from '../../model/quantize';
@@ -126,45 +126,77 @@ function prepareInJs(device: GPUDevice, j: BlockedWeightJob): void {
  * the preparation allocates no GPU memory (peak = planned). Resolves once everything is submitted.
  */
 export async function prepareBlockedWeights(device: GPUDevice, cache: PipelineCache, jobs: BlockedWeightJob[], staging: GPUBuffer | null, uniforms: GPUBuffer, stride: number): Promise<void> {
-  const t0 = performance.now();
   const last = (weightPrep.last = { gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 });
-  const words = staging && weightPrep.mode === 'gpu' ? Math.floor(Math.min(staging.size, device.limits.maxStorageBufferBindingSize, PREP_CHUNK_BYTES) / 4) : 0;
-  const { chunks, tooLarge } = blockChunks(jobs, words, Math.max(1, Math.floor(uniforms.size / stride)));
-  for (const j of tooLarge) prepareInJs(device, jobs[j]!);
+  const words = staging && weightPrep.mode === 'gpu' ? stagingWords(device, staging) : 0;
+  await runStagedPrep(device, cache, jobs, staging, words, uniforms, stride, { def: weightsBlock, overrides: {}, chunks: blockChunks, params: blockParams, inJs: prepareInJs }, last);
+}
+
+/** f32 words of `staging` one staged chunk may use: its size, the binding limit and PREP_CHUNK_BYTES. */
+export const stagingWords = (device: GPUDevice, staging: GPUBuffer): number => Math.floor(Math.min(staging.size, device.limits.maxStorageBufferBindingSize, PREP_CHUNK_BYTES) / 4);
+
+/** One part of a staged chunk: output channels o0 .. o0 + n - 1 of job `job`, `staged` of them uploaded from word src0. */
+export interface StagedPart {
+  job: number;
+  o0: number;
+  n: number;
+  staged: number;
+  src0: number;
+}
+
+/** A GPU weight preparation from staged f32 rows (weights-block, weights-pack): its kernel, the cut into chunks, each part's params, the JS path. */
+export interface StagedPrep<P extends Record<string, number>> {
+  def: KernelDef<P>;
+  overrides: Record<string, number>;
+  chunks(shapes: readonly BlockedShape[], stagingWords: number, maxParts: number): { chunks: StagedPart[][]; tooLarge: number[] };
+  params(shape: BlockedShape, part: StagedPart): P;
+  inJs(device: GPUDevice, job: BlockedWeightJob): void;
+}
+
+/**
+ * Runs preparation `k` over every job: the model's f32 rows go up as they are into `staging` (`words`
+ * words per chunk; 0: every job in JS), one dispatch per part with its params in `uniforms` at `stride`-byte
+ * slots, one submission per chunk; jobs no chunk takes (one output-channel group larger than the staging)
+ * in JS. `staging` is cleared to zeros afterwards (as created). Records what it did in `last`.
+ */
+export async function runStagedPrep<P extends Record<string, number>>(device: GPUDevice, cache: PipelineCache, jobs: BlockedWeightJob[], staging: GPUBuffer | null, words: number, uniforms: GPUBuffer, stride: number, k: StagedPrep<P>, last: typeof weightPrep.last): Promise<void> {
+  const t0 = performance.now();
+  const { chunks, tooLarge } = k.chunks(jobs, words, Math.max(1, Math.floor(uniforms.size / stride)));
+  for (const j of tooLarge) k.inJs(device, jobs[j]!);
   last.js = tooLarge.length;
   if (chunks.length) {
-    const pipeline = await cache.get(weightsBlock, {}, 'f32');
+    const pipeline = await cache.get(k.def, k.overrides, 'f32');
     const params = device.createBindGroup({ layout: cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uniforms, size: 256 } }] });
     const groups = new Map<number, GPUBindGroup>();
     const group = (j: number) => {
       let g = groups.get(j);
       if (!g)
-        groups.set(j, (g = device.createBindGroup({ layout: cache.bindGroupLayout(weightsBlock), entries: [{ binding: 0, resource: { buffer: staging!, size: words * 4 } }, { binding: 1, resource: { buffer: jobs[j]!.buf } }] })));
+        groups.set(j, (g = device.createBindGroup({ layout: cache.bindGroupLayout(k.def), entries: [{ binding: 0, resource: { buffer: staging!, size: words * 4 } }, { binding: 1, resource: { buffer: jobs[j]!.buf } }] })));
       return g;
     };
     let used = 0;
     for (const chunk of chunks) {
       const uni = new Uint8Array(chunk.length * stride);
-      const enc = device.createCommandEncoder({ label: 'weights-block' });
-      const pass = enc.beginComputePass({ label: 'weights-block' });
+      const enc = device.createCommandEncoder({ label: k.def.id });
+      const pass = enc.beginComputePass({ label: k.def.id });
       pass.setPipeline(pipeline);
       chunk.forEach((part, i) => {
         const j = jobs[part.job]!;
         const row = j.cin * j.taps;
+        // the model's own rows, uploaded as they are (writeBuffer copies them)
         device.queue.writeBuffer(staging!, part.src0 * 4, j.data as Float32Array<ArrayBuffer>, part.o0 * row, part.staged * row);
         last.uploadedBytes += part.staged * row * 4;
         used = Math.max(used, (part.src0 + part.staged * row) * 4);
-        const p = blockParams(j, part);
-        uni.set(encodeParams(weightsBlock, p), i * stride);
+        const p = k.params(j, part);
+        uni.set(encodeParams(k.def, p), i * stride);
         pass.setBindGroup(0, group(part.job));
         pass.setBindGroup(1, params, [i * stride]);
-        pass.dispatchWorkgroups(...weightsBlock.dispatch(p, {}));
+        pass.dispatchWorkgroups(...k.def.dispatch(p, {}));
       });
       pass.end();
       device.queue.writeBuffer(uniforms, 0, uni);
       device.queue.submit([enc.finish()]);
     }
-    const clear = device.createCommandEncoder({ label: 'weights-block staging cleared' });
+    const clear = device.createCommandEncoder({ label: `${k.def.id} staging cleared` });
     clear.clearBuffer(staging!, 0, Math.ceil(used / 4) * 4);
     device.queue.submit([clear.finish()]);
     last.chunks = chunks.length;

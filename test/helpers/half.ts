@@ -53,3 +53,40 @@ export function halfValue(h: number): number {
   if (e === 31) return m === 0 ? sign * Infinity : NaN;
   return sign * (e === 0 ? m * TINY : (1024 + m) * 2 ** (e - 25));
 }
+
+/**
+ * Distinct f32 bit patterns over the f16 range and beyond, with the f32 -> f16 rounding edges first (ties,
+ * overflow, subnormals, -0, inf, NaN): the inputs of the GPU weight-preparation tests (weights-prep, weights-pack).
+ */
+export function halfEdgeValues(n: number, seed: number): Float32Array<ArrayBuffer> {
+  const edges = [
+    0x3f801000, // 1 + 2^-11: a tie, rounds down to even
+    0x3f803000, // 1 + 3 * 2^-11: a tie, rounds up to even
+    0x3f801001, // just over a tie: up
+    0x477fefff, // 65519.99: the largest finite half
+    0x477ff000, // 65520: rounds to inf
+    0xc77ff000, // -65520: -inf
+    0x38800000, // 2^-14: the smallest normal half
+    0x387fc000, // just under 2^-14: a subnormal half, rounded
+    0x33800000, // 2^-24: the smallest subnormal half
+    0x33000000, // 2^-25: a tie with 0, rounds to even (0)
+    0x33000001, // just over 2^-25: rounds to 2^-24
+    0x32ffffff, // under 2^-25: 0
+    0x80000000, // -0
+    0x7f800000, // inf
+    0xff800000, // -inf
+    0x7fc00000, // NaN
+    0xffc00000, // -NaN
+    0x00000001, // an f32 subnormal
+  ];
+  const u = new Uint32Array(n);
+  let s = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    // exponent 96..150 (2^-31 .. 2^23: subnormal halves to inf), any mantissa, any sign
+    const exp = 96 + (s % 55);
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    u[i] = i < edges.length ? edges[i]! : ((s & 0x80000000) | (exp << 23) | (s & 0x7fffff)) >>> 0;
+  }
+  return new Float32Array(u.buffer);
+}

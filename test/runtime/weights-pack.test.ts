@@ -9,6 +9,7 @@
 // dispatches would lose a half), several share a chunk and one does not fit at all (the JS fallback);
 // the staging must be left zero (it is an activation slot of the plan).
 import { describe, expect, it } from 'vitest';
+import { halfEdgeValues } from '../helpers/half';
 import { isBrowser } from '../helpers/env';
 import { packConvWeight } from '../../src/kernels/conv3d';
 import type { BlockedShape } from '../../src/kernels/weights-block';
@@ -38,19 +39,6 @@ const shapes: BlockedShape[] = [
   { cout: 4, cin: 100, taps: 27 }, // 4 rows of 2700 words: larger than the test staging (JS fallback)
 ];
 
-/** Distinct f32 bit patterns over the f16 range and beyond, with rounding edges (ties, overflow, subnormals, -0, inf, NaN) first. */
-function values(n: number, seed: number): Float32Array<ArrayBuffer> {
-  const edges = [0x3f801000, 0x3f803000, 0x3f801001, 0x477fefff, 0x477ff000, 0xc77ff000, 0x38800000, 0x387fc000, 0x33800000, 0x33000000, 0x33000001, 0x32ffffff, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x00000001];
-  const u = new Uint32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    const exp = 96 + (s % 55);
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    u[i] = i < edges.length ? edges[i]! : ((s & 0x80000000) | (exp << 23) | (s & 0x7fffff)) >>> 0;
-  }
-  return new Float32Array(u.buffer);
-}
 
 describe('packChunks: every output channel of every weight once, in groups of 4, chunks bounded', () => {
   it('covers each weight (padding channels in its last part), within the staging and the dispatches per chunk', () => {
@@ -98,7 +86,7 @@ describe('preparePackedWeights (GPU) = storageBytes(packConvWeight(w), elem) (JS
             const bytes = s.taps * s.cin * Math.ceil(s.cout / 4) * 4 * (elem === 'f16' ? 2 : 4);
             const buf = buffer(bytes, STORAGE);
             device.queue.writeBuffer(buf, 0, new Uint8Array(bytes).fill(0xab));
-            return { ...s, key: `w${j}`, buf, data: values(s.cout * s.cin * s.taps, 7 + j), portable: elem };
+            return { ...s, key: `w${j}`, buf, data: halfEdgeValues(s.cout * s.cin * s.taps, 7 + j), portable: elem };
           });
           const want = jobs.map((j) => storageBytes(packConvWeight(j.data, j.cout, j.cin, j.taps, 1), elem));
           const staging = buffer(stagingWords * 4, STORAGE);

@@ -12,6 +12,7 @@
 // staging is small so weights split across chunks mid-block, several weights share a chunk and one
 // weight's row does not fit at all (the JS fallback); a chunk-boundary error misplaces rows.
 import { describe, expect, it } from 'vitest';
+import { halfEdgeValues } from '../helpers/half';
 import { packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
 import { blockChunks, type BlockedShape } from '../../src/kernels/weights-block';
 import { prepareBlockedWeights, weightPrep, type BlockedWeightJob } from '../../src/runtime/exec/weights';
@@ -40,39 +41,6 @@ const shapes: BlockedShape[] = [
   { cout: 16, cin: 400, taps: 27 }, // one row of 10800 words: larger than the test staging (JS fallback)
 ];
 
-/** Distinct f32 bit patterns over the f16 range and beyond, with the rounding edges first. */
-function values(n: number, seed: number): Float32Array<ArrayBuffer> {
-  const edges = [
-    0x3f801000, // 1 + 2^-11: a tie, rounds down to even
-    0x3f803000, // 1 + 3 * 2^-11: a tie, rounds up to even
-    0x3f801001, // just over a tie: up
-    0x477fefff, // 65519.99: the largest finite half
-    0x477ff000, // 65520: rounds to inf
-    0xc77ff000, // -65520: -inf
-    0x38800000, // 2^-14: the smallest normal half
-    0x387fc000, // just under 2^-14: a subnormal half, rounded
-    0x33800000, // 2^-24: the smallest subnormal half
-    0x33000000, // 2^-25: a tie with 0, rounds to even (0)
-    0x33000001, // just over 2^-25: rounds to 2^-24
-    0x32ffffff, // under 2^-25: 0
-    0x80000000, // -0
-    0x7f800000, // inf
-    0xff800000, // -inf
-    0x7fc00000, // NaN
-    0xffc00000, // -NaN
-    0x00000001, // an f32 subnormal
-  ];
-  const u = new Uint32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    // exponent 96..150 (2^-31 .. 2^23: subnormal halves to inf), any mantissa, any sign
-    const exp = 96 + (s % 55);
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    u[i] = i < edges.length ? edges[i]! : ((s & 0x80000000) | (exp << 23) | (s & 0x7fffff)) >>> 0;
-  }
-  return new Float32Array(u.buffer);
-}
 
 describe('blockChunks: every row of every weight once, chunks bounded', () => {
   it('covers each weight row by row (padding rows in the last part), within the staging and the dispatches per chunk', () => {
@@ -117,7 +85,7 @@ describe('prepareBlockedWeights (GPU) = storageBytes(packConvWeightBlocked(w), f
           const blocked = s.taps * Math.ceil(s.cout / 16) * Math.ceil(s.cin / 16) * 256;
           const buf = buffer(blocked * 2, STORAGE);
           device.queue.writeBuffer(buf, 0, new Uint8Array(blocked * 2).fill(0xab));
-          return { ...s, key: `w${j}`, buf, data: values(s.cout * s.cin * s.taps, 11 + j) };
+          return { ...s, key: `w${j}`, buf, data: halfEdgeValues(s.cout * s.cin * s.taps, 11 + j) };
         });
         const want = jobs.map((j) => storageBytes(packConvWeightBlocked(j.data, j.cout, j.cin, j.taps, 1), 'f16'));
         const staging = buffer(stagingWords * 4, STORAGE);

@@ -9,7 +9,8 @@ import { rmsNorm, tensor } from '../../src/cpu/ops';
 import type { Elem } from '../../src/gpu/kernel';
 import type { Conv3dParams } from '../../src/kernels/conv3d';
 import { convReference, invRow, type ConvStep } from './conv-reference';
-import { roundToElem } from './gpu';
+import { packConvWeight } from '../../src/kernels/conv3d';
+import { roundToElem, type GpuScope } from './gpu';
 import { randn } from './random';
 
 /** A conv step with the kernel variant fields: res 0 none, 1 residual, 2 in place; norm: NORM=1 with SiLU (1) or without (0) */
@@ -79,4 +80,23 @@ export function convCase(c: ConvCase, elem: Elem, seeds: { frames: number; param
   if (c.res === 2) yInit.set(res, yOff);
   const params: Conv3dParams = { cin: c.cin, cout: c.cout, h: c.h, w: c.w, x_off: xOff, prev2_off: prev2Off, prev1_off: prev1Off, res_off: resOff, y_off: yOff, tap0: c.tap0 };
   return { wt, bias, res, gamma, want, xData, cacheData, resData, yInit, params, outLen };
+}
+
+/**
+ * conv3d's bindings for case `c` (x, cache ring, weights in conv3d's layout, bias, residual, y, gamma; unused
+ * ones as dummies) in scope `s`, and y itself: it starts as the residual for res 2, else as zeros. The
+ * portable conv kernels that share conv3d's bindings (conv3d, conv3d-tiled, conv3d-head) run on these.
+ */
+export function conv3dBindings(s: GpuScope, c: ConvCase, d: ConvCaseData, elem: Elem): { bufs: GPUBuffer[]; y: GPUBuffer } {
+  const y = c.res === 2 ? s.upload(d.yInit, elem, 'y') : s.zeros(d.yInit.length, elem === 'f16' ? 2 : 4);
+  const bufs = [
+    s.upload(d.xData, elem, 'x'),
+    c.kt === 3 ? s.upload(d.cacheData, elem, 'cache') : s.dummy(),
+    s.upload(packConvWeight(d.wt, c.cout, c.cin, c.kt, c.ks), elem, 'w'),
+    s.upload(d.bias, elem, 'b'),
+    c.res === 1 ? s.upload(d.resData, elem, 'res') : s.dummy(),
+    y,
+    c.norm !== undefined ? s.upload(d.gamma, elem, 'gamma') : s.dummy(),
+  ];
+  return { bufs, y };
 }

@@ -8,10 +8,9 @@
 // channel index; NORM cases (raw frames + their inverse-RMS row) fail without the norm on load.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Elem } from '../../src/gpu/kernel';
-import { packConvWeight } from '../../src/kernels/conv3d';
 import { conv3dHead, conv3dHeadFor } from '../../src/kernels/conv3d-head';
 import { expectClose } from '../helpers/compare';
-import { convCase, type ConvCase } from '../helpers/conv-case';
+import { conv3dBindings, convCase, type ConvCase } from '../helpers/conv-case';
 import { getTestDevice, withDevice } from '../helpers/gpu';
 import { needDevice, needF16 } from '../helpers/need';
 
@@ -26,18 +25,10 @@ const cases: ConvCase[] = [
 const name = (c: ConvCase) => `cin${c.cin} cout${c.cout} ${c.h}x${c.w} k${c.kt} res${c.res} tap0=${c.tap0}${c.norm !== undefined ? ` norm silu${c.norm}` : ''}`;
 
 async function runCase(c: ConvCase, elem: Elem) {
-  const { wt, bias, gamma, want, xData, cacheData, resData, yInit, params: p, outLen } = convCase(c, elem, { frames: 300, params: 17 });
+  const d = convCase(c, elem, { frames: 300, params: 17 });
+  const { want, params: p, outLen } = d;
   const got = await withDevice(async (s) => {
-    const y = c.res === 2 ? s.upload(yInit, elem, 'y') : s.zeros(yInit.length, elem === 'f16' ? 2 : 4);
-    const bufs = [
-      s.upload(xData, elem, 'x'),
-      c.kt === 3 ? s.upload(cacheData, elem, 'cache') : s.dummy(),
-      s.upload(packConvWeight(wt, c.cout, c.cin, c.kt, c.ks), elem, 'w'),
-      s.upload(bias, elem, 'b'),
-      c.res === 1 ? s.upload(resData, elem, 'res') : s.dummy(),
-      y,
-      c.norm !== undefined ? s.upload(gamma, elem, 'gamma') : s.dummy(),
-    ];
+    const { bufs, y } = conv3dBindings(s, c, d, elem);
     const op = { KT: c.kt, KS: 3, UP: 0, HAS_RES: c.res, NORM: c.norm === undefined ? 0 : 1, SILU: c.norm ?? 0, ...conv3dHeadFor(c.cout, 3, 0)! };
     await s.run(conv3dHead, p, op, elem, bufs);
     return s.read(y, elem, outLen, p.y_off);

@@ -16,7 +16,7 @@ import { plan } from '../../src/plan/planner';
 import { kindOf, type BindCtx } from '../../src/plan/step-kinds';
 import { expectClose } from '../helpers/compare';
 import { isBrowser } from '../helpers/env';
-import { convCase, type ConvCase } from '../helpers/conv-case';
+import { conv3dBindings, convCase, type ConvCase } from '../helpers/conv-case';
 import { getTestDevice, withDevice } from '../helpers/gpu';
 import { needDevice, needF16 } from '../helpers/need';
 
@@ -117,20 +117,11 @@ const name = (c: Case) =>
 
 async function runCase(c: Case, elem: Elem) {
   // inputs, oracle and buffer layout (odd offsets, NaN in skipped cache frames): test/helpers/conv-case.ts
-  const { wt, bias, gamma, want, xData, cacheData, resData, yInit, params: p, outLen } = convCase(c, elem, { frames: 100, params: 7 });
+  const d = convCase(c, elem, { frames: 100, params: 7 });
+  const { want, params: p, outLen } = d;
   const got = await withDevice(async (s) => {
-    const bpe = elem === 'f16' ? 2 : 4;
     // HAS_RES=2: y starts as the residual (at y_off); else zeros
-    const y = c.res === 2 ? s.upload(yInit, elem, 'y') : s.zeros(yInit.length, bpe);
-    const bufs = [
-      s.upload(xData, elem, 'x'),
-      c.kt === 3 ? s.upload(cacheData, elem, 'cache') : s.dummy(),
-      s.upload(packConvWeight(wt, c.cout, c.cin, c.kt, c.ks), elem, 'w'),
-      s.upload(bias, elem, 'b'),
-      c.res === 1 ? s.upload(resData, elem, 'res') : s.dummy(),
-      y,
-      c.norm !== undefined ? s.upload(gamma, elem, 'gamma') : s.dummy(),
-    ];
+    const { bufs, y } = conv3dBindings(s, c, d, elem);
     const op = { KT: c.kt, KS: c.ks, UP: c.up, HAS_RES: c.res, NORM: c.norm === undefined ? 0 : 1, SILU: c.norm ?? 0 };
     const tiled = tiledShapes[c.tune];
     if (tiled) await s.run(conv3dTiled(tiled), p, op, elem, bufs);

@@ -12,9 +12,10 @@
 import { encodeParams, resolveOverrides, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
 import { conv3d, conv3dTuning, conv3dTuningForCout } from '../../src/kernels/conv3d';
 import { conv3dTiled, conv3dTiledFor, tiledShapeError, type TiledShape } from '../../src/kernels/conv3d-tiled';
-import { winogradGemm, winogradIn, winogradOut, winoGemmShape, winoOverrides, type WinoParams } from '../../src/kernels/winograd';
+import { winogradGemm, winogradIn, winogradOut, winoGemmShape, winoOverrides, type WinoGemmShape, type WinoParams, type WinoScratch } from '../../src/kernels/winograd';
 import { winoBandParams, winoPlanFor, winoScratchElems } from '../../src/kernels/winograd-plan';
-import { packWinogradWeight, winoWeightLength } from '../../src/kernels/winograd-transforms';
+import { packWinogradWeight, winoWeightLength, type WinoR } from '../../src/kernels/winograd-transforms';
+import { storageBytes } from '../../src/runtime/f16';
 import { PassTimer } from './gpu-timer';
 import { closeCase, layout, randomBuffer, readFloats, type KernelContext } from './kernels';
 import { describeError, spread } from './stats';
@@ -112,7 +113,7 @@ export async function runCandidatesCase(ctx: KernelContext, s: KernelScenario, e
         extra[`error_${label}`] = describeError(e).slice(0, 200);
       }
     }
-    if (elem === 'f32' && op.KS === 3) await winogradRows(ctx, bufs, y2, params as never, op, want, cost.flops, timeOf, extra, owned);
+    if (op.KS === 3) await winogradRows(ctx, bufs, y2, params as never, op, want, cost.flops, timeOf, extra, owned, elem);
     return { ...base, timing: timer.source, ms, gflops: cost.flops / (ms.median * 1e6), gbps: cost.bytes / (ms.median * 1e6), extra };
   } catch (e) {
     return { ...base, status: 'failed', error: describeError(e) };
@@ -121,29 +122,42 @@ export async function runCandidatesCase(ctx: KernelContext, s: KernelScenario, e
   }
 }
 
-/** The Winograd rows of one case (see the header): F(2x2) and F(4x4) on the case's buffers. */
+/**
+ * Winograd variants of one case: [label, r, scratch type, h16 GEMM, scratch cap in MiB]. f32 storage: F(2x2)
+ * and F(4x4) at the decoder's cap, and F(4x4) at smaller caps (more bands: what a lower scratch costs).
+ * f16 storage: V, M and U in f32 (wino<r>), in f16 (wino<r>h), and in f16 with the GEMM's per-step f16 sums
+ * (wino<r>hh).
+ */
+const WINO_VARIANTS: Record<Elem, [string, WinoR, WinoScratch, boolean, number][]> = {
+  f32: [['wino2', 2, 'elem', false, 128], ['wino4', 4, 'elem', false, 128], ['wino4c64', 4, 'elem', false, 64], ['wino4c32', 4, 'elem', false, 32]],
+  f16: [['wino2', 2, 'f32', false, 128], ['wino4', 4, 'f32', false, 128], ['wino2h', 2, 'elem', false, 128], ['wino4h', 4, 'elem', false, 128], ['wino2hh', 2, 'elem', true, 128], ['wino4hh', 4, 'elem', true, 128]],
+};
+
+/** The Winograd rows of one case (see the header and WINO_VARIANTS) on the case's buffers. */
 async function winogradRows(
   ctx: KernelContext, bufs: GPUBuffer[], y2: GPUBuffer, p: WinoParams, op: Record<string, number>, want: Float32Array, flops: number,
-  timeOf: (enc: (ps: GPUComputePassEncoder) => void) => Promise<{ median: number }>, extra: Record<string, number | string>, owned: GPUBuffer[],
+  timeOf: (enc: (ps: GPUComputePassEncoder) => void) => Promise<{ median: number }>, extra: Record<string, number | string>, owned: GPUBuffer[], elem: Elem,
 ): Promise<void> {
   const { device } = ctx;
   const kt = op.KT!;
   const n = p.cout * p.h * p.w;
   const co4 = Math.ceil(p.cout / 4) * 4;
   // the direct conv's packed weights [kt*9 taps][cin][cout4*4] back to PyTorch's [cout, cin, kt, 3, 3]
-  const packed = await readFloats(device, bufs[2]!, kt * 9 * p.cin * co4, 'f32');
+  const packed = await readFloats(device, bufs[2]!, kt * 9 * p.cin * co4, elem);
   const wt = new Float32Array(p.cout * p.cin * kt * 9);
   for (let o = 0; o < p.cout; o++) for (let c = 0; c < p.cin; c++) for (let t = 0; t < kt * 9; t++) wt[(o * p.cin + c) * kt * 9 + t] = packed[(t * p.cin + c) * co4 + o]!;
-  const shape = winoGemmShape(p.cout, device.limits.maxComputeInvocationsPerWorkgroup);
-  for (const r of [2, 4] as const) {
-    const label = `wino${r}`;
-    const wp = winoPlanFor(r, { ks: 3, kt, cin: p.cin, cout: p.cout, h: p.h, w: p.w });
-    if (!wp || !shape) continue;
+  const shape0 = winoGemmShape(p.cout, device.limits.maxComputeInvocationsPerWorkgroup);
+  for (const [label, r, sc, h16, capMiB] of WINO_VARIANTS[elem]) {
+    const wp = winoPlanFor(r, { ks: 3, kt, cin: p.cin, cout: p.cout, h: p.h, w: p.w }, 96, capMiB * 2 ** 20);
+    if (!wp || !shape0) continue;
+    const shape: WinoGemmShape = { ...shape0, h16 };
+    const se: Elem = sc === 'f32' ? 'f32' : elem;
+    const bpe = se === 'f16' ? 2 : 4;
     try {
-      const u = device.createBuffer({ label: `U ${label}`, size: winoWeightLength(r, p.cout, p.cin, kt) * 4, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+      const u = device.createBuffer({ label: `U ${label}`, size: Math.ceil((winoWeightLength(r, p.cout, p.cin, kt) * bpe) / 4) * 4, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
       owned.push(u);
-      device.queue.writeBuffer(u, 0, packWinogradWeight(wt, r, p.cout, p.cin, kt));
-      const scratchBytes = winoScratchElems(r, wp.band, p.cin, p.cout, kt) * 4;
+      device.queue.writeBuffer(u, 0, storageBytes(packWinogradWeight(wt, r, p.cout, p.cin, kt), se));
+      const scratchBytes = Math.ceil((winoScratchElems(r, wp.band, p.cin, p.cout, kt) * bpe) / 4) * 4;
       const scratch = device.createBuffer({ label: `scratch ${label}`, size: scratchBytes, usage: GPUBufferUsage.STORAGE });
       owned.push(scratch);
       const bands = winoBandParams(wp, p, kt);
@@ -155,12 +169,12 @@ async function winogradRows(
       // [x, cache, ..., y2, gamma] as conv3d binds them
       const kernelsOf = async (gemm: TiledShape) => {
         const defs: [AnyKernelDef, Record<string, number>, GPUBuffer[]][] = [
-          [winogradIn(r), ov.in, [bufs[0]!, bufs[1]!, bufs[6]!, scratch]],
-          [winogradGemm(r, gemm), ov.gemm, [scratch, u]],
-          [winogradOut(r), ov.out, [scratch, bufs[3]!, bufs[4]!, y2]],
+          [winogradIn(r, sc), ov.in, [bufs[0]!, bufs[1]!, bufs[6]!, scratch]],
+          [winogradGemm(r, gemm, sc), ov.gemm, [scratch, u]],
+          [winogradOut(r, sc), ov.out, [scratch, bufs[3]!, bufs[4]!, y2]],
         ];
         return Promise.all(defs.map(async ([d, o, b]) => ({
-          d, o, pipeline: await ctx.cache.get(d, o, 'f32'),
+          d, o, pipeline: await ctx.cache.get(d, o, elem),
           g0: device.createBindGroup({ layout: ctx.cache.bindGroupLayout(d), entries: b.map((buffer, i) => ({ binding: i, resource: { buffer } })) }),
         })));
       };
@@ -179,11 +193,18 @@ async function winogradRows(
       e0.clearBuffer(y2);
       device.queue.submit([e0.finish()]);
       const t = await timeOf(enc(ks));
-      const got = await readFloats(device, y2, n, 'f32');
-      let maxAbs = 0;
-      for (let i = 0; i < n; i++) maxAbs = Math.max(maxAbs, Math.abs(got[i]! - want[i]!));
-      Object.assign(extra, { [`ms_${label}`]: t.median, [`tflops_${label}`]: flops / (t.median * 1e9), [`maxAbs_${label}`]: maxAbs, [`bands_${label}`]: bands.length, [`scratchMiB_${label}`]: scratchBytes / 2 ** 20 });
+      const got = await readFloats(device, y2, n, elem);
+      let maxAbs = 0, se2 = 0, sr2 = 0;
+      for (let i = 0; i < n; i++) {
+        const d = got[i]! - want[i]!;
+        maxAbs = Math.max(maxAbs, Math.abs(d));
+        se2 += d * d;
+        sr2 += want[i]! * want[i]!;
+      }
+      Object.assign(extra, { [`ms_${label}`]: t.median, [`tflops_${label}`]: flops / (t.median * 1e9), [`maxAbs_${label}`]: maxAbs, [`nmse_${label}`]: se2 / Math.max(sr2, 1e-30), [`bands_${label}`]: bands.length, [`scratchMiB_${label}`]: scratchBytes / 2 ** 20 });
+      if (capMiB !== 128) continue; // the cap rows: totals only
       for (const [j, part] of ['in', 'gemm', 'out'].entries()) extra[`ms_${label}_${part}`] = (await timeOf(enc([ks[j]!]))).median;
+      if (elem === 'f16') continue;
       const ku = await kernelsOf({ ...shape, unroll: true });
       extra[`ms_${label}_gemmu`] = (await timeOf(enc([ku[1]!]))).median;
     } catch (e) {

@@ -77,7 +77,7 @@ export class Resources {
     }
     // Winograd convs (portable f32 plans): V + M of the largest band (the planner counts it as activations)
     const wino = winoScratchOf(steps);
-    if (wino) this.winoScratch = arena.create('activations', 'Winograd V + M of one band', wino * 4, storageUsage());
+    if (wino) this.winoScratch = arena.create('activations', 'Winograd V + M of one band', Math.ceil((wino * p.elemBytes) / 4) * 4, storageUsage());
     for (const k of [0, 1]) this.staging.push(arena.create('staging', `readback ${k}`, (p.outElems + p.outRgbaElems) * 4, readbackUsage()));
     this.uniforms = arena.create('uniforms', 'params', p.maxDispatches * p.uniformStride, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
   }

@@ -59,12 +59,12 @@ export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<S
       out.set(w.key, buf);
       continue;
     }
-    // Winograd convs (f32 plans): U = G g G^T, prepared on the GPU from the f32 rows (exec/wino-weights.ts)
-    if (jobs && weightPrep.mode === 'gpu' && w.wino && elem === 'f32') {
+    // Winograd convs (portable f32 / f16 plans): U = G g G^T in the storage type, prepared on the GPU from the f32 rows (exec/wino-weights.ts)
+    if (jobs && weightPrep.mode === 'gpu' && w.wino) {
       const { r, cout, cin, kt } = w.wino;
       const t = weights.get(w.wino.src, [cout, cin, kt * 9]);
-      const buf = arena.create('weights', w.key, w.elems * 4, storageUsage());
-      jobs.push({ key: w.key, buf, data: t.data, cout, cin, taps: kt * 9, wino: r });
+      const buf = arena.create('weights', w.key, Math.ceil((w.elems * (elem === 'f16' ? 2 : 4)) / 4) * 4, storageUsage());
+      jobs.push({ key: w.key, buf, data: t.data, cout, cin, taps: kt * 9, wino: r, winoElem: elem });
       out.set(w.key, buf);
       continue;
     }
@@ -95,6 +95,8 @@ export interface BlockedWeightJob extends BlockedShape {
   portable?: Elem;
   /** set: a Winograd conv's U = G g G^T (exec/wino-weights.ts; taps = kt * 9), not the blocked layout */
   wino?: 2 | 4;
+  /** with wino: U's storage type (default f32) */
+  winoElem?: Elem;
 }
 
 /**

@@ -6,6 +6,7 @@
 import { encodeParams, type PipelineCache } from '../../gpu/kernel';
 import { winogradWeights } from '../../kernels/winograd-weights';
 import { packWinogradWeight } from '../../kernels/winograd-transforms';
+import { storageBytes } from '../f16';
 import type { BlockedWeightJob } from './weights';
 
 /** What the last preparation did: weights transformed on the GPU / in JS, f32 bytes uploaded, ms until submitted. */
@@ -27,12 +28,12 @@ export async function prepareWinoWeights(device: GPUDevice, cache: PipelineCache
     const row = j.cin * j.taps; // words of one output channel
     const per = Math.floor(words / row);
     if (!per) {
-      device.queue.writeBuffer(j.buf, 0, packWinogradWeight(j.data, r, j.cout, j.cin, kt));
+      device.queue.writeBuffer(j.buf, 0, storageBytes(packWinogradWeight(j.data, r, j.cout, j.cin, kt), j.winoElem ?? 'f32'));
       last.js++;
       continue;
     }
     const def = winogradWeights(r);
-    const pipeline = await cache.get(def, {}, 'f32');
+    const pipeline = await cache.get(def, {}, j.winoElem ?? 'f32');
     const group = device.createBindGroup({ layout: cache.bindGroupLayout(def), entries: [{ binding: 0, resource: { buffer: staging!, size: words * 4 } }, { binding: 1, resource: { buffer: j.buf } }] });
     for (let o0 = 0; o0 < j.cout; o0 += per) {
       const n = Math.min(per, j.cout - o0);

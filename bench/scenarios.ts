@@ -88,7 +88,8 @@ function candidateScenarios(quick: boolean): KernelScenario[] {
     kernel: 'conv3dCandidates',
     shape: { cin, cout, h, w, tap0: 0 },
     overrides: { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0 },
-    elems: ['f32'],
+    // f16: the decoder's direct conv and the Winograd variants of f16 storage plans (no tiled candidates)
+    elems: ['f32', 'f16'],
     runs: quick ? 6 : 20,
     warmup: quick ? 1 : 3,
     note: 'the decoder\'s portable conv; extra.tflops_* / maxAbs_*: the candidate convs on the same inputs',

@@ -15,7 +15,7 @@
 //            16 elements, so the copy is one per frame, not one per (frame, dx). On the H200 this GEMM
 //            ran at 91 / 75 / 79 / 49 TFLOP/s (2x2: 91 / 57 / 79 / 49) at the four ANCHORS shapes against
 //            77 / 77 / 84 / 63 with three x-shifted row-major copies, whose pack wrote 3x the bytes
-//            (bench/probes/mma-layout.mjs, bench/results/h200/mma-2026-12-01-s4/).
+//            (bench/probes/mma-layout.mjs, bench/results/h200/mma-2026-12-01-e96e7c0/).
 // GEMM: M = cout, N = pixels, K = cin per tap. One workgroup = one subgroup (matrix load/store offsets
 // must be workgroup-uniform on Dawn), TM x TN result tiles: TM blocks of 16 output channels, TN
 // consecutive 16-pixel blocks of the linear (row, xb) order (a group may span two rows). Past the last
@@ -43,7 +43,7 @@ override SG: u32 = 32; // workgroup size = the subgroup size (one subgroup per w
 // 3-row window instead of cb planes a whole frame apart). Must equal conv3d-mma-pack's ROWS_OUTER.
 override ROWS_OUTER: u32 = 0;
 
-// 3 x 2 with the column-major operand (H200, bench/results/h200/mma-2026-12-01-s4/mma-layout.jsonl, uniform
+// 3 x 2 with the column-major operand (H200, bench/results/h200/mma-2026-12-01-e96e7c0/mma-layout.jsonl, uniform
 // bounds): 91 / 75 / 75 / 49 TFLOP/s at the four ANCHORS shapes, 2 x 2: 91 / 57 / 79 / 49
 const TM: u32 = 3; // result tiles along cout (16 channels each)
 const TN: u32 = 2; // result tiles along pixels (16 pixels each)
@@ -55,7 +55,7 @@ struct Geo { cb: u32, xb: u32, rows: u32, ob: u32, tiles: u32, cin: u32, cout: u
 fn geo() -> Geo {
   // bounds from Params, not pipeline constants: constant bounds (one pipeline per conv shape) made the
   // 2x2 GEMM 3.5x slower at three of the four ANCHORS shapes on the H200 (the compiler unrolls the
-  // channel-block loop: 22 vs 77 TFLOP/s; bench/results/h200/mma-2026-12-01-s4/mma-layout.jsonl)
+  // channel-block loop: 22 vs 77 TFLOP/s; bench/results/h200/mma-2026-12-01-e96e7c0/mma-layout.jsonl)
   let cin = prm.cin;
   let cout = prm.cout;
   let h = prm.h;

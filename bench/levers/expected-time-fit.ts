@@ -2,11 +2,11 @@
 // re-planned here with the options its JSON line names (the planned bytes printed beside the measured
 // peak show it is the same plan), then conv FLOPs, dispatches, bus bytes, the measured and the expected
 // seconds. Run: node --import tsx --import ./bench/levers/register-wgsl.mjs bench/levers/expected-time-fit.ts
-// Measured (H200, Dawn, 2026-12-01): bench/results/h200/levers-2026-12-01/decode.jsonl (5ae0879),
-// bench/results/h200/levers-2026-12-01-s5/decode.jsonl (fc373eb), f16 tensor-core whole frames of the s5 call,
-// int8 weights on tensor cores: bench/results/h200/levers-2026-12-01-s6/decode.jsonl (7b0cf0f, the looped int8 GEMM
+// Measured (H200, Dawn, 2026-12-01): bench/results/h200/levers-2026-12-01-5ae0879/decode.jsonl (5ae0879),
+// bench/results/h200/levers-2026-12-01-fc373eb/decode.jsonl (fc373eb), f16 tensor-core whole frames of the s5 call,
+// int8 weights on tensor cores: bench/results/h200/levers-2026-12-01-7b0cf0f/decode.jsonl (7b0cf0f, the looped int8 GEMM
 // conv3d-mma-wq: re-planned today its plan holds the s7 f16 scratch, so planned != measured there) and, since
-// dequant-int8 + the straight-line GEMM, bench/results/h200/levers-2026-12-01-s7/decode.jsonl (f92a682; its
+// dequant-int8 + the straight-line GEMM, bench/results/h200/levers-int8-2026-12-01-f92a682/decode.jsonl (f92a682; its
 // times include packing the int8 weights in JS: bench/levers/int8-pack-time.ts).
 import { inferConfig } from '../../src/model/config';
 import { OFFICIAL, syntheticWeights } from '../../src/model/synthetic';

@@ -26,7 +26,7 @@ const MIN_RUNS = 10;
 
 /**
  * Convs timed beside the decoder's: [label, generated shape (block = 4*wgM*tm4 channels x 4*wgN*tn4
- * pixels) or conv3d overrides]. H200 2026-12-01 (bench/results/h200/portable-2026-12-01-s6): without
+ * pixels) or conv3d overrides]. H200 2026-12-01 (bench/results/h200/portable-2026-12-01-d6f80d3): without
  * fma (call 1) ten shapes ran at 22-30 TFLOP/s against conv3d's 27-28; with fma (call 2) the same
  * (the driver fuses `c += a * b` already); the BK loop unrolled (u) +4-8% at the three large shapes.
  */

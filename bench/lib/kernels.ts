@@ -129,8 +129,8 @@ async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promi
 }
 
 /** The looped GEMM (shaders/conv3d-mma.wgsl, the default until 2026-12-01 s5) timed beside the decoder's choice. */
-// (2x1, 1x2, 4x1, 6x1 were slower everywhere in bench/results/h200/mma-blocked-2026-12-01-run2; 2x2 and 1x1
-// at 20-38 TFLOP/s in bench/results/h200/mma-2026-12-01-s4; 2x4 / 4x2 at 19-82 in -s5: dropped to keep the run short)
+// (2x1, 1x2, 4x1, 6x1 were slower everywhere in bench/results/h200/mma-blocked-2026-12-01-0bebf3d; 2x2 and 1x1
+// at 20-38 TFLOP/s in bench/results/h200/mma-2026-12-01-e96e7c0; 2x4 / 4x2 at 19-82 in -s5: dropped to keep the run short)
 const GEMM_VARIANTS: [number, number][] = [[3, 2]];
 
 /**

@@ -1,5 +1,5 @@
 // MEASURED AND LOST (H200, 2026-12-01, kernel alone at C 384, N 6240: f32 16.2 ms / f16 15.8 ms against 12.0 /
-// 9.98 ms for the shipped shaders/attention.wgsl; bench/results/h200/final-2026-12-01-s7/attn-ab/). Kept as a probe.
+// 9.98 ms for the shipped shaders/attention.wgsl; bench/results/h200/final-2026-12-01-7a2d1d8/attn-ab/). Kept as a probe.
 // Was: CANDIDATE (session 7, issue 11): a drop-in replacement of shaders/attention.wgsl (same
 // bindings, Params, dispatch of one workgroup per 16 queries, NJ = 4), written after the H200 call of
 // 2026-12-01 14:20 UTC showed that a 4-query x 6-channel P·V form (commit cf2c0cd) was V-load bound

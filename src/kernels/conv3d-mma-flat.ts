@@ -107,7 +107,7 @@ export function conv3dMmaFlat(shape: MmaShape): KernelDef<Conv3dParams> {
 /**
  * The GEMM the decoder runs for one conv call: the straight-line form in the 'cb-tap' order at
  * mmaTilesFor's tile shape (the looped conv3d-mma-emu twin where `emulate`: scalar products, any adapter).
- * Why (H200, 2026-12-01 s5, GEMM alone, bench/results/h200/mma-2026-12-01-s5/): cb-tap 3x2 ran at
+ * Why (H200, 2026-12-01 s5, GEMM alone, bench/results/h200/mma-2026-12-01-3ced731/): cb-tap 3x2 ran at
  * 90.7 / 126.2 / 130.9 / 103.5 TFLOP/s at the four ANCHORS shapes (96ch 480x832, 192ch 240x416, 384ch
  * 120x208, 384ch 60x104) and 119.0 / 130.4 / 127.8 at Wan2.2's 256ch 352x640, 512ch 176x320, 1024ch
  * 88x160, against 90.4 / 79.4 (4x2) / 76.1 / 84 (s4) and 66.2 / 72.2 / 71.7 for the looped GEMM; the

@@ -52,7 +52,7 @@ export function conv3dTuningForCout(base: Record<string, number>, cout: number, 
   const bm = base.WG_M! * base.TM4! * 4;
   if (cout % bm === 0) return base;
   // the head (3 channels): one vec4 of channels in conv3d's direct loops (MODE 0) instead of a 16-channel
-  // block: 234 vs 360 ms of the Wan2.1 480x832x81 decode (H200, bench/results/h200/portable-2026-12-01-s6)
+  // block: 234 vs 360 ms of the Wan2.1 480x832x81 decode (H200, bench/results/h200/portable-2026-12-01-d6f80d3)
   if (cout <= 4) return { WG_N: 64, WG_M: 1, TM4: 1, TN: 4, MODE: 0, BK: 1 };
   // MODE 1 needs WG_M % TN == 0 (one loader pixel per invocation)
   if (cout <= 16 && 4 % base.TN! === 0) return { ...base, WG_M: 4, TM4: 1 };

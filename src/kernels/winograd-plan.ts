@@ -10,7 +10,7 @@ import { winoPositions, type WinoR } from './winograd-transforms';
  * Largest scratch (V + M, bytes) of one conv's band: 128 MiB, WebGPU's default maxStorageBufferBindingSize
  * (the scratch is bound whole), so Winograd never needs a larger binding than the adapter's default
  * (Wan2.1 96ch 480x832 unbanded would be 2.4 GB for F(2x2), 1.4 GB for F(4x4)). Measured on the H200 at
- * 256 MiB (call 1) and at 128 MiB (call 2), bench/results/h200/wino-2026-12-01-s7.
+ * 256 MiB (call 1) and at 128 MiB (call 2), bench/results/h200/winograd-2026-12-01-df5671f.
  */
 export const WINO_SCRATCH_BYTES = 128 * 2 ** 20;
 
@@ -77,9 +77,9 @@ export function convFormFor(o: ConvOption, s: { ks: number; kt: number; cin: num
  * 'auto': F(4x4) for the 3x3 convs of Wan2.1's widths (output channels a multiple of 96) and of Wan2.2's 256
  * and 512 channels, F(2x2) at 1024 channels and more (there F(4x4)'s 36 GEMMs over K = 3072 lose to F(2x2)),
  * the direct conv elsewhere. Wan2.2's largest layers (H200, 2026-12-01, lead's build of 7117f36,
- * bench/results/h200/wino22-2026-12-01-s7/r1), ms direct / F(2x2) / F(4x4): 256ch 352x640 30.61 / 15.37 /
+ * bench/results/h200/winograd-wan22-2026-12-01-7117f36/r1), ms direct / F(2x2) / F(4x4): 256ch 352x640 30.61 / 15.37 /
  * 9.15; 512ch 176x320 31.53 / 14.46 / 10.09; 1024ch 88x160 28.66 / 14.29 / 17.19. H200, 2026-12-01, build of df5671f
- * (bench/results/h200/wino-2026-12-01-s7/call1), the four ANCHORS layers, ms direct / F(2x2) / F(4x4):
+ * (bench/results/h200/winograd-2026-12-01-df5671f/call1), the four ANCHORS layers, ms direct / F(2x2) / F(4x4):
  * 96ch 480x832 6.84 / 4.28 / 2.66; 192ch 240x416 6.86 / 3.68 / 2.15; 384ch 120x208 6.68 / 3.48 / 2.11;
  * 384ch 60x104 1.87 / 0.95 / 0.71 (effective 70-94 TFLOP/s for F(4x4) against 26.5-29.8 direct).
  *

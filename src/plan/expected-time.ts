@@ -9,7 +9,7 @@ import { runOrder } from './weight-stream';
 import type { Plan } from './planner';
 
 /**
- * Least squares over the H200 decodes of bench/results/h200/levers-2026-12-01{,-s5}/ and the tensor-core
+ * Least squares over the H200 decodes of bench/results/h200/levers-2026-12-01-{5ae0879,fc373eb}/ and the tensor-core
  * whole-frame decode (Dawn, 2026-12-01; Wan2.1 480x832x81 whole frames / 14-40 tiles, f16 tensor cores and
  * portable int8; Wan2.2 704x1280 20-24 tiles streamed): tensor cores 47.7 TFLOP/s, portable f16 19.8
  * TFLOP/s, 65 us per dispatch; bus ~2 GB/s (writeBuffer through Dawn's staging), weight uploads hidden

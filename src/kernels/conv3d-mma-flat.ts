@@ -2,7 +2,7 @@
 // order, instead of shaders/conv3d-mma.wgsl's loops over arrays of subgroup matrices. Why: the looped
 // shader's speed depends on whether the compiler unrolls those loops and keeps the matrix arrays in
 // registers (2x2 tiles ran at 20-38 TFLOP/s where 3x2 ran at 70-89, 4x4 at 21-32 in the probes, H200
-// 2026-12-01 s4): here every operand and accumulator is its own named value (a_0, r_1, c_0_1, ...), so
+// 2026-12-01, e96e7c0): here every operand and accumulator is its own named value (a_0, r_1, c_0_1, ...), so
 // no array can end up in local memory. Same bindings, Params, operand layouts, tile walk and epilogue
 // (shaders/conv3d-mma-common.wgsl, with its TM / TN constants set to this shape).
 // Loop orders (K = cin per tap, 27 taps for the 3x3x3 conv):
@@ -107,10 +107,10 @@ export function conv3dMmaFlat(shape: MmaShape): KernelDef<Conv3dParams> {
 /**
  * The GEMM the decoder runs for one conv call: the straight-line form in the 'cb-tap' order at
  * mmaTilesFor's tile shape (the looped conv3d-mma-emu twin where `emulate`: scalar products, any adapter).
- * Why (H200, 2026-12-01 s5, GEMM alone, bench/results/h200/mma-2026-12-01-3ced731/): cb-tap 3x2 ran at
+ * Why (H200, 2026-12-01, 3ced731, GEMM alone, bench/results/h200/mma-2026-12-01-3ced731/): cb-tap 3x2 ran at
  * 90.7 / 126.2 / 130.9 / 103.5 TFLOP/s at the four ANCHORS shapes (96ch 480x832, 192ch 240x416, 384ch
  * 120x208, 384ch 60x104) and 119.0 / 130.4 / 127.8 at Wan2.2's 256ch 352x640, 512ch 176x320, 1024ch
- * 88x160, against 90.4 / 79.4 (4x2) / 76.1 / 84 (s4) and 66.2 / 72.2 / 71.7 for the looped GEMM; the
+ * 88x160, against 90.4 / 79.4 (4x2) / 76.1 / 84 (e96e7c0) and 66.2 / 72.2 / 71.7 for the looped GEMM; the
  * tap-cb order was no faster than the looped shader (67-91), wider tiles lost in both orders (4x2 / 2x4
  * 66-118, 3x4 26-106, 4x4 30-80).
  */

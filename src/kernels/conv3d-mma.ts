@@ -36,7 +36,7 @@ export function mmaPaddedWidth(w: number, ks: number): number {
  * Elements of the operand copy `s` one conv call needs (every temporal tap, tap0 = 0): one copy of each
  * of the KT input frames, channels innermost padded to 16, width padded to 16 plus KS - 1 columns, plus
  * the padding rows. At 96 channels 480x832 (3x3x3): 3 x 96 x 482 x 834 = 116 M elements (232 MB in f16;
- * the three x-shifted copies before 2026-12-01 s4 took 3x that).
+ * the three x-shifted copies before 2026-12-01 (e96e7c0) took 3x that).
  */
 export function mmaScratchElems(p: { cin: number; cout: number; h: number; w: number }, kt: number, ks: number): number {
   const g = mmaGeometry(p, ks);
@@ -125,9 +125,9 @@ export function mmaTilesFor(p: { cin: number; cout: number; h: number; w: number
 }
 
 /**
- * Output widths whose measured best differs from MMA_TM x MMA_TN. Session 4 ran 192 channels at 4x2
+ * Output widths whose measured best differs from MMA_TM x MMA_TN. The looped GEMM (2026-12-01, 850128e) ran 192 channels at 4x2
  * (79.8 against 70.5 TFLOP/s for 3x2 with the looped GEMM); since the straight-line cb-tap GEMM
- * (conv3d-mma-flat.ts, 2026-12-01 s5) 3x2 is best there too (126.2 against 115.9 for 4x2): none now.
+ * (conv3d-mma-flat.ts, 2026-12-01, 3ced731) 3x2 is best there too (126.2 against 115.9 for 4x2): none now.
  */
 const MMA_TILES_BY_COUT: Record<number, [number, number]> = {};
 

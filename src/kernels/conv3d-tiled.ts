@@ -251,7 +251,7 @@ export function conv3dTiled(t: TiledShape): KernelDef<Conv3dParams> {
  * The generated conv the decoder runs for a conv with `cout` output channels on `hw` output pixels, or
  * null for conv3d: GPU tunings only (MODE 1; CPU adapters keep conv3d's direct loops), channel counts
  * that fill 96- or 128-channel blocks (Wan's 96 ... 1024; the head's 3 and 12 run conv3d-head). The
- * table is the H200's per-shape best of session 6 (bench/results/h200/portable-2026-12-01-d6f80d3/call2,
+ * table is the H200's per-shape best of 2026-12-01 (d4de518, bench/results/h200/portable-2026-12-01-d6f80d3/call2,
  * fma forms): 96-channel x 128-pixel blocks of 4 x 8 per invocation on large frames (29.0 TFLOP/s at
  * 96ch 480x832 and 192ch 240x416; the 8 x 8 form where 384 invocations do not fit, 27.3-27.8), and
  * 64-pixel blocks on frames under 50k pixels, where 128-pixel ones leave the last wave of workgroups

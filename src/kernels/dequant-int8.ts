@@ -3,7 +3,7 @@
 // f16 weights. So int8 weights (--weights-precision int8, f16 storage) run on the same straight-line
 // GEMM as f16 weights (conv3d-mma-flat.ts mmaGemm), holding 1 byte per weight plus one f16 copy of the
 // largest conv's weights (Wan2.1: 384 x 384 x 27 = 8.0 MB; Wan2.2: 1024 x 1024 x 27 = 56.6 MB). Before
-// 2026-12-01 s7 a looped GEMM unpacked the int8 tiles in workgroup memory (conv3d-mma-wq): 11.5 TFLOP/s
+// 2026-12-01 (until 156ef60) a looped GEMM unpacked the int8 tiles in workgroup memory (conv3d-mma-wq): 11.5 TFLOP/s
 // on the H200, slower than the portable int8 conv. Pure description: no GPU objects.
 import src from '../../shaders/dequant-int8.wgsl?raw';
 import toHalf from '../../shaders/to-half.wgsl?raw';

@@ -134,7 +134,7 @@ function winoConvCount(p: Plan): number {
  * on tensor cores, the same search for the same storage and weights on the portable conv (no operand
  * copy, no f16 scratch: it may fit with fewer tiles or no stream), and the faster of the two by the model
  * the search weighs streaming with (expected-time.ts). Both are equally exact (the same int8 weights; f16
- * products either way). With or without a budget: before 2026-12-01 s7 an explicit `--weights-precision
+ * products either way). With or without a budget: before 2026-12-01 (156ef60) an explicit `--weights-precision
  * int8 --precision f16` without a budget ran the int8 tensor-core GEMM of then (11.5 TFLOP/s) where the
  * portable int8 conv was faster (24.1 s against 14.1 s, Wan2.1 480x832x81 on the H200).
  */

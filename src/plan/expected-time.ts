@@ -15,12 +15,12 @@ import type { Plan } from './planner';
  * TFLOP/s, 65 us per dispatch; bus ~2 GB/s (writeBuffer through Dawn's staging), weight uploads hidden
  * behind the compute with 3 or more ring slots and not with 2. Predicted within 10% of every one of them
  * (e.g. 40 resident tiles 30.9 s predicted / 30.9 s measured; 14 tiles streamed through 3 slots 20.4 / 19.6).
- * int8 weights on tensor cores: since 2026-12-01 s7 each conv's int8 weights are expanded to f16 just before
+ * int8 weights on tensor cores: since 2026-12-01 (156ef60) each conv's int8 weights are expanded to f16 just before
  * its GEMM (dequant-int8, a few MB per conv) and the straight-line GEMM of f16 weights runs, priced as f16
- * weights. Measured on the H200 (s7, f92a682; CLI seconds, which include packing the int8 weights in JS)
+ * weights. Measured on the H200 (2026-12-01, f92a682; CLI seconds, which include packing the int8 weights in JS)
  * against this model: Wan2.1 480x832x81 whole frames 7.8 s / 6.0 expected, under 512 MiB 10.5 / 9.4,
  * Wan2.2 704x1280x121 under 1 GiB (36 tiles) 109.5 / 113.8 (bench/levers/expected-time-fit.ts). The looped
- * int8 GEMM before it ran 11.5 TFLOP/s: 24.1 s for Wan2.1 480x832x81 whole frames (s6, 7b0cf0f).
+ * int8 GEMM before it ran 11.5 TFLOP/s: 24.1 s for Wan2.1 480x832x81 whole frames (2026-12-01, 7b0cf0f).
  * Not fitted: f32 storage (Wan2.2 704x1280 f32 whole frames, 2 latent frames: 10.7 s measured, 4.4 predicted;
  * the fixed costs of a short decode cancel out only between plans of the same decode).
  */

@@ -40,7 +40,7 @@ export interface TileOption {
   /**
    * exact tiles: crop each up block's input to the context that level still needs (tile-windows.ts:
    * the same output, less compute and smaller tile rings). Default true; false = the tile's ext at
-   * every level (the plans before 2026-12-01 s6, for comparisons); number[]: the margins per level
+   * every level (the plans before 2026-12-01, c4e0032, for comparisons); number[]: the margins per level
    * (tests: a margin one short must change the output)
    */
   shrink?: boolean | number[];

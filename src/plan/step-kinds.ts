@@ -97,7 +97,7 @@ export interface StepKind<S extends Step> {
 /**
  * Tensor cores run every conv, the 3-channel head too (its output block is 16 channels wide, 13 of them
  * computed and dropped: 312 ms of the 4.96 s Wan2.1 480x832x81 decode on the portable conv at 1.6 TFLOP/s,
- * H200 profile 2026-12-01 s4).
+ * H200 profile 2026-12-01, e96e7c0).
  */
 export const onTensorCores = (_s: ConvStep): boolean => true;
 

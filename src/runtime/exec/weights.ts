@@ -4,7 +4,7 @@
 // the conv weights are packed here too but kept in CPU memory; only the rest is uploaded.
 // Tensor-core plans with f16 weights: the conv weights are not packed in JS but prepared on the GPU
 // (prepareBlockedWeights: f32 rows uploaded into the operand copy, shaders/weights-block.wgsl re-blocks
-// and rounds them; H200, Wan2.2's 530 M weights: 0.91 s instead of 11.0 s of JS, 2026-12-01 s6).
+// and rounds them; H200, Wan2.2's 530 M weights: 0.91 s instead of 11.0 s of JS, 2026-12-01, 22f5ac7).
 import { encodeParams, type Elem, type KernelDef, type PipelineCache } from '../../gpu/kernel';
 import { packConvWeightBlocked } from '../../kernels/conv3d-mma';
 import { blockChunks, blockParams, weightsBlock, type BlockedShape } from '../../kernels/weights-block';
@@ -102,7 +102,7 @@ export interface BlockedWeightJob extends BlockedShape {
 /**
  * How the blocked f16 weights of tensor-core plans are prepared: 'gpu' (default) uploads the f32 rows and
  * re-blocks + rounds them with weights-block (shaders/weights-block.wgsl), 'js' packs them here
- * (packConvWeightBlocked + storageBytes: 11.0 s for Wan2.2's 530 M weights on the H200's host, GPU path 0.91 s, 2026-12-01 s6).
+ * (packConvWeightBlocked + storageBytes: 11.0 s for Wan2.2's 530 M weights on the H200's host, GPU path 0.91 s, 2026-12-01, 22f5ac7).
  * Same bytes either way (test/runtime/weights-prep.test.ts). `last`: what the last preparation did.
  */
 export const weightPrep: { mode: 'gpu' | 'js'; last: { gpu: number; js: number; chunks: number; uploadedBytes: number; ms: number } } = {

@@ -1,4 +1,4 @@
-// The plans of the README's "shrinking tile windows" table (2026-12-01 s6): fitPlan's choice for Wan2.2
+// The plans of the README's "shrinking tile windows" table (2026-12-01, c4e0032): fitPlan's choice for Wan2.2
 // 704x1280x121 under 1 GiB and Wan2.1 480x832x81 under 512 MiB (f16 storage; every norm, store and stream
 // choice; 2 GiB bindings as on the H200), with and without tensor cores, and each plan with plain tiles
 // (shrink false: the tile's ext at every level, as before) at the same grid for comparison. Expected times

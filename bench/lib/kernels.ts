@@ -128,13 +128,13 @@ async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promi
   }
 }
 
-/** The looped GEMM (shaders/conv3d-mma.wgsl, the default until 2026-12-01 s5) timed beside the decoder's choice. */
+/** The looped GEMM (shaders/conv3d-mma.wgsl, the default until 2026-12-01, ee770bd) timed beside the decoder's choice. */
 // (2x1, 1x2, 4x1, 6x1 were slower everywhere in bench/results/h200/mma-blocked-2026-12-01-0bebf3d; 2x2 and 1x1
-// at 20-38 TFLOP/s in bench/results/h200/mma-2026-12-01-e96e7c0; 2x4 / 4x2 at 19-82 in -s5: dropped to keep the run short)
+// at 20-38 TFLOP/s in bench/results/h200/mma-2026-12-01-e96e7c0; 2x4 / 4x2 at 19-82 in mma-2026-12-01-3ced731: dropped to keep the run short)
 const GEMM_VARIANTS: [number, number][] = [[3, 2]];
 
 /**
- * Straight-line GEMMs (src/kernels/conv3d-mma-flat.ts) timed beside it. The first s5 run (3ced731) timed
+ * Straight-line GEMMs (src/kernels/conv3d-mma-flat.ts) timed beside it. The first run of them (H200, 2026-12-01, 3ced731) timed
  * both loop orders at 3x2 / 4x2 / 2x4 / 3x4 / 4x4: cb-tap 3x2 won at every shape (now the decoder's), tap-cb
  * was no faster than the looped GEMM; these are cb-tap shapes not measured then.
  */

@@ -1,15 +1,15 @@
 // MEASURED AND LOST (H200, 2026-12-01, kernel alone at C 384, N 6240: f32 16.2 ms / f16 15.8 ms against 12.0 /
 // 9.98 ms for the shipped shaders/attention.wgsl; bench/results/h200/final-2026-12-01-7a2d1d8/attn-ab/). Kept as a probe.
-// Was: CANDIDATE (session 7, issue 11): a drop-in replacement of shaders/attention.wgsl (same
+// Was: CANDIDATE (issue 11): a drop-in replacement of shaders/attention.wgsl (same
 // bindings, Params, dispatch of one workgroup per 16 queries, NJ = 4), written after the H200 call of
 // 2026-12-01 14:20 UTC showed that a 4-query x 6-channel P·V form (commit cf2c0cd) was V-load bound
-// (19.2 ms per frame at C 384, N 6240, f32, against 12.0 for the shipped session-6 kernel). It keeps
-// session 6's P·V (one channel per invocation, all 16 queries: 16 multiply-adds per V load) and changes
+// (19.2 ms per frame at C 384, N 6240, f32, against 12.0 for the shipped kernel). It keeps
+// the shipped kernel's P·V (one channel per invocation, all 16 queries: 16 multiply-adds per V load) and changes
 // the scores (64 keys per block, a vec4 of keys per staged channel: 4x fewer barriers per key) and the
 // softmax (16 partial max / sums per query instead of a 16-invocation serial loop). It passed
 // test/kernels/attention.test.ts (all 16 cases, f32 and f16) at commit 7206dcb, where it was the shader.
 // To measure: copy it over shaders/attention.wgsl in a build into .h200-startup/dist, the shipped one into
-// .h200-startup/dist-s6attn, and run `bash scripts/h200-startup-s7.sh attn-ab` (~35 s on the H200).
+// .h200-startup/dist-shipped, and run `bash bench/h200/run.sh attn-ab` (~35 s on the H200).
 // attention: vae.py AttentionBlock's single-head attention over the N = h·w tokens of one frame, with an
 // online softmax (the N x N score matrix is never stored):
 //   o[c, n] = Σ_k softmax_k(scale · Σ_d q[d, n] k[d, k]) · v[c, k]
@@ -24,7 +24,7 @@
 //      rescaling of the accumulators by alpha = exp(m_old - m_new));
 //   3. invocation lid owns output channels lid + 256·jj (jj < NJ) for all 16 queries (4 vec4s each)
 //      and adds P · V, reading V straight from storage: per key one value per channel, 16 multiply-adds.
-// Session 7 (H200, C = 384, N = 6240): session 6's form (one score per invocation, 16 keys per block,
+// H200, 2026-12-01 (C = 384, N = 6240): the shipped form (one score per invocation, 16 keys per block,
 // the softmax in 16 invocations) took 12.0 ms per frame in f32; a form with 4 queries x 6 channels per
 // invocation in P · V (4 multiply-adds per V load) took 19.2: the V loads, one row per invocation, are
 // what P · V is bound by, so each V value feeds all 16 queries here.

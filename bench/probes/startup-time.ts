@@ -1,4 +1,4 @@
-// Probe (issue 11, s7): where the cold start of a decode goes, on any adapter. For one plan (the CLI's
+// Probe (issue 11): where the cold start of a decode goes, on any adapter. For one plan (the CLI's
 // Wan2.1 480x832x81 f32 portable plan by default) with the kernel choices of a GPU adapter (tuning
 // 'gpu', maxInvocations as the H200's 1024; --tuning cpu for this adapter's own), it times the
 // device-independent CPU parts and counts what the decoder builds:

@@ -168,14 +168,14 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
       const stats = await page.evaluate(() => {
         const c = document.querySelector<HTMLCanvasElement>('[data-testid="frame"]')!;
         const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-        let s = 0, s2 = 0;
+        let sum = 0, sumSq = 0;
         const n = d.length / 4;
         for (let i = 0; i < d.length; i += 4) {
           const y = 0.299 * d[i]! + 0.587 * d[i + 1]! + 0.114 * d[i + 2]!;
-          s += y;
-          s2 += y * y;
+          sum += y;
+          sumSq += y * y;
         }
-        return { width: c.width, height: c.height, variance: s2 / n - (s / n) ** 2 };
+        return { width: c.width, height: c.height, variance: sumSq / n - (sum / n) ** 2 };
       });
       expect(stats.width).toBe(64);
       expect(stats.height).toBe(64);

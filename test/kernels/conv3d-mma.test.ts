@@ -161,7 +161,7 @@ describe('conv3d-mma', () => {
   it('mmaTilesFor: the shipped 3 x 2 unless it makes fewer than 1024 workgroups, then 1 x 1', () => {
     expect(mmaTilesFor({ cin: 96, cout: 96, h: 480, w: 832 }, 3)).toEqual([3, 2]);
     expect(mmaTilesFor({ cin: 384, cout: 384, h: 60, w: 104 }, 3)).toEqual([3, 2]);
-    expect(mmaTilesFor({ cin: 192, cout: 192, h: 240, w: 416 }, 3)).toEqual([3, 2]); // 4 x 2 with the looped GEMM (s4); 3 x 2 since conv3d-mma-flat
+    expect(mmaTilesFor({ cin: 192, cout: 192, h: 240, w: 416 }, 3)).toEqual([3, 2]); // 4 x 2 with the looped GEMM (850128e); 3 x 2 since conv3d-mma-flat
     expect(mmaTilesFor({ cin: 96, cout: 3, h: 480, w: 832 }, 3)).toEqual([1, 2]); // one output block
     expect(mmaTilesFor({ cin: 16, cout: 16, h: 4, w: 6 }, 3)).toEqual([1, 1]);
   });

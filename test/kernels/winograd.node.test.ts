@@ -121,7 +121,7 @@ describe('--conv auto: F(4x4) on Wan2.1 widths where it needs no other lever', (
     expect(winos(fit.plan).length).toBeGreaterThan(30);
     expect(new Set(winos(fit.plan))).toEqual(new Set([4]));
     expect(fit.reason).toMatch(/; \d+ convs as Winograd \(--conv auto\)$/);
-    // Wan2.2 704x1280 (measured on the H200, s7): F(4x4) at 256 and 512 channels, F(2x2) at 1024 (88x160 frames);
+    // Wan2.2 704x1280 (measured on the H200, 2026-12-01, 7117f36): F(4x4) at 256 and 512 channels, F(2x2) at 1024 (88x160 frames);
     // its 1024-channel convs at 44x80 (under 60x104 px) stay direct. An auto without the 1024 rule fails the last line
     const w22 = winos(fitPlan(wan22, { ...base, h: 44, w: 80 }, { limits, precisions: ['f32'], tile: 'auto' }).plan);
     expect(w22.filter((r) => r === 4).length).toBeGreaterThan(10);

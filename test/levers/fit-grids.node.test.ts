@@ -39,7 +39,7 @@ describe('probe plans', () => {
 describe('fitPlan beyond 12x12', () => {
   const req: FitRequest = { budget: GiB, limits, precisions: ['f16'], weightsPrecisions: ['f16', 'int8'], tile: 'auto', stores: ['cpu'], norms: ['fused'] };
 
-  // since shrinking tile windows (2026-12-01 s6) int8 weights fit 1 GiB at 20 tiles; 815 MiB needs a fine
+  // since shrinking tile windows (2026-12-01, c4e0032) int8 weights fit 1 GiB at 20 tiles; 815 MiB needs a fine
   // grid (12x12 = 132 tiles plans 826 MiB, 210 tiles 812 MiB)
   const B = 815 * 2 ** 20;
   it('Wan2.2 704x1280x121 under 815 MiB: a grid finer than 12x12 (f16, int8 weights)', () => {

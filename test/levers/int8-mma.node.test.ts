@@ -2,7 +2,7 @@
 // storage and tensor cores): before each conv, dequant-int8 (shaders/dequant-int8.wgsl) expands its int8
 // weights + per-output-channel scales into an f16 scratch in conv3d-mma's blocked layout, and the same GEMM
 // as f16 weights reads it (here the scalar twin conv3d-mma-emu, since no CI adapter has subgroup matrices;
-// scripts/h200-int8-s7.sh runs the real one). What must hold, and how a wrong implementation fails:
+// bench/h200/run.sh int8 runs the real one). What must hold, and how a wrong implementation fails:
 // - packInt8Blocked holds exactly quantizeInt8's q and s_o in conv3d-mma's blocked order (a wrong channel
 //   for a scale, a transposed tile or a wrong byte order fails the element-by-element comparison);
 // - dequant-int8's output EQUALS, word for word, the f16 blocked weights of the CPU reference

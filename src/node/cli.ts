@@ -181,11 +181,15 @@ async function decodeCmd(argv: string[]): Promise<number> {
     process.stderr.write('\nwan-vae: cancelling after the current chunk (Ctrl-C again to quit now)\n');
   };
   process.on('SIGINT', onSigint);
+  // time to the first frame: from the decode() call (which builds the GPU decoder) to the first frame out
+  const tDecode = performance.now();
+  let firstFrameMs: number | undefined;
   try {
     r = await dec.decode(latents, {
       ...opts, signal: cancel.signal, collect: false,
       // backpressure: the decoder waits while framesInFlight frames are not yet written (a slow disk or ffmpeg)
       onFrame: (f) => {
+        firstFrameMs ??= performance.now() - tDecode;
         const written = sink.frame(f.index, f.rgb);
         quality?.frame(f.index, f.rgb);
         progress?.frames(++done);
@@ -214,6 +218,7 @@ async function decodeCmd(argv: string[]): Promise<number> {
   const summary = {
     weights: source, latentFormat: latents.format ?? 'generated', latentStats: statsArg, version: dec.cfg.version, dim: dec.cfg.dim, zDim: dec.cfg.zDim, latentShape: latents.shape,
     out, output: written.description, streamed: true, frames: r.frames, height: r.height, width: r.width, seconds: Number(r.seconds.toFixed(3)),
+    firstFrameSeconds: firstFrameMs === undefined ? null : Number((firstFrameMs / 1000).toFixed(3)),
     backend: r.backend, adapter: r.adapter, options: r.options, plan: reason,
     peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, memory: r.memory,
     ...(psnr === undefined || sample ? {} : { sourceClip: a.source, psnrVsSource: Number(psnr.toFixed(3)), ssimVsSource: Number(ssimSrc.toFixed(4)) }),

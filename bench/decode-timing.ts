@@ -40,8 +40,10 @@ export async function timingMain(argv: string[]): Promise<number> {
   const tensorCores = cliValue(a, 'tensorCores') && (await dec.hasTensorCores());
   const fit = fitPlan(dec.cfg, { frames: T, h, w, cache, tensorCores, conv: cliValue(a, 'conv') }, req);
   const o = fit.plan.opts;
+  // time to the first frame: from the decode() call (cold: the build included) to the first onFrame
+  let tCall = 0, firstFrameMs: number | null = null;
   const opts: DecodeOptions = {
-    backend: 'webgpu', latentStats: 'official', collect: false, onFrame: () => undefined,
+    backend: 'webgpu', latentStats: 'official', collect: false, onFrame: () => void (firstFrameMs ??= performance.now() - tCall),
     cache, precision: o.precision, weightsPrecision: o.weightsPrecision, tile: o.tile, cacheOffload: o.cacheOffload ? 'on' : 'off', weightsStream: fit.plan.weightStream ? 'on' : 'off', weightsStreamSlots: fit.plan.weightStream?.slots, norm: o.norm, normChunk: o.normChunk, tensorCores: tensorCores && !!o.tensorCores, conv: o.conv,
   };
   // the decoder plans again inside its timed decode (src/decoder.ts): that plan() call, timed alone
@@ -49,9 +51,11 @@ export async function timingMain(argv: string[]): Promise<number> {
   plan(dec.cfg, { ...fit.plan.opts });
   const planMs = performance.now() - tPlan;
   for (let i = 0; i < repeat; i++) {
+    firstFrameMs = null;
+    tCall = performance.now();
     const r = await dec.decode(latents, opts);
     console.log(JSON.stringify({
-      model: v, latent: [T, h, w], args: argv.slice(1).filter((x, k, all) => x !== '--dawn-flags' && all[k - 1] !== '--dawn-flags').join(' '), run: i, cold: i === 0, seconds: Number(r.seconds.toFixed(3)), genMs: Math.round(genMs),
+      model: v, latent: [T, h, w], args: argv.slice(1).filter((x, k, all) => x !== '--dawn-flags' && all[k - 1] !== '--dawn-flags').join(' '), run: i, cold: i === 0, seconds: Number(r.seconds.toFixed(3)), firstFrameMs: firstFrameMs === null ? null : Math.round(firstFrameMs), genMs: Math.round(genMs),
       prep, build: i === 0 ? { ...lastBuild, planMs: Number(planMs.toFixed(1)), weightPrep: weightPrep.last, weightPack: weightPack.last } : null, plan: fit.reason, options: r.options, frames: r.frames, peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, adapter: r.adapter,
     }));
   }

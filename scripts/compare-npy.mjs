@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Compares two float32 .npy videos written by `wan-vae decode --out` (same shape): max |err|, PSNR over
-// the [-1, 1] range, and the shapes. Used by scripts/h200-run.sh to check a tensor-core decode against
+// the [-1, 1] range, and the shapes. Used by bench/h200/run.sh (scenarios mma, levers, int8, winograd) to check a tensor-core decode against
 // the portable one. Usage: node scripts/compare-npy.mjs a.npy b.npy
 import { readFileSync } from 'node:fs';
 

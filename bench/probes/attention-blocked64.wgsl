@@ -8,8 +8,8 @@
 // the scores (64 keys per block, a vec4 of keys per staged channel: 4x fewer barriers per key) and the
 // softmax (16 partial max / sums per query instead of a 16-invocation serial loop). It passed
 // test/kernels/attention.test.ts (all 16 cases, f32 and f16) at commit 7206dcb, where it was the shader.
-// To measure: copy it over shaders/attention.wgsl in a build into .h200-startup/dist, the shipped one into
-// .h200-startup/dist-shipped, and run `bash bench/h200/run.sh attn-ab` (~35 s on the H200).
+// To measure: copy it over shaders/attention.wgsl in a build into .h200/dist, the shipped one into
+// .h200/dist-shipped, and run `bash bench/h200/run.sh attn-ab` (~35 s on the H200).
 // attention: vae.py AttentionBlock's single-head attention over the N = h·w tokens of one frame, with an
 // online softmax (the N x N score matrix is never stored):
 //   o[c, n] = Σ_k softmax_k(scale · Σ_d q[d, n] k[d, k]) · v[c, k]

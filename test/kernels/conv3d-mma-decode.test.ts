@@ -2,7 +2,7 @@
 // 3-channel head too (one 16-channel output block; its blocked weights are larger than conv3d's, which the
 // plan counts: allocated = planned fails if it does not), runs conv3d-mma-pack + the blocked GEMM over
 // weights re-blocked at upload. Here the GEMM is its scalar twin conv3d-mma-emu (no CI adapter has
-// subgroup matrices; the H200 run compares the real one, scripts/h200-run.sh mma), so this checks the
+// subgroup matrices; the H200 run compares the real one, bench/h200/run.sh mma), so this checks the
 // decoder wiring: weights blocked per conv, the pack reading x / the cache ring / gamma with the conv's
 // params, the shared operand copy, in-place residuals, fused norm. Generated Wan2.1 decoder (dim 16 so
 // that every level has >= 16 channels), 2x2x3 latent, f16 storage, planned with tensorCores (the plan

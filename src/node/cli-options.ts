@@ -2,36 +2,26 @@
 // command takes, their parsing with the schema's one-line errors, the options part of --help, and the
 // FitRequest the levers make (what fitPlan needs besides the latent size and the adapter's limits).
 import { totalmem } from 'node:os';
+import { didYouMean, parseCommandArgs, type Args, type Command, type Flag } from './cli-args';
 import { DecoderError } from '../gpu/errors';
 import type { FitRequest } from '../plan/auto';
 import { allowedValues, optionError, problem } from '../options/check';
 import { tried } from '../options/auto';
 import { OPTION_KEYS, OPTIONS, spec, type OptionKey, type OptionOrAuto } from '../options/schema';
 
-export type Args = Record<string, string | true>;
+export type { Args } from './cli-args';
 
-/** `--flag value` pairs and `--bool` switches; anything else is a one-line error. */
+/** `--flag value` pairs and `--bool` switches of the given names (scripts' parsing: bench/decode-timing.ts); one-line errors as the CLI's. */
 export function parseArgs(argv: string[], flags: string[], bools: string[]): Args {
-  const out: Args = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (!a.startsWith('--')) throw new DecoderError('bad-input', `unexpected argument '${a}'`);
-    const name = a.slice(2);
-    if (bools.includes(name)) out[name] = true;
-    else if (flags.includes(name)) {
-      const v = argv[++i];
-      if (v === undefined || v.startsWith('--')) throw new DecoderError('bad-input', `--${name} needs a value`);
-      out[name] = v;
-    } else throw new DecoderError('bad-input', `unknown option --${name}`);
-  }
-  return out;
+  const cmd: Command = { name: 'wan-vae', summary: '', usage: [], run: () => 0, flags: [...flags.map((name) => ({ name, syntax: 'VALUE', help: '', group: 'common' as const })), ...bools.map((name) => ({ name, help: '', group: 'common' as const }))] };
+  return parseCommandArgs(cmd, argv);
 }
 
 /** A CLI-only choice (not a decode option: --vae, --synthetic, --progress). */
 export function choice<T extends string>(args: Args, name: string, values: readonly T[], dflt: T): T {
   const v = args[name];
   if (v === undefined) return dflt;
-  if (typeof v !== 'string' || !values.includes(v as T)) throw new DecoderError('bad-input', `--${name} must be one of ${values.join('|')}, got '${String(v)}'`);
+  if (typeof v !== 'string' || !values.includes(v as T)) throw new DecoderError('bad-input', `--${name} must be one of ${values.join('|')}, got '${String(v)}'${typeof v === 'string' ? didYouMean(v, values, (c) => `'${c}'`) : ''}`);
   return v as T;
 }
 
@@ -62,29 +52,51 @@ function defaultText(key: OptionKey): string | null {
   return s.default === null ? null : String(s.default);
 }
 
-/** `[--cache on|off] [--precision f32|f16|auto] ...` for a command, wrapped at `width` after `indent`. */
-export function optionSynopsis(command: 'decode' | 'plan', indent: string, width = 110): string {
-  const lines: string[] = [];
-  let line = indent;
-  for (const k of optionKeys(command)) {
-    const item = `[--${spec(k).flag} ${syntax(k)}]`;
-    if (line.length + item.length + 1 > width && line.trim()) {
-      lines.push(line.trimEnd());
-      line = indent;
-    }
-    line += `${item} `;
-  }
-  return [...lines, line.trimEnd()].join('\n');
+/** The decode options that have a CLI flag. */
+type FlagKey = { [K in OptionKey]: (typeof OPTIONS)[K]['flag'] extends string ? K : never }[OptionKey];
+
+/**
+ * The CLI's words for each flag of the schema: its help section and a short plain-words text (the
+ * schema's `help`, with the internals and measurements, is the long form in docs/cli.md). A flag added to
+ * the schema without a row here does not type-check.
+ */
+const CLI_TEXT: Record<FlagKey, { group: Flag['group']; help: string }> = {
+  backend: { group: 'common', help: 'webgpu: decode on the GPU; cpu: the slow reference decoder, for checking.' },
+  precision: { group: 'common', help: 'GPU storage precision: f16 halves the memory (sums stay f32); auto: f32 unless only f16 fits the budget.' },
+  budget: { group: 'common', help: "GPU memory to fit the decode in: the planner picks tiles and the other auto options to stay under it (and the adapter's limits)." },
+  tile: { group: 'common', help: 'Decode in spatial tiles (less GPU memory, some recompute; exact): none, auto (whole frames when they fit, else the fewest tiles that do) or a tile size HxW in latent pixels.' },
+  latentStats: { group: 'common', help: "official: the latents are normalised, as a diffusion model outputs them (the official mean/std is applied); none: already de-normalised; file: the '@mean'/'@std' stored with the latents; or a .safetensors file of them." },
+  cache: { group: 'advanced', help: 'on: the exact causal frame cache (1+4(T-1) frames); off: the per-frame loop without a cache (T frames, Wan2.1 only).' },
+  weightsPrecision: { group: 'advanced', help: 'Storage of the conv weights (f16 or int8 save memory; int8 is not exact); auto: smaller weights only when nothing else fits the budget.' },
+  tileMode: { group: 'advanced', help: 'exact: tiles overlap enough to give the whole-frame output; blend: smaller overlaps blended linearly (faster, not exact).' },
+  tileOrder: { group: 'advanced', help: 'tile-major: one tile at a time, frames appear at the end (they wait in CPU memory); frame-major: frames stream out (more GPU memory); auto: tile-major unless its CPU memory is over --cpu-budget.' },
+  tileStore: { group: 'advanced', help: 'tile-major: where the intermediate frames wait for the tiles, gpu or cpu (less GPU memory, more copying); auto: gpu unless it does not fit.' },
+  cacheOffload: { group: 'advanced', help: "frame-major tiles: on keeps the idle tiles' caches in CPU memory (exact, more copying); auto: only when nothing fits without it." },
+  norm: { group: 'advanced', help: 'Where the normalisation results are kept (all exact): full, chunked or fused (least memory); auto: the first that fits.' },
+  normChunk: { group: 'advanced', help: 'Pixels per step with --norm chunked.' },
+  weightsStream: { group: 'advanced', help: 'on: the conv weights stay in CPU memory and are uploaded a few layers at a time (exact, less GPU memory, slower); auto: only when nothing fits without it.' },
+  weightsStreamSlots: { group: 'advanced', help: 'GPU buffers of the weight stream (>= 2): more buffers, fewer uploads.' },
+  cpuBudget: { group: 'advanced', help: 'CPU memory the decoder may keep besides the written video (tile-major frames waiting, parked caches). auto: half this machine\'s memory; none: no limit.' },
+  tensorCores: { group: 'advanced', help: 'Use the GPU\'s tensor cores where the adapter offers them (f16 storage); off: the portable kernels always.' },
+  conv: { group: 'advanced', help: 'f32 decodes: the 3x3 convolutions direct or as the exact Winograd transform (fewer multiplies, a transformed weight copy); auto: Winograd where it was measured faster and fits.' },
+};
+
+/** The flags of a command's decode options (schema order), for parsing and help. */
+export function optionFlagSpecs(command: 'decode' | 'plan'): Flag[] {
+  return optionKeys(command).map((k) => {
+    const t = CLI_TEXT[k as FlagKey];
+    return { name: spec(k).flag!, syntax: syntax(k), help: t.help, group: t.group, values: allowedValues(k, 'cli') ?? undefined, default: defaultText(k) };
+  });
 }
 
-/** One line per decode option: `--flag SYNTAX  help (default X)`; `planOnly` marks those plan takes too. */
-export function optionHelp(): string {
+/** docs/cli.md's option reference: every flag with the schema's full text (the long form of the help). */
+export function optionReference(): string {
   const rows = OPTION_KEYS.filter((k) => spec(k).flag).map((k) => {
+    const s = spec(k);
     const d = defaultText(k);
-    const cmds = spec(k).commands.length === 1 ? ` [${spec(k).commands[0]} only]` : '';
-    return `  --${spec(k).flag} ${syntax(k)}\n      ${spec(k).help}${d ? ` Default: ${d}.` : ''}${cmds}`;
+    return `- \`--${s.flag} ${syntax(k)}\` (${s.commands.join(', ')}${d ? `; default ${d}` : ''}): ${s.help}`;
   });
-  return `decode options (the API's DecodeOptions, the worker's and the demo's, from one schema: src/options/schema.ts):\n${rows.join('\n')}`;
+  return rows.join('\n');
 }
 
 /** What a flag's text becomes: on|off a boolean, numbers numbers, choices their values (with 'auto'). */
@@ -100,7 +112,11 @@ export function cliValue(args: Args, key: OptionKey): string | number | boolean 
     const d = 'cliDefault' in s && s.cliDefault !== undefined ? s.cliDefault : s.default;
     return d;
   }
-  if (problem(key, v, 'cli')) throw optionError(key, v, 'cli');
+  if (problem(key, v, 'cli')) {
+    const values = allowedValues(key, 'cli');
+    const hint = values && typeof v === 'string' ? didYouMean(v, values, (c) => `'${c}'`) : '';
+    throw new DecoderError('bad-input', `${optionError(key, v, 'cli').message}${hint}`);
+  }
   if (s.kind === 'bool') return v === 'on';
   if (s.kind === 'int' || s.kind === 'number') return Number(v);
   return v as string;

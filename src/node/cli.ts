@@ -11,9 +11,10 @@ import { Weights } from '../model/weights';
 import { framesFor, inferConfig } from '../model/config';
 import { plan, type Plan } from '../plan/planner';
 import { busText, hostLines, hostText } from '../plan/host-text';
-import { fitPlan } from '../plan/auto';
 import { expectedSeconds } from '../plan/expected-time';
-import { checkCliOptions, choice, cliValue, fitOptions, optionFlags, optionHelp, optionSynopsis, parseArgs, tensorCoreNote } from './cli-options';
+import { checkCliOptions, choice, cliValue, optionFlagSpecs, tensorCoreNote, type Args } from './cli-options';
+import { commandHelp, didYouMean, overviewHelp, parseCommandArgs, shortUsage, wantsHelp, type Command, type Flag } from './cli-args';
+import { ADAPTERS, expectedText, planAdapter, planFor, timeCalibrated, weightOwners, type AdapterView } from './cli-plan';
 import { installNodeWebGPU } from './install-webgpu';
 import { loadCliSample, samplesCmd } from './samples-cli';
 import { parseSourceClip, type Clip, type LoadedSample } from '../model/samples';
@@ -21,28 +22,6 @@ import { QualityAccumulator } from '../model/quality';
 import { ioProblem, openOutput, OUTPUT_KINDS, resolveOutput } from './output/write';
 import { Progress } from './output/progress';
 import { lastBuild } from '../runtime/gpu-decoder';
-
-const USAGE = `usage:
-  wan-vae decode [--weights W.safetensors --latents L.npy|L.safetensors [--latents-key NAME]]
-                 [--synthetic 2.1|2.2 --latent-size TxHxW]  (official-shape generated weights, for sizing)
-                 [--source CLIP.npy] [--sample NAME|generated] [--out OUT] [--fps N] [--progress auto|on|off] [--dawn-flags a,b] [--json]
-${optionSynopsis('decode', '                 ')}
-      Without --weights/--latents: decodes the trained default model (models/, Wan2.1 architecture at
-      dim 32) with its default sample, or --sample NAME (wan-vae samples lists them) and reports
-      PSNR against the sample's source clip; --sample generated: ${GENERATED_DEFAULT.description}.
-      --source CLIP.npy (with --weights/--latents): the clip the latents were encoded from, uint8 or
-      float [3, F, H, W]; reports PSNR and SSIM of the decode against it (as for a sample).
-      Latents: .npy, .safetensors (diffusers output_type="latent" saved with safetensors) or ComfyUI
-      SaveLatent .latent files.
-      --out (default out/video.gif) by its name: ${OUTPUT_KINDS}.
-      --fps: frames per second of the video files (default 16, as Wan generates). --progress auto
-      (the default): phase, frames and ETA on stderr when stderr is a terminal.
-      With --backend cpu: the reference decode (--weights-precision: with the weights int8 / f16 would hold).
-  wan-vae plan --vae 2.1|2.2 --size HxW --frames N [--limit-binding MiB] [--json]
-${optionSynopsis('plan', '               ')}
-      Dry run: planned peak GPU bytes by owner, no GPU touched, fitted to --budget and the binding
-      limit (--limit-binding, default 128 MiB, WebGPU's default maxStorageBufferBindingSize).
-${optionHelp()}`;
 
 function readInput(path: string, what: string): Uint8Array {
   try {
@@ -79,8 +58,7 @@ function planSummary(p: Plan) {
   };
 }
 
-async function decodeCmd(argv: string[]): Promise<number> {
-  const a = parseArgs(argv, ['weights', 'latents', 'latents-key', 'out', 'synthetic', 'latent-size', 'dawn-flags', 'fps', 'progress', 'sample', 'source', ...optionFlags('decode')], ['json']);
+async function decodeCmd(a: Args): Promise<number> {
   checkCliOptions(a, 'decode'); // before anything is loaded: a bad option value is the schema's one-line error
   if (a.sample !== undefined && (a.weights || a.latents || a.synthetic !== undefined)) throw new DecoderError('bad-input', '--sample decodes a sample of the trained default model: pass it without --weights/--latents/--synthetic');
   const backend = cliValue(a, 'backend');
@@ -133,15 +111,10 @@ async function decodeCmd(argv: string[]): Promise<number> {
   let deviceTensorCores = false;
   if (backend === 'webgpu') {
     await installNodeWebGPU(typeof a['dawn-flags'] === 'string' ? [a['dawn-flags']] : []);
-    const limits = (await dec.gpuLimits());
-    const { cache, req } = fitOptions(a, limits);
-    if (!(await dec.hasF16())) req.precisions = req.precisions.filter((p) => p === 'f32');
-    if (!req.precisions.length) throw new DecoderError('unsupported', "--precision f16 needs the WebGPU feature 'shader-f16', which this adapter does not offer");
-    // on by default where the device has them: conv3d-mma (f16 plans) is faster on the H200 (480x832x81:
-    // 10.8 -> 4.5 s warm) and needs an operand copy (232 MB there) that the plans below count
+    // the same planning path as `wan-vae plan` (cli-plan.ts), with this device's limits and features
     deviceTensorCores = await dec.hasTensorCores();
-    const tensorCores = cliValue(a, 'tensorCores') && deviceTensorCores;
-    const fit = fitPlan(dec.cfg, { frames: latents.shape[1], h: latents.shape[2], w: latents.shape[3], cache, tensorCores, conv: cliValue(a, 'conv') }, req);
+    const adapter: AdapterView = { name: 'this device', limits: await dec.gpuLimits(), f16: await dec.hasF16(), tensorCores: deviceTensorCores, assumed: null, calibrated: false };
+    const { fit, cache, tensorCores } = planFor(dec.cfg, { frames: latents.shape[1], h: latents.shape[2], w: latents.shape[3] }, a, adapter);
     opts = { ...opts, cache, precision: fit.plan.opts.precision, weightsPrecision: fit.plan.opts.weightsPrecision, tile: fit.plan.opts.tile, cacheOffload: fit.plan.opts.cacheOffload ? 'on' : 'off', weightsStream: fit.plan.weightStream ? 'on' : 'off', weightsStreamSlots: fit.plan.weightStream?.slots, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk, tensorCores: tensorCores && !!fit.plan.opts.tensorCores, conv: fit.plan.opts.conv };
     reason = fit.reason;
   } else {
@@ -241,50 +214,139 @@ async function decodeCmd(argv: string[]): Promise<number> {
   return 0;
 }
 
-function planCmd(argv: string[]): number {
-  const a = parseArgs(argv, ['vae', 'size', 'frames', 'limit-binding', ...optionFlags('plan')], ['json']);
+async function planCmd(a: Args): Promise<number> {
   checkCliOptions(a, 'plan');
   const vae = choice(a, 'vae', ['2.1', '2.2'] as const, '2.1');
-  const size = typeof a.size === 'string' ? /^(\d+)x(\d+)$/.exec(a.size) : null;
-  if (!size) throw new DecoderError('bad-input', `--size must be HxW in pixels, e.g. 480x832, got '${String(a.size ?? '')}'`);
+  if (a.size === undefined) throw new DecoderError('bad-input', 'plan needs --size HxW, the video size in pixels (e.g. --size 480x832)');
+  const size = /^(\d+)x(\d+)$/.exec(String(a.size));
+  if (!size) throw new DecoderError('bad-input', `--size must be HxW in pixels, e.g. 480x832, got '${String(a.size)}'`);
   const cfg = inferConfig(syntheticWeights(OFFICIAL[vae], { values: false }));
   const H = Number(size[1]), W = Number(size[2]);
   if (!H || !W || H % cfg.scale || W % cfg.scale) throw new DecoderError('bad-input', `--size ${H}x${W}: Wan${vae} needs positive multiples of ${cfg.scale}`);
-  const bind = a['limit-binding'] === undefined ? 128 * 2 ** 20 : Number(a['limit-binding']) * 2 ** 20;
-  if (!(bind > 0)) throw new DecoderError('bad-input', `--limit-binding must be a positive number of MiB`);
-  const { cache, req } = fitOptions(a, { maxStorageBufferBindingSize: bind, maxBufferSize: Math.max(bind, 256 * 2 ** 20) * 2 ** 10 });
-  const frames = Number(a.frames ?? 81);
-  if (!/^\d+$/.test(String(a.frames ?? 81)) || frames < 1)
+  if (a.frames === undefined) throw new DecoderError('bad-input', 'plan needs --frames N, the video length in frames (1 + 4k with the cache: 81, 121, ...)');
+  const frames = Number(a.frames);
+  if (!/^\d+$/.test(String(a.frames)) || frames < 1)
     throw new DecoderError('bad-input', `--frames must be a whole number of video frames (1 + 4k with the cache: 81, 121, ...), got '${String(a.frames)}'`);
+  const cache = cliValue(a, 'cache');
   if (cache === 'on' && (frames - 1) % 4)
     throw new DecoderError('bad-input', `--frames ${String(a.frames)}: with the cache a video has 1 + 4k frames (81, 121, ...)`);
   const T = cache === 'on' ? (frames - 1) / 4 + 1 : frames;
-  // --tensor-cores on (default): the plan of a device that has them (the H200's path), as decode would take it there
-  const { plan: p, reason } = fitPlan(cfg, { frames: T, h: H / cfg.scale, w: W / cfg.scale, cache, tensorCores: cliValue(a, 'tensorCores') === true, conv: cliValue(a, 'conv') }, req);
+  const adapter = await planAdapter(a, choice(a, 'adapter', ADAPTERS, 'found'), typeof a['dawn-flags'] === 'string' ? [a['dawn-flags']] : []);
+  const { fit, tensorCores } = planFor(cfg, { frames: T, h: H / cfg.scale, w: W / cfg.scale }, a, adapter);
+  const p = fit.plan;
   const s = planSummary(p);
-  // the model fitPlan weighs streaming with (H200 rates; tensor cores where the plan has them)
+  const owners = weightOwners(p);
+  // the model fitPlan weighs streaming with (fitted on an H200; tensor cores where the plan has them)
   const e = expectedSeconds(p);
-  if (a.json) console.log(JSON.stringify({ vae, ...s, plan: reason, expectedSeconds: e }));
+  const onTc = tensorCores && onTensorCores(p);
+  if (a.json)
+    console.log(JSON.stringify({ vae, ...s, plan: fit.reason, adapter: { name: adapter.name, assumed: adapter.assumed, limits: adapter.limits, f16: adapter.f16, tensorCores: adapter.tensorCores }, weightOwners: owners, expectedSeconds: e, expectedSecondsCalibrated: timeCalibrated(p, adapter) }));
   else {
-    console.log(`Wan${vae} ${H}x${W}, ${p.framesOut} frames (${T} latents), cache ${cache}: ${reason}`);
-    for (const [k, v] of Object.entries(p.memory)) if (k !== 'total') console.log(`  ${k.padEnd(12)} ${mib(v)}${k === 'weights' ? ` (conv weights ${p.opts.weightsPrecision ?? p.opts.precision}${p.weightStream ? `, streamed: a ring of ${p.weightStream.slots} slots; ${mib(p.weightStream.hostBytes)} in CPU memory, ${mib(p.weightStream.busBytesPerChunk)} over the bus per latent chunk` : ''})` : ''}`);
+    console.log(`Wan${vae} ${H}x${W}, ${p.framesOut} frames (${T} latents), cache ${cache}: ${fit.reason}`);
+    console.log(`  ${adapter.assumed ?? `adapter: ${adapter.name} (bindings of at most ${mib(adapter.limits.maxStorageBufferBindingSize)}${adapter.f16 ? ', shader-f16' : ''}${adapter.tensorCores ? ', tensor cores' : ''}); --adapter h200|default or --limit-binding MiB plan for another`}`);
+    for (const [k, v] of Object.entries(p.memory)) {
+      if (k === 'total') continue;
+      const stream = k === 'weights' && p.weightStream ? ` (conv weights ${p.opts.weightsPrecision ?? p.opts.precision}, streamed: a ring of ${p.weightStream.slots} slots; ${mib(p.weightStream.hostBytes)} in CPU memory, ${mib(p.weightStream.busBytesPerChunk)} over the bus per latent chunk)` : '';
+      console.log(`  ${k.padEnd(12)} ${mib(v)}${stream}`);
+      if (k === 'weights' && owners) for (const o of owners) console.log(`    ${mib(o.bytes).padStart(12)}  ${o.text}`);
+    }
     console.log(`  ${'total'.padEnd(12)} ${mib(p.memory.total)}\n  largest binding ${mib(p.largestBinding)}, tiled-part compute x${p.tileOverhead.toFixed(2)}`);
-    for (const l of [...hostText(p, plan(p.cfg, { ...p.opts, frames: p.opts.frames + 1 })), busText(p.bus, p.framesOut), `expected decode time ~${e.total.toFixed(1)} s on an H200 (compute ${e.compute.toFixed(1)} s on the ${onTensorCores(p) ? 'tensor-core' : 'portable'} conv, bus ${e.bus.toFixed(1)} s; src/plan/expected-time.ts)`]) console.log(`  ${l}`);
+    for (const l of [...hostText(p, plan(p.cfg, { ...p.opts, frames: p.opts.frames + 1 })), busText(p.bus, p.framesOut), expectedText(e, p, adapter, onTc)]) console.log(`  ${l}`);
   }
   return 0;
 }
 
+/** The flags of decode that are not decode options (input, output, progress). */
+const DECODE_FLAGS: Flag[] = [
+  { name: 'weights', syntax: 'FILE', group: 'common', help: 'The VAE weights (.safetensors with official, diffusers or ComfyUI names). With --latents; without both, the trained default model decodes its sample.' },
+  { name: 'latents', syntax: 'FILE', group: 'common', help: 'The latents to decode: .npy, .safetensors (diffusers output_type="latent") or a ComfyUI .latent file.' },
+  { name: 'out', syntax: 'FILE', group: 'common', help: `Where to write the video, by its name: ${OUTPUT_KINDS}.`, default: 'out/video.gif' },
+  { name: 'sample', syntax: 'NAME', group: 'common', help: `A sample of the trained default model (wan-vae samples lists them); generated: ${GENERATED_DEFAULT.description}.` },
+  { name: 'json', group: 'common', help: 'Print one JSON line with the result (sizes, seconds, planned and measured GPU memory) instead of text.' },
+  { name: 'fps', syntax: 'N', group: 'common', help: 'Frames per second of the video file.', default: '16' },
+  { name: 'source', syntax: 'CLIP.npy', group: 'advanced', help: 'The clip the latents were encoded from (uint8 or float [3, F, H, W]): reports PSNR and SSIM of the decode against it.' },
+  { name: 'latents-key', syntax: 'NAME', group: 'advanced', help: 'The tensor to read from a .safetensors latents file that holds several.' },
+  { name: 'synthetic', syntax: '2.1|2.2', group: 'advanced', values: ['2.1', '2.2'], help: 'Generated weights of the official architecture instead of --weights/--latents (for sizing a decode); needs --latent-size.' },
+  { name: 'latent-size', syntax: 'TxHxW', group: 'advanced', help: 'With --synthetic: latent frames x height x width (21x60x104 is 81 frames of 480x832).' },
+  { name: 'progress', syntax: 'auto|on|off', group: 'advanced', values: ['auto', 'on', 'off'], help: 'Phase, frames and time left on stderr; auto: when stderr is a terminal.', default: 'auto' },
+  { name: 'dawn-flags', syntax: 'a,b', group: 'advanced', help: 'Dawn toggles for the Node WebGPU adapter (docs/cli.md: tensor cores on NVIDIA).' },
+];
+
+const PLAN_FLAGS: Flag[] = [
+  { name: 'vae', syntax: '2.1|2.2', group: 'common', values: ['2.1', '2.2'], help: 'The Wan VAE to plan for.', default: '2.1' },
+  { name: 'size', syntax: 'HxW', group: 'common', help: 'Video height x width in pixels (multiples of 8 for Wan2.1, 16 for Wan2.2). Required.' },
+  { name: 'frames', syntax: 'N', group: 'common', help: 'Video frames (1 + 4k with the cache: 81, 121, ...). Required.' },
+  { name: 'json', group: 'common', help: 'Print the plan as one JSON line.' },
+  { name: 'adapter', syntax: ADAPTERS.join('|'), group: 'common', values: ADAPTERS, default: 'found', help: "Whose limits to plan with: found (this machine's WebGPU adapter; WebGPU's defaults when there is none), h200 (an NVIDIA H200 through Dawn) or default (WebGPU's default limits)." },
+  { name: 'limit-binding', syntax: 'MiB', group: 'advanced', help: "The largest buffer binding to assume (the adapter's maxStorageBufferBindingSize)." },
+  { name: 'dawn-flags', syntax: 'a,b', group: 'advanced', help: 'Dawn toggles for the adapter found (as for decode).' },
+];
+
+const decodeCommand: Command = {
+  name: 'decode',
+  summary: 'decode latents to a video file (.gif, .png, PNG frames, .mp4, .webm, .webp, .npy) on WebGPU',
+  usage: ['[--weights W.safetensors --latents L.npy] [--out OUT] [options]', '--sample NAME [--out OUT]'],
+  about: "Without --weights/--latents it decodes the trained default model (models/, the Wan2.1 architecture at width 32) with its default sample and reports PSNR against the sample's source clip. The planner fits the decode to this GPU's limits (and --budget): tiles, precision and the other auto options are chosen for you.",
+  flags: [...DECODE_FLAGS.filter((f) => f.group === 'common'), ...optionFlagSpecs('decode'), ...DECODE_FLAGS.filter((f) => f.group === 'advanced')],
+  run: decodeCmd,
+};
+
+const planCommand: Command = {
+  name: 'plan',
+  summary: 'dry run: the GPU memory (by owner) and CPU memory a decode of a given size would need',
+  usage: ['--vae 2.1|2.2 --size HxW --frames N [--budget MiB] [--json] [options]'],
+  about: "Plans for this machine's WebGPU adapter (its limits and features, as a decode here would), or for the one --adapter names; nothing is decoded. The lever options are those of decode.",
+  flags: [...PLAN_FLAGS.filter((f) => f.group === 'common'), ...optionFlagSpecs('plan'), ...PLAN_FLAGS.filter((f) => f.group === 'advanced')],
+  run: planCmd,
+};
+
+const samplesCommand: Command = {
+  name: 'samples',
+  summary: "list the trained default model's samples (decode one with wan-vae decode --sample NAME)",
+  usage: ['[--json]'],
+  flags: [{ name: 'json', group: 'common', help: 'Print the list as one JSON line.' }],
+  run: samplesCmd,
+};
+
+/** Every command, in the order of the usage; a module adding a command exports its Command and is listed here. */
+export const COMMANDS: Command[] = [decodeCommand, planCommand, samplesCommand];
+
+/** The package's version (package.json beside dist/ or two folders above src/node/). */
+export function version(): string {
+  for (const rel of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'wan-vae-webgpu' && pkg.version) return pkg.version;
+    } catch {
+      // not there: the next candidate
+    }
+  }
+  return 'unknown';
+}
+
+/** Runs `wan-vae argv`; returns the exit code (0 done or help, 2 bad input or a failed decode, 130 Ctrl-C). */
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
-    if (cmd === 'decode') return await decodeCmd(rest);
-    if (cmd === 'plan') return planCmd(rest);
-    if (cmd === 'samples') return samplesCmd(rest);
-    if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') {
-      console.log(USAGE);
-      return cmd === undefined ? 1 : 0;
+    if (cmd === undefined) {
+      console.error(`wan-vae: missing command\n${shortUsage(COMMANDS)}`);
+      return 2;
     }
-    throw new DecoderError('bad-input', `unknown command '${cmd}' (decode, plan, samples)`);
+    if (cmd === '--help' || cmd === '-h') return void console.log(overviewHelp(COMMANDS, version())), 0;
+    if (cmd === '--version' || cmd === '-V') return void console.log(`wan-vae ${version()}`), 0;
+    const find = (name: string) => {
+      const c = COMMANDS.find((x) => x.name === name);
+      if (c) return c;
+      const what = name.startsWith('-') ? `unknown option ${name} before the command` : `unknown command '${name}'`;
+      throw new DecoderError('bad-input', `${what}${didYouMean(name.replace(/^-+/, ''), COMMANDS.map((x) => x.name), (s) => `'${s}'`) || ` (commands: ${COMMANDS.map((x) => x.name).join(', ')})`}`);
+    };
+    if (cmd === 'help') {
+      if (rest.length === 0) return void console.log(overviewHelp(COMMANDS, version())), 0;
+      return void console.log(commandHelp(find(rest[0]!))), 0;
+    }
+    const command = find(cmd);
+    if (wantsHelp(rest)) return void console.log(commandHelp(command)), 0;
+    return await command.run(parseCommandArgs(command, rest));
   } catch (e) {
     if (e instanceof DecoderError && e.code === 'cancelled') {
       console.error(`wan-vae: ${e.code}: ${e.message}; nothing written`);

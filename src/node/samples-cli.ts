@@ -39,9 +39,8 @@ export async function loadCliSample(name: string | undefined): Promise<{ weights
 }
 
 /** `wan-vae samples [--json]`: the shipped samples with their size and PSNR of the PyTorch decode. */
-export function samplesCmd(argv: string[]): number {
-  for (const a of argv) if (a !== '--json') throw new DecoderError('bad-input', `samples takes only --json, got '${a}'`);
-  if (argv.includes('--json')) {
+export function samplesCmd(args: { json?: string | true }): number {
+  if (args.json) {
     console.log(JSON.stringify({ model: MODEL_NAME, decoder: `models/${MODEL_DECODER_FILE}`, samples: SAMPLES }));
     return 0;
   }

@@ -209,9 +209,25 @@ describe('wan-vae decode: one-line errors, exit code 2', () => {
   });
 });
 
+describe('wan-vae plan and decode agree', () => {
+  beforeEach(async (ctx) => void (await needGpu(ctx)));
+  it('plan on the adapter found gives the plan a decode of the same size and flags runs (Wan2.1 official shapes, 1 frame of 32x32; with --budget)', () => {
+    for (const extra of [[], ['--budget', '300', '--precision', 'auto']]) {
+      const d = cli('decode', '--synthetic', '2.1', '--latent-size', '1x4x4', '--out', 'agree.npy', '--json', ...extra);
+      expect(d.code, d.errLines.join('\n')).toBe(0);
+      const p = cli('plan', '--vae', '2.1', '--size', '32x32', '--frames', '1', '--json', ...extra);
+      expect(p.code, p.errLines.join('\n')).toBe(0);
+      expect(p.json!.adapter).toMatchObject({ assumed: null });
+      expect(p.json!.plannedPeakGpuBytes, `plan ${extra.join(' ')}`).toBe(d.json!.plannedPeakGpuBytes);
+      expect(p.json!.plan).toBe(d.json!.plan);
+      expect(d.json!.peakGpuBytes).toBe(d.json!.plannedPeakGpuBytes);
+    }
+  });
+});
+
 describe('wan-vae plan (no GPU)', () => {
-  it('Wan2.1 480x832x81 with the default 128 MiB bindings: exact tiles, the numbers consistent', () => {
-    const r = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--json');
+  it('Wan2.1 480x832x81 with WebGPU\'s default 128 MiB bindings (--adapter default): exact tiles, the numbers consistent', () => {
+    const r = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--adapter', 'default', '--json');
     expect(r.code, r.errLines.join('\n')).toBe(0);
     const j = r.json as { plannedPeakGpuBytes: number; breakdown: Record<string, number>; video: object; tiles: number; largestBindingBytes: number };
     expect(j.video).toEqual({ frames: 81, height: 480, width: 832 });
@@ -223,22 +239,22 @@ describe('wan-vae plan (no GPU)', () => {
   });
 
   it('--budget, --precision, --limit-binding, --cache off, --tile none steer the plan', () => {
-    const budget = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--budget', '1536', '--json');
+    const budget = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--adapter', 'default', '--budget', '1536', '--json');
     expect((budget.json as { plannedPeakGpuBytes: number }).plannedPeakGpuBytes).toBeLessThanOrEqual(1536 * 2 ** 20);
-    const f16 = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--precision', 'f16', '--json');
+    const f16 = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--adapter', 'h200', '--precision', 'f16', '--json');
     expect(f16.json).toMatchObject({ options: { precision: 'f16' } });
-    // --tensor-cores (default on: a device that has them): int8 weights on tensor cores, or the portable conv with off; expected times by the path
-    const tc8 = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--precision', 'f16', '--weights-precision', 'int8', '--limit-binding', '4096', '--tile', 'none', '--json');
-    const off8 = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--precision', 'f16', '--weights-precision', 'int8', '--limit-binding', '4096', '--tile', 'none', '--tensor-cores', 'off', '--json');
+    // --adapter h200 (tensor cores): int8 weights on tensor cores, or the portable conv with --tensor-cores off; expected times by the path
+    const tc8 = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--adapter', 'h200', '--precision', 'f16', '--weights-precision', 'int8', '--limit-binding', '4096', '--tile', 'none', '--json');
+    const off8 = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--adapter', 'h200', '--precision', 'f16', '--weights-precision', 'int8', '--limit-binding', '4096', '--tile', 'none', '--tensor-cores', 'off', '--json');
     expect(tc8.json).toMatchObject({ options: { tensorCores: true, weightsPrecision: 'int8' } });
     expect(off8.json).toMatchObject({ options: { tensorCores: false, weightsPrecision: 'int8' } });
     const secs = (r: typeof tc8) => (r.json as { expectedSeconds: { compute: number } }).expectedSeconds.compute;
     expect(secs(tc8)).toBeLessThan(secs(off8));
-    const whole = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--limit-binding', '4096', '--tile', 'none', '--json');
+    const whole = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--adapter', 'default', '--limit-binding', '4096', '--tile', 'none', '--json');
     expect(whole.json).toMatchObject({ tiles: 0 });
     const off = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '21', '--cache', 'off', '--json');
     expect(off.json).toMatchObject({ video: { frames: 21 }, breakdown: { cache: 0 } });
-    const text = cli('plan', '--vae', '2.2', '--size', '704x1280', '--frames', '121');
+    const text = cli('plan', '--vae', '2.2', '--size', '704x1280', '--frames', '121', '--adapter', 'h200');
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/Wan2\.2 704x1280, 121 frames \(31 latents\)/);
     expect(text.stdout).toMatch(/^\s+total\s+\d+\.\d MiB$/m);
@@ -248,7 +264,8 @@ describe('wan-vae plan (no GPU)', () => {
     [['--size', '481x832', '--frames', '81'], 'bad-input', /--size 481x832: Wan2\.1 needs positive multiples of 8/],
     [['--size', '480x832', '--frames', '80'], 'bad-input', /--frames 80: with the cache a video has 1 \+ 4k frames/],
     [['--size', '480'], 'bad-input', /--size must be HxW in pixels/],
-    [['--size', '480x832', '--frames', '81', '--tile', 'none'], 'limits', /no plan fits .*bindings of at most 128 MiB/],
+    [['--size', '480x832', '--frames', '81', '--tile', 'none', '--adapter', 'default'], 'limits', /no plan fits .*bindings of at most 128 MiB/],
+    [['--size', '480x832', '--frames', '81', '--precision', 'f16', '--adapter', 'default'], 'unsupported', /--precision f16 needs the WebGPU feature 'shader-f16', which the assumed adapter does not offer \(plan: --adapter h200/],
     [['--size', '480x832', '--frames', '81', '--vae', '3.0'], 'bad-input', /--vae must be one of 2\.1\|2\.2/],
     [['--vae', '2.2', '--size', '704x1280', '--frames', '21', '--cache', 'off'], 'unsupported', /cache off is not possible for Wan2\.2/],
   ] as const)('plan %s', (opts, code, re) => {

@@ -32,6 +32,9 @@ const isCI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !=
 export default defineConfig({
   // vitest runs from the repo root; `vite` / `vite build` serve and build the demo.
   root: process.env.VITEST ? repoRoot : resolve(repoRoot, 'src/demo'),
+  // relative asset, worker and models/ URLs in the build: the demo runs from any path (a project site's
+  // /name/, a sub-folder); the dev server and vitest treat './' as '/'
+  base: './',
   worker: { format: 'es' },
   server: {
     host: '127.0.0.1',

@@ -59,7 +59,11 @@ export class CompareView {
   }
 
   private update(): void {
-    this.labels.textContent = `A: ${this.a?.label ?? '–'} · B: ${this.b?.label ?? '–'}`;
+    this.labels.textContent = this.a
+      ? `A: ${this.a.label} · B: ${this.b?.label ?? 'decode again (change an option first) to compare'}`
+      : this.b
+        ? `Nothing pinned yet: pin the latest decode (${this.b.label.split(' ')[0]}) as A to compare the next one with it.`
+        : 'Nothing to compare yet: decode, pin the result as A, then decode again.';
     const { a, b } = this;
     this.pairs = [];
     this.sourceLine.hidden = true;
@@ -139,8 +143,11 @@ export class CompareView {
   }
 
   private renderTable(): void {
-    const finite = this.pairs.map((p) => p.psnr).filter(Number.isFinite);
-    const mean = finite.length ? finite.reduce((s, v) => s + v, 0) / finite.length : Infinity;
+    // PSNR and SSIM over the same frames, all of them: PSNR from the mean squared error of every compared
+    // frame together (identical frames add 0, so none is left out), SSIM the mean of the frames' SSIM
+    const n = this.pairs.length;
+    const mse = this.pairs.reduce((t, p) => t + (Number.isFinite(p.psnr) ? 4 / 10 ** (p.psnr / 10) : 0), 0) / Math.max(1, n);
+    const pooled = mse === 0 ? Infinity : 10 * Math.log10(4 / mse);
     byTestId('psnr-table').replaceChildren(
       h('thead', {}, h('tr', {}, h('th', {}, 'A frame'), h('th', {}, 'B frame'), h('th', {}, 'PSNR'), h('th', {}, 'SSIM'), h('th', {}, 'max |A−B|'))),
       h(
@@ -154,7 +161,7 @@ export class CompareView {
           });
           return tr;
         }),
-        h('tr', {}, h('td', { colspan: '2' }, 'mean (finite)'), h('td', { 'data-testid': 'psnr-mean' }, finite.length ? formatDb(mean) : '∞ (identical)'), h('td', { 'data-testid': 'ssim-mean' }, this.ssimOn ? (this.pairs.reduce((t, p) => t + p.ssim, 0) / this.pairs.length).toFixed(4) : '–'), h('td', {}, this.scale.toExponential(2))),
+        h('tr', {}, h('td', { colspan: '2', 'data-testid': 'compare-all' }, `all ${n} frames`), h('td', { 'data-testid': 'psnr-mean' }, Number.isFinite(pooled) ? formatDb(pooled) : '∞ (identical)'), h('td', { 'data-testid': 'ssim-mean' }, this.ssimOn ? (this.pairs.reduce((t, p) => t + p.ssim, 0) / n).toFixed(4) : '–'), h('td', {}, this.scale.toExponential(2))),
       ),
     );
   }

@@ -64,12 +64,50 @@ export interface Estimate {
   flops: number;
   /** seconds, [fast, slow] */
   seconds: [number, number];
+  /** the whole-decode GFLOP/s this device reached in an earlier decode, when the range comes from it */
+  measured?: number;
   /** shown as a warning: long on this adapter (even the fast end over 20 s, or the slow end over 10 min) */
   warn: boolean;
 }
 
-export function estimate(flops: number, cls: AdapterClass): Estimate {
-  const [slow, fast] = CALIBRATION[cls];
+/**
+ * `measured`: this device's rate from an earlier decode (GFLOP/s, rememberRate): the range is then 0.8x to
+ * 1.6x its time (a decode's rate varies with its size: shader compiles and uploads weigh more in small ones).
+ */
+export function estimate(flops: number, cls: AdapterClass, measured?: number | null): Estimate {
+  const [slow, fast] = measured ? [measured / 1.6, measured / 0.8] : CALIBRATION[cls];
   const seconds: [number, number] = [flops / (fast * 1e9), flops / (slow * 1e9)];
-  return { cls, flops, seconds, warn: seconds[0] > 20 || seconds[1] > 600 };
+  return { cls, flops, seconds, warn: seconds[0] > 20 || seconds[1] > 600, ...(measured ? { measured } : {}) };
+}
+
+const RATES_KEY = 'wan-vae-measured-rates-v1';
+
+/** The key a measured rate is kept under: the adapter, the backend and the storage precision. */
+export function rateKey(adapter: string, backend: 'webgpu' | 'cpu', precision: string): string {
+  return `${backend === 'cpu' ? 'cpu' : adapter}|${backend}|${precision}`;
+}
+
+function rates(): Record<string, number> {
+  try {
+    const r = JSON.parse(localStorage.getItem(RATES_KEY) ?? '{}') as unknown;
+    return r && typeof r === 'object' ? (r as Record<string, number>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The GFLOP/s measured for `key` in an earlier decode on this device (this browser's localStorage), or null. */
+export function measuredRate(key: string): number | null {
+  const v = rates()[key];
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null;
+}
+
+/** Keep the rate of a finished decode (`flops` in `seconds`, shader compiles included) for the next estimates. */
+export function rememberRate(key: string, flops: number, seconds: number): void {
+  if (!(seconds > 0) || !(flops > 0)) return;
+  try {
+    localStorage.setItem(RATES_KEY, JSON.stringify({ ...rates(), [key]: flops / seconds / 1e9 }));
+  } catch {
+    // no localStorage (private mode, quota): the next estimate is the calibrated range again
+  }
 }

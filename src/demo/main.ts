@@ -34,10 +34,17 @@ import type { DecodeRecord } from './record';
 import { acceptDrops, fromFile, fromUrl, preventStrayDrops, type Loaded } from './sources';
 import { mountSamples, type SamplesView } from './samples-view';
 import { renderTiming } from './timing-view';
-import { adapterClass, estimate, estimateFlops, type Estimate } from './estimate';
+import { adapterClass, estimate, estimateFlops, measuredRate, rateKey, rememberRate, type Estimate } from './estimate';
 import { inputProblem, statsLine } from './inputs-check';
 import { wireReadme } from './readme';
-import { clearWeightsCache, weightsCacheSummary } from './weights-cache';
+import { clearWeightsCache, forgetBytes, weightsCacheSummary } from './weights-cache';
+import { showPlain } from './messages';
+import { withCspWatch } from './csp-watch';
+import { DownloadInterrupted } from './plain-error';
+import { captionFor, type CaptionSubject } from './caption';
+
+// the page's module runs (public/boot.js reports a page that never gets here)
+document.documentElement.dataset.app = 'started';
 
 // ---- elements and views ----
 const form = byTestId<HTMLFormElement>('options');
@@ -149,39 +156,117 @@ function showModel(): void {
   if (!client) return;
   const m = client.model;
   modelInfo.className = 'info';
+  modelInfo.dataset.state = 'ok';
   modelInfo.textContent = `Wan${m.version} · dim ${m.dim} · z ${m.zDim} · ×${m.scale} spatial · ${(m.params / 1e6).toFixed(2)} M params · ${m.source === EMBEDDED_DEFAULT_SOURCE ? 'generated, random weights' : m.source}`; // the radio says "Generated" too
 }
 
-async function loadModel(bytes: Uint8Array | null, name: string, ref: WeightsRef): Promise<void> {
-  await whileLoading(`Loading model ${name}`, async () => {
+/** What is loaded now, for the caption (and kept with a decode of it). */
+function subjectNow(decoded: boolean): CaptionSubject | null {
+  if (!client) return null;
+  const src = client.model.source;
+  return {
+    generated: src === EMBEDDED_DEFAULT_SOURCE,
+    model: src,
+    latents: latentsName,
+    sample: samplesView?.captionFor(latentsRef.kind === 'url' ? latentsRef.url : null) ?? null,
+    decoded,
+  };
+}
+
+/** The caption under the player: the decode on screen, else what is loaded (captionFor, caption.ts). */
+function updateCaption(): void {
+  const s = current?.subject ?? subjectNow(false);
+  if (!s) return;
+  const c = captionFor(s);
+  const el = byTestId('caption');
+  el.querySelector<HTMLElement>('[data-part="what"]')!.textContent = c.what;
+  el.querySelector<HTMLElement>('[data-part="hint"]')!.hidden = !c.hint;
+}
+
+/** The model card's source radio as what is loaded (a failed load leaves no radio naming a model that is not there). */
+function showWeightsSource(): void {
+  selectSource(byTestId('model-card'), 'weights-src', weightsRef.kind);
+}
+
+/** The weights cache line: what Cache Storage holds (`lead` first), or the default sentence when it holds nothing. */
+async function showCacheLine(lead = ''): Promise<void> {
+  const summary = await weightsCacheSummary().catch(() => '');
+  byTestId('weights-cache').textContent = [lead, summary || 'Downloads are kept in this browser (Cache Storage) so a reload does not download again.'].filter(Boolean).join(' ');
+}
+
+/**
+ * Load a model: `source` gives the bytes (null: the generated default), `label` names it in messages. On
+ * any failure (download, not a safetensors file, not a decoder) the page keeps the model it had, and the
+ * card, the radio, the cache line and Cache Storage say so: rejected weights are not kept.
+ */
+async function loadModelFrom(source: Promise<Loaded | null>, refOf: (l: Loaded | null) => WeightsRef, label: string): Promise<void> {
+  let loaded: Loaded | null = null;
+  await whileLoading(label === GENERATED ? `Loading ${label}` : `Loading model ${label}`, async () => {
     try {
-      const next = await createDecoder(bytes, name);
+      loaded = await source;
+      const next = await createDecoder(loaded?.bytes ?? null, loaded?.name ?? EMBEDDED_DEFAULT_SOURCE);
       client?.dispose();
       client = next;
-      weightsRef = ref;
+      weightsRef = refOf(loaded);
       showModel();
       msg.clearError();
     } catch (e) {
+      const l = loaded as Loaded | null;
+      const kept = !!l?.url && (l.stored || l.cached);
+      if (kept) await forgetBytes(l.url!).catch(() => undefined);
       modelInfo.className = 'info bad';
-      modelInfo.textContent = `could not load ${name}${client ? ` (still using ${client.model.source})` : ''}`;
+      modelInfo.dataset.state = 'bad';
+      showPlain(modelInfo, `Could not load ${label}: `, e, client ? ` Still using ${client.model.source === EMBEDDED_DEFAULT_SOURCE ? 'the generated model' : client.model.source}.` : '');
       byTestId<HTMLInputElement>('weights-file').value = '';
-      if (client) selectSource(byTestId('model-card'), 'weights-src', weightsRef.kind === 'default' ? 'default' : weightsRef.kind === 'url' ? 'url' : 'file');
+      showWeightsSource();
+      if (l?.url || byTestId('weights-cache').textContent?.startsWith('downloading')) await showCacheLine(kept ? `${label} was not kept in this browser's cache.` : '');
       throw e;
     }
   });
   if (client && !latents) await useDefaultLatents();
+  updateCaption();
   await replan();
 }
 
-async function loadModelFrom(source: Promise<Loaded>, refOf: (l: Loaded) => WeightsRef): Promise<void> {
-  const loaded = await whileLoading('Reading model file', () => source);
-  if (loaded) await loadModel(loaded.bytes, loaded.name, refOf(loaded));
+const GENERATED = 'the generated model';
+
+function loadDefaultModel(): Promise<void> {
+  return loadModelFrom(Promise.resolve(null), () => ({ kind: 'default' }), GENERATED);
+}
+
+/** The file name a URL names (for messages before its download started). */
+function urlName(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url, location.href).pathname.split('/').pop() || url);
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * A URL's bytes with a CSP refusal told from a network failure (csp-watch.ts) and a download that stopped
+ * part-way as such; `onProgress` sees the received bytes.
+ */
+async function urlBytes(url: string, onProgress: ((n: number, total: number | null) => void) | undefined, o: { cache?: boolean }): Promise<Loaded> {
+  let received = 0, total: number | null = null;
+  try {
+    return await withCspWatch(url, () =>
+      fromUrl(url, (n, t) => {
+        received = n;
+        total = t;
+        onProgress?.(n, t);
+      }, o),
+    );
+  } catch (e) {
+    if (received > 0 && !(e instanceof DecoderError) && (total === null || received < total)) throw new DownloadInterrupted(url, received, total, e);
+    throw e;
+  }
 }
 
 /** Weights from a URL through the browser's Cache Storage: progress while downloading, none when cached. */
 async function weightsFromUrl(url: string): Promise<Loaded> {
   const cacheEl = byTestId('weights-cache');
-  const r = await fromUrl(url, (n, t) => {
+  const r = await urlBytes(url, (n, t) => {
     const text = `downloading model ${formatBytes(n)}${t ? ` of ${formatBytes(t)} (${Math.floor((100 * n) / t)}%)` : ''}`;
     msg.status(text, 'loading');
     cacheEl.textContent = text;
@@ -200,6 +285,15 @@ function showLatents(): void {
   latentsInfo.textContent = `${latentsName}: ${formatShape(latents.shape)} (z, T, h, w) · ${mib}${kind}${latents.stats ? ' · with @mean/@std' : ''}`;
 }
 
+/** The latents card after a failed read: the reason in the card, the picker and radio back to what is in use. */
+function latentsFailed(name: string, e: unknown): void {
+  latentsInfo.className = 'info bad';
+  latentsInfo.dataset.state = 'bad';
+  showPlain(latentsInfo, `Could not read ${name}: `, e, latents ? ` Still using ${latentsName === 'default' ? 'the generated latents' : latentsName}.` : '');
+  byTestId<HTMLInputElement>('latents-file').value = '';
+  if (latents) selectSource(byTestId('latents-card'), 'latents-src', latentsRef.kind === 'default' ? 'default' : latentsRef.kind === 'url' ? 'url' : 'file');
+}
+
 async function setLatents(bytes: Uint8Array | null, name: string, ref: LatentsRef): Promise<void> {
   if (!client) return;
   const c = client;
@@ -209,11 +303,7 @@ async function setLatents(bytes: Uint8Array | null, name: string, ref: LatentsRe
     try {
       return await c.latents(bytes, name, key);
     } catch (e) {
-      latentsInfo.className = 'info bad';
-      latentsInfo.textContent = `could not read ${name}${latents ? ` (still using ${latentsName})` : ''}`;
-      // the picker and the source radio go back to what is in use, not the file that failed
-      byTestId<HTMLInputElement>('latents-file').value = '';
-      if (latents) selectSource(byTestId('latents-card'), 'latents-src', latentsRef.kind === 'default' ? 'default' : latentsRef.kind === 'url' ? 'url' : 'file');
+      latentsFailed(name, e);
       throw e;
     }
   });
@@ -228,6 +318,7 @@ async function setLatents(bytes: Uint8Array | null, name: string, ref: LatentsRe
   latentsName = name;
   msg.clearError();
   showLatents();
+  updateCaption();
   await replan();
 }
 
@@ -235,13 +326,20 @@ async function useDefaultLatents(): Promise<void> {
   await setLatents(null, 'default', { kind: 'default' });
 }
 
-async function latentsFrom(source: Promise<Loaded>, refOf: (l: Loaded) => LatentsRef): Promise<void> {
-  const loaded = await whileLoading('Reading latents file', () => source);
+async function latentsFrom(source: Promise<Loaded>, refOf: (l: Loaded) => LatentsRef, label: string): Promise<void> {
+  const loaded = await whileLoading(`Reading latents ${label}`, () =>
+    source.catch((e: unknown) => {
+      latentsFailed(label, e);
+      throw e;
+    }),
+  );
   if (loaded) await setLatents(loaded.bytes, loaded.name, refOf(loaded));
 }
 
 // ---- options and plan ----
 let planSeq = 0;
+/** the arithmetic of the decode as planned (estimate.ts), kept to measure this device's rate after it */
+let planFlops = 0;
 
 function replan(): Promise<void> {
   replanning = planOptions();
@@ -297,7 +395,8 @@ async function planOptions(): Promise<void> {
     renderPlan(planEl, r.plan, gpu, opts.backend, fit, r.reason);
     planEl.dataset.state = 'ready';
     showText(planWarning, fit.warning);
-    showEstimate(estimate(estimateFlops(client.model, latents.shape, r.worker), adapterClass(gpu, opts.backend)));
+    planFlops = estimateFlops(client.model, latents.shape, r.worker);
+    showEstimate(estimate(planFlops, adapterClass(gpu, opts.backend), measuredRate(rateKey(gpu.description, opts.backend, r.worker.precision ?? 'f32'))));
   } catch (e) {
     if (seq !== planSeq) return;
     resolved = null;
@@ -326,10 +425,13 @@ function showEstimate(e: Estimate | null): void {
   }
   if (!e) return;
   const range = `${formatSeconds(e.seconds[0])} – ${formatSeconds(e.seconds[1])}`;
+  const gflop = (e.flops / 1e9).toFixed(e.flops < 1e10 ? 1 : 0);
   estimateEl.textContent =
-    `Estimated time: ${range} (${(e.flops / 1e9).toFixed(e.flops < 1e10 ? 1 : 0)} GFLOP on ${CLASS_NAME[e.cls]}; a rough range from measured rates, not a promise).` +
+    (e.measured
+      ? `Estimated time: ${range} (${gflop} GFLOP at the ${e.measured.toPrecision(3)} GFLOP/s the last decode reached on this device).`
+      : `Estimated time: ${range} (${gflop} GFLOP on ${CLASS_NAME[e.cls]}; a rough range from other machines: the first decode here measures this device and narrows it).`) +
     (e.warn ? ` This is long: ${e.cls === 'software' ? 'this adapter runs on the CPU, so ' : ''}smaller latents (fewer frames, smaller h×w) decode much faster.` : '');
-  estimateShort.textContent = `${e.warn ? '⚠ ' : ''}Estimated ${range} on ${CLASS_NAME[e.cls]}`;
+  estimateShort.textContent = `${e.warn ? '⚠ ' : ''}Estimated ${range} ${e.measured ? 'on this device (measured)' : `on ${CLASS_NAME[e.cls]}`}`;
 }
 
 // ---- decode ----
@@ -343,6 +445,7 @@ async function decode(): Promise<void> {
   }
   if (!resolved || blocked || running) return;
   const plan = resolved;
+  const flops = planFlops;
   const opts = readOptions(form);
   if (!fit.fits && !warnedOversize) {
     warnedOversize = true;
@@ -372,6 +475,9 @@ async function decode(): Promise<void> {
   const done = record.store.count;
   if (!error) {
     progress.end(done, `done in ${formatSeconds(record.seconds)}`);
+    // this device's rate: the next estimates come from it (the whole decode, shader compiles included)
+    rememberRate(rateKey(gpu.description, opts.backend, run.worker.precision ?? 'f32'), flops, record.seconds);
+    void replan();
     const late = cancelRequested ? ' (cancel came after the last chunk had started)' : '';
     msg.status(`done · ${done} frames of ${record.store.width}×${record.store.height} in ${formatSeconds(record.seconds)}${late}`, 'done');
   } else if (cancelRequested) {
@@ -383,7 +489,9 @@ async function decode(): Promise<void> {
     msg.status('decode failed (see the message above)', 'error');
   }
   if (done > 0) {
+    record.subject = subjectNow(true) ?? undefined;
     current = record;
+    updateCaption();
     player.finish();
     // a decode of a trained-model sample's latents is also measured against that sample's source clip
     const src = samplesView?.sourceFor(latentsRef.kind === 'url' ? latentsRef.url : null);
@@ -425,8 +533,8 @@ async function applyRecipe(r: Recipe, from: string): Promise<void> {
     const url = r.weights.url;
     selectSource(byTestId('model-card'), 'weights-src', 'url');
     byTestId<HTMLInputElement>('weights-url').value = url;
-    await loadModelFrom(weightsFromUrl(url), () => ({ kind: 'url', url }));
-  } else if (r.weights.kind === 'default' && weightsRef.kind !== 'default') await loadModel(null, EMBEDDED_DEFAULT_SOURCE, { kind: 'default' });
+    await loadModelFrom(weightsFromUrl(url), () => ({ kind: 'url', url }), urlName(url));
+  } else if (r.weights.kind === 'default' && weightsRef.kind !== 'default') await loadDefaultModel();
   else if (r.weights.kind === 'file') notes.push(`it used the weights file "${r.weights.name}": open that file in step 1`);
   const l = r.latents;
   if (l.kind === 'inline') {
@@ -440,7 +548,7 @@ async function applyRecipe(r: Recipe, from: string): Promise<void> {
     selectSource(byTestId('latents-card'), 'latents-src', 'url');
     byTestId<HTMLInputElement>('latents-url').value = l.url;
     latentsKey.value = l.key ?? '';
-    await latentsFrom(fromUrl(l.url), () => ({ kind: 'url', url: l.url }));
+    await latentsFrom(urlBytes(l.url, undefined, {}), () => ({ kind: 'url', url: l.url }), urlName(l.url));
   } else if (l.kind === 'default') {
     if (latentsRef.kind !== 'default') await useDefaultLatents();
   } else notes.push(`its latents "${l.name}" were too large for a link: open the file in step 2, or use the saved .json`);
@@ -463,19 +571,19 @@ type FileOrUrlRef = { kind: 'file'; name: string } | { kind: 'url'; url: string 
  * A source card's file picker, URL field and drops (test ids `<id>-file`, `<id>-url`, `<id>-url-load`,
  * radios `<id>-src`): each hands its bytes to `load` with the reference a recipe keeps.
  */
-function wireSourceInputs(card: HTMLElement, id: 'weights' | 'latents', urlSource: (url: string) => Promise<Loaded>, load: (src: Promise<Loaded>, refOf: (l: Loaded) => FileOrUrlRef) => Promise<void>): void {
+function wireSourceInputs(card: HTMLElement, id: 'weights' | 'latents', urlSource: (url: string) => Promise<Loaded>, load: (src: Promise<Loaded>, refOf: (l: Loaded) => FileOrUrlRef, label: string) => Promise<void>): void {
   const fileRef = (l: Loaded): FileOrUrlRef => ({ kind: 'file', name: l.name });
   byTestId<HTMLInputElement>(`${id}-file`).addEventListener('change', (e) => {
     const f = (e.target as HTMLInputElement).files?.[0];
-    if (f) void load(fromFile(f), fileRef);
+    if (f) void load(fromFile(f), fileRef, f.name);
   });
   byTestId(`${id}-url-load`).addEventListener('click', () => {
     const url = byTestId<HTMLInputElement>(`${id}-url`).value.trim();
-    if (url) void load(urlSource(url), (l) => ({ kind: 'url', url: l.url! }));
+    if (url) void load(urlSource(url), (l) => ({ kind: 'url', url: l.url! }), urlName(url));
   });
   acceptDrops(card, (f) => {
     selectSource(card, `${id}-src`, 'file');
-    void load(fromFile(f), fileRef);
+    void load(fromFile(f), fileRef, f.name);
   });
 }
 
@@ -489,13 +597,13 @@ function wireEvents(): void {
   const modelCard = byTestId('model-card'), latentsCard = byTestId('latents-card');
   preventStrayDrops();
   wireSourceRadios(modelCard, 'weights-src', () => {
-    if (weightsRef.kind !== 'default') void loadModel(null, EMBEDDED_DEFAULT_SOURCE, { kind: 'default' });
+    if (weightsRef.kind !== 'default') void loadDefaultModel();
   });
   wireSourceRadios(latentsCard, 'latents-src', () => {
     if (latentsRef.kind !== 'default') void useDefaultLatents();
   });
-  wireSourceInputs(modelCard, 'weights', weightsFromUrl, loadModelFrom);
-  wireSourceInputs(latentsCard, 'latents', (url) => fromUrl(url), latentsFrom);
+  wireSourceInputs(modelCard, 'weights', weightsFromUrl, (src, refOf, label) => loadModelFrom(src, (l) => refOf(l!), label));
+  wireSourceInputs(latentsCard, 'latents', (url) => urlBytes(url, undefined, {}), latentsFrom);
   latentsKey.addEventListener('change', () => {
     if (latentsFile) void setLatents(latentsFile.bytes.slice(), latentsFile.name, latentsFile.ref);
   });
@@ -587,14 +695,15 @@ async function start(): Promise<void> {
     loadWeightsUrl: async (url) => {
       selectSource(byTestId('model-card'), 'weights-src', 'url');
       byTestId<HTMLInputElement>('weights-url').value = url;
-      await loadModelFrom(weightsFromUrl(url), () => ({ kind: 'url', url }));
+      await loadModelFrom(weightsFromUrl(url), () => ({ kind: 'url', url }), urlName(url));
     },
     loadLatentsUrl: async (url) => {
       selectSource(byTestId('latents-card'), 'latents-src', 'url');
       byTestId<HTMLInputElement>('latents-url').value = url;
-      await latentsFrom(fromUrl(url), (l) => ({ kind: 'url', url: l.url! }));
+      await latentsFrom(urlBytes(url, undefined, {}), (l) => ({ kind: 'url', url: l.url! }), urlName(url));
     },
     currentWeightsUrl: () => (weightsRef.kind === 'url' ? weightsRef.url : null),
+    onLoaded: updateCaption,
   }));
   if (samples) {
     const shown = player.onShow;
@@ -606,8 +715,14 @@ async function start(): Promise<void> {
   // a hardware adapter starts on the trained model's default sample; a software one (SwiftShader, ~1 GFLOP/s)
   // on the generated dim-16 model, which decodes in seconds there
   const trained = !!samples && gpu.available && !gpu.fallback && !recipe && (await samples.loadDefault().then(() => true, () => false));
-  if (!trained || !client) await loadModel(null, EMBEDDED_DEFAULT_SOURCE, { kind: 'default' });
+  if (!trained || !client) await loadDefaultModel();
   if (recipe) await applyRecipe(recipe, 'the link');
+  document.documentElement.dataset.app = 'ready';
 }
 
-void start();
+start().catch((e: unknown) => {
+  // a start that threw (not a failed load: those are reported where they happen): say so, never hang on "loading…"
+  msg.error('The page could not start', e);
+  msg.status('the page could not start (see the message above)', 'error');
+  for (const el of [modelInfo, latentsInfo]) if (/^loading/.test(el.textContent ?? '')) el.textContent = 'not loaded: the page could not start';
+});

@@ -1,7 +1,10 @@
 // The page's voice: the status line (idle / running / done / error, read by tests through data-state)
-// and the error banner. Decoder errors come from the worker as DecoderError with a code; the banner shows
-// their message, prefixed with what the page was doing.
+// and the error banner. Decoder errors come from the worker as DecoderError with a code; the banner says
+// what the page was doing and what went wrong in plain words (plain-error.ts), the technical message under
+// a "Details" disclosure.
 import { DecoderError } from '../gpu/errors';
+import { h } from './dom';
+import { plainError } from './plain-error';
 
 export type StatusState = 'idle' | 'loading' | 'running' | 'done' | 'cancelled' | 'error';
 
@@ -30,10 +33,9 @@ export class Messages {
     this.statusEl.dataset.state = state;
   }
 
-  /** Show `what: message` in the error banner (and the code, for decoder errors). */
+  /** Show `what: plain reason` in the error banner, the technical message (and the decoder's code) under Details. */
   error(what: string, e: unknown): void {
-    const code = e instanceof DecoderError ? ` [${e.code}]` : '';
-    this.errorEl.textContent = `${what}: ${errorText(e)}${code}`;
+    showPlain(this.errorEl, `${what}: `, e);
     this.errorEl.dataset.code = e instanceof DecoderError ? e.code : 'page';
     this.errorEl.hidden = false;
   }
@@ -42,4 +44,13 @@ export class Messages {
     this.errorEl.hidden = true;
     this.errorEl.textContent = '';
   }
+}
+
+/** Fill `el` with `lead` + the plain reason of `e` (+ `tail`), and a Details disclosure with the technical message. */
+export function showPlain(el: HTMLElement, lead: string, e: unknown, tail = ''): void {
+  const p = plainError(e);
+  el.replaceChildren(
+    h('span', { 'data-part': 'reason' }, `${lead}${p.text}${tail}`),
+    ...(p.details ? [h('details', { class: 'tech' }, h('summary', {}, 'Details'), h('code', {}, p.details))] : []),
+  );
 }

@@ -46,7 +46,7 @@ const ADVANCED: readonly Row[] = [
   { key: 'tileMode', control: 'radios' },
   { key: 'tileOrder', control: 'radios' },
   { key: 'cacheOffload', control: 'select', title: "park the idle tiles' caches in CPU memory (frame-major tiles only)" },
-  { key: 'tileStore', control: 'select', title: 'where the latent-rate output waits for the tiles (tiles in tile-major order only)' },
+  { key: 'tileStore', control: 'select', title: 'where the half-way result of every frame waits for the tiles (tile-major order only)' },
   {
     key: 'norm', control: 'select', title: "where each RMS norm's result lives",
     inside: `<label title="pixels per norm dispatch (norm chunked only)">chunk <input type="number" name="normChunk" min="${OPTIONS.normChunk.min}" step="1" data-testid="${kebab('normChunk')}" /> px</label>`,

@@ -6,6 +6,7 @@ import { problem } from '../options/check';
 import { tried } from '../options/auto';
 import { OPTION_KEYS, OPTIONS, spec, type DemoValue, type OptionKey } from '../options/schema';
 import type { WorkerDecodeOptions } from '../worker/protocol';
+import { PAGE_HELP } from './help-text';
 
 /** The options the form has: the schema's records with a demo label (src/options/schema.ts). */
 type DemoKey = { [K in OptionKey]: (typeof OPTIONS)[K]['demo'] extends string ? K : never }[OptionKey];
@@ -112,7 +113,7 @@ export function readOptions(form: HTMLFormElement): DemoOptions {
  * number fields' defaults (the chunk size comes from the planner).
  */
 export function initOptions(form: HTMLFormElement): void {
-  for (const el of form.querySelectorAll<HTMLElement>('[data-explain]')) el.textContent = spec(el.dataset.explain as OptionKey).help;
+  for (const el of form.querySelectorAll<HTMLElement>('[data-explain]')) el.textContent = PAGE_HELP[el.dataset.explain as OptionKey] ?? spec(el.dataset.explain as OptionKey).help;
   const chunk = numberInput(form, 'normChunk');
   const dflt = String(OPTIONS.normChunk.default);
   if (chunk.value === '') chunk.value = dflt;

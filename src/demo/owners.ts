@@ -15,11 +15,11 @@ export const OWNER_COLOR: Record<Owner, string> = {
 };
 
 export const OWNER_HELP: Record<Owner, string> = {
-  weights: 'decoder parameters',
-  cache: 'causal feature cache (2 frames per cached conv)',
-  activations: 'reused transient slots (liveness planned)',
-  store: 'tile-major tiling: latent-rate output of every latent frame',
-  io: 'latent frame in, RGB / RGBA frames out',
-  staging: 'read-back buffer for frames',
-  uniforms: 'kernel parameters',
+  weights: 'the model itself (its parameters)',
+  cache: 'what the decoder remembers of the last frames, so each frame follows the one before (2 frames per layer that needs them)',
+  activations: 'working memory of the layers, reused as the decode goes',
+  store: "tiles in tile-major order: every frame's half-way result, kept until the last tile is done",
+  io: 'the latent frame going in, the RGB frames coming out',
+  staging: 'where frames are copied so the page can read them',
+  uniforms: 'small settings of each GPU step',
 };

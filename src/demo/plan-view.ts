@@ -28,10 +28,17 @@ export function checkFit(plan: PlanInfo, gpu: GpuProbe, backend: 'webgpu' | 'cpu
 /** `reason`: fitPlan's choice, null when the options were planned as set. */
 export function renderPlan(el: HTMLElement, plan: PlanInfo, gpu: GpuProbe, backend: 'webgpu' | 'cpu', fit: Fit, reason: string | null): void {
   const max = Math.max(1, ...OWNERS.map((o) => plan.memory[o] ?? 0));
-  const rows = OWNERS.map((o) => {
+  // each owner's name is a button: a tap or click shows what it is in a row under it (no hover-only tooltip)
+  const rows = OWNERS.flatMap((o) => {
     const bytes = plan.memory[o] ?? 0;
     const meter = h('div', { class: 'meter', style: `width:${(100 * bytes) / max}%;background:${OWNER_COLOR[o]}` });
-    return h('tr', { title: OWNER_HELP[o], 'data-owner': o, 'data-bytes': String(bytes) }, h('td', {}, o), h('td', { style: 'width:50%' }, meter), h('td', { class: 'num' }, formatBytes(bytes)));
+    const help = h('tr', { class: 'owner-help', 'data-help': o, hidden: '' }, h('td', { colspan: '3' }, OWNER_HELP[o]));
+    const name = h('button', { type: 'button', class: 'linklike owner', 'aria-expanded': 'false', title: OWNER_HELP[o] }, o);
+    name.addEventListener('click', () => {
+      help.hidden = !help.hidden;
+      name.setAttribute('aria-expanded', String(!help.hidden));
+    });
+    return [h('tr', { 'data-owner': o, 'data-bytes': String(bytes) }, h('td', {}, name), h('td', { style: 'width:50%' }, meter), h('td', { class: 'num' }, formatBytes(bytes))), help];
   });
   const limit = gpu.available
     ? h('span', { class: fit.fits ? 'fit-ok' : 'fit-bad' }, `${fit.fits ? '✓ fits' : '✗ too large'}: largest buffer ${formatBytes(plan.largestBufferBytes)} of ${formatBytes(gpu.maxBinding)} per binding`)
@@ -55,6 +62,7 @@ export function renderPlan(el: HTMLElement, plan: PlanInfo, gpu: GpuProbe, backe
     h('div', { class: 'hint' }, `${plan.frames} frames of ${plan.width}×${plan.height}`, backend === 'cpu' ? ' · the cpu backend uses no GPU memory; the figures are for webgpu' : ''),
     ...(reason ? [h('div', { class: 'fit-choice', 'data-testid': 'plan-fit' }, h('b', {}, 'Planner chose: '), reason)] : []),
     h('table', {}, h('tbody', {}, ...rows)),
+    h('div', { class: 'hint' }, 'Tap a name for what it holds.'),
     h('div', { class: 'hint' }, limit),
   );
 }

@@ -2,6 +2,7 @@
 // chart, timing summary, compare view and recipes read.
 import type { DemoOptions } from './options';
 import type { FrameStore } from './frames';
+import type { CaptionSubject } from './caption';
 
 export interface DecodeRecord {
   /** short name for the compare view, e.g. "#2 cache on · f32 · webgpu" */
@@ -18,4 +19,6 @@ export interface DecodeRecord {
   peak?: number;
   /** false when cancelled or failed part-way */
   complete: boolean;
+  /** the model and latents decoded (the caption under the player names them while these frames are shown) */
+  subject?: CaptionSubject;
 }

@@ -26,6 +26,8 @@ export interface SamplesHooks {
   loadLatentsUrl(url: string): Promise<void>;
   /** the URL of the model the page holds now, if it came from one */
   currentWeightsUrl(): string | null;
+  /** a sample's source clip is loaded (the page's caption names the sample) */
+  onLoaded?(): void;
 }
 
 export class SamplesView {
@@ -93,8 +95,15 @@ export class SamplesView {
     this.canvas.height = s.height;
     this.stage.hidden = false;
     this.showSource(this.frame);
-    const caption = document.querySelector<HTMLElement>('[data-testid="caption"]');
-    if (caption) caption.textContent = `Sample ${s.name} of the trained default model (${MODEL_NAME}): its source clip is in the Samples card, frame for frame; PyTorch decode vs source ${s.psnrTorch.toFixed(2)} dB PSNR.`;
+    this.hooks.onLoaded?.();
+  }
+
+  /** The caption's sentence for the loaded sample when `latentsUrl` is its latents, else null. */
+  captionFor(latentsUrl: string | null): string | null {
+    const src = this.source;
+    if (!src || !latentsUrl || latentsUrl !== src.latentsUrl) return null;
+    const s = src.info;
+    return `sample ${s.name} of the trained default model (${MODEL_NAME}): its source clip is in the Samples card, frame for frame; PyTorch decode vs source ${s.psnrTorch.toFixed(2)} dB PSNR.`;
   }
 
   /** Load the default sample (the page's start on a hardware adapter). */

@@ -27,6 +27,11 @@ export async function storeBytes(url: string, bytes: Uint8Array): Promise<string
   }
 }
 
+/** Drop the cached copy of `url` (weights the decoder rejected must not be offered again after a reload). */
+export async function forgetBytes(url: string): Promise<void> {
+  if (available()) await (await caches.open(WEIGHTS_CACHE)).delete(url);
+}
+
 /** "N files, X cached" or '' when nothing is cached. */
 export async function weightsCacheSummary(): Promise<string> {
   if (!available()) return '';

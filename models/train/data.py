@@ -74,6 +74,35 @@ def _hw(size):
     return (size, size) if isinstance(size, int) else (int(size[0]), int(size[1]))
 
 
+def render_views(pyr, views, Ho, Wo, device, s_min=None):
+    """[3, F, Ho, Wo] in [0, 1]: frame f samples the photograph (pyramid `pyr`) around source point (cx, cy) at
+    s source pixels per output pixel, turned by th radians, for views[f] = (cx, cy, s, th) (source pixels of
+    level 0). The pyramid level is the coarsest one that stays at >= 1 source pixel per output pixel at the
+    finest scale of the clip (antialiasing)."""
+    frames = len(views)
+    if s_min is None:
+        s_min = min(v[2] for v in views)
+    level = 0
+    while level + 1 < len(pyr) and s_min / 2 ** (level + 1) >= 1.0:
+        level += 1
+    img = pyr[level]
+    H, W = img.shape[1:]
+    k = 2.0 ** level
+    thetas = []
+    for cs, ds, ss, th in views:
+        sf = ss / k
+        c = cs / k
+        d = ds / k
+        r00, r01, r10, r11 = math.cos(th), -math.sin(th), math.sin(th), math.cos(th)
+        thetas.append([[sf * Wo * r00 / W, sf * Ho * r01 / W, 2 * c / W - 1],
+                       [sf * Wo * r10 / H, sf * Ho * r11 / H, 2 * d / H - 1]])
+    theta = torch.tensor(thetas, dtype=torch.float32, device=device)
+    grid = F.affine_grid(theta, (frames, 3, Ho, Wo), align_corners=False)  # [F, Ho, Wo, 2]
+    # one sampling call for all frames: the frames' grids stacked along the height
+    return F.grid_sample(img[None], grid.reshape(1, frames * Ho, Wo, 2), mode='bilinear',
+                         padding_mode='reflection', align_corners=False)[0].reshape(3, frames, Ho, Wo)
+
+
 def photo_clip(rng, photos, name, frames, size, device, motion=None, scale=None):
     """A camera move over one photograph: pan (up to 3 output px / frame), zoom (up to 3 % / frame), rotation
     (up to 0.03 rad / frame) or a mix; antialiased through the image pyramid; mild colour jitter; mirrored at
@@ -101,26 +130,9 @@ def photo_clip(rng, photos, name, frames, size, device, motion=None, scale=None)
     flip = rng.uniform() < 0.5
     jit = (rng.uniform(-0.06, 0.06), rng.uniform(0.85, 1.15), rng.uniform(0.75, 1.25))
     s_min = s * min(1.0, math.exp(zr * (frames - 1)))  # the finest scale the clip reaches
-    level = 0
-    while level + 1 < len(pyr) and s_min / 2 ** (level + 1) >= 1.0:
-        level += 1
-    img = pyr[level]
-    H, W = img.shape[1:]
-    k = 2.0 ** level
-    thetas = []
-    for f in range(frames):
-        sf = s * math.exp(zr * f) / k
-        th = th0 + wr * f
-        c = (cx + math.cos(ang) * speed * s * f) / k
-        d = (cy + math.sin(ang) * speed * s * f) / k
-        r00, r01, r10, r11 = math.cos(th), -math.sin(th), math.sin(th), math.cos(th)
-        thetas.append([[sf * Wo * r00 / W, sf * Ho * r01 / W, 2 * c / W - 1],
-                       [sf * Wo * r10 / H, sf * Ho * r11 / H, 2 * d / H - 1]])
-    theta = torch.tensor(thetas, dtype=torch.float32, device=device)
-    grid = F.affine_grid(theta, (frames, 3, Ho, Wo), align_corners=False)  # [F, Ho, Wo, 2]
-    # one sampling call for all frames: the frames' grids stacked along the height
-    x = F.grid_sample(img[None], grid.reshape(1, frames * Ho, Wo, 2), mode='bilinear',
-                      padding_mode='reflection', align_corners=False)[0].reshape(3, frames, Ho, Wo)
+    views = [(cx + math.cos(ang) * speed * s * f, cy + math.sin(ang) * speed * s * f, s * math.exp(zr * f), th0 + wr * f)
+             for f in range(frames)]
+    x = render_views(pyr, views, Ho, Wo, device, s_min)
     if flip:
         x = x.flip(-1)
     b, ct, sat = jit

@@ -12,6 +12,7 @@ One run, in order, each stage guarded (a failure still writes what was made, and
 Run: python3 models/train/train.py --out OUTDIR --golden ../shared/golden/wan21-tiny.safetensors ...
 """
 import argparse
+import contextlib
 import copy
 import json
 import math
@@ -25,6 +26,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from data import HELD_OUT_PHOTO, HELD_OUT_STREAM, load_photos, make_batch, make_clip, photo_clip, quantize, shapes_clip, _rng  # noqa: E402
+from video import load_library, validation_clips, video_clip  # noqa: E402
 from wan_vae import WanVAE, golden_check, latent_stats, write_safetensors  # noqa: E402
 
 T0 = time.time()
@@ -69,6 +71,16 @@ def args():
     p.add_argument('--smoke-steps', type=int, default=20)
     p.add_argument('--val-clips', type=int, default=24)
     p.add_argument('--name', default='wan21-d32')
+    p.add_argument('--library', default='', help="prep_photos.py's folder: train on video.py's clips over its "
+                   'photographs (and scikit-image\'s), mixed with data.py\'s clips (--old-frac)')
+    p.add_argument('--old-frac', type=float, default=0.15, help="with --library: share of clips from data.py's generator")
+    p.add_argument('--edge', type=float, default=0.0, help='weight of the edge term: L1 of the difference of the '
+                   'horizontal and vertical pixel gradients')
+    p.add_argument('--probe', default='', help='LR:EDGE,LR:EDGE,...: before training, each setting trains '
+                   '--probe-seconds from the same start and is scored on the validation split (video.py, '
+                   'photographs never trained on); the best sets --lr and --edge')
+    p.add_argument('--probe-seconds', type=float, default=25)
+    p.add_argument('--video-val-clips', type=int, default=12)
     return p.parse_args()
 
 
@@ -116,14 +128,14 @@ def new_model(a, dev):
             sd.update({k: torch.from_numpy(v.astype(np.float32)) for k, v in t.items()})
         m.load_state_dict(sd, strict=True)
     opt = torch.optim.AdamW(m.parameters(), lr=a.lr, betas=(0.9, 0.99), weight_decay=0.0,
-                            fused=(dev == 'cuda'))
+                            **({'fused': True} if dev == 'cuda' else {}))  # (older CPU builds have no `fused`)
     return m, opt
 
 
 def train_step(m, opt, x, a, dev, lr):
     for g in opt.param_groups:
         g['lr'] = lr
-    with torch.autocast('cuda', dtype=torch.bfloat16, enabled=(dev == 'cuda')):
+    with (torch.autocast('cuda', dtype=torch.bfloat16) if dev == 'cuda' else contextlib.nullcontext()):
         mu, logvar = m.encode(x)
         z = mu + torch.randn_like(mu) * torch.exp(0.5 * logvar)
         y = m.decode(z)
@@ -133,11 +145,70 @@ def train_step(m, opt, x, a, dev, lr):
     l2 = (d * d).mean()
     kl = 0.5 * (mu * mu + logvar.exp() - 1 - logvar).mean()
     loss = l1 + a.mse * l2 + a.kl * kl
+    if a.edge:  # [B, 3, F, H, W]: gradients along W and H
+        loss = loss + a.edge * ((d[..., :, 1:] - d[..., :, :-1]).abs().mean() + (d[..., 1:, :] - d[..., :-1, :]).abs().mean())
     opt.zero_grad(set_to_none=True)
     loss.backward()
     gn = torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
     opt.step()
     return torch.stack([loss.detach(), l1.detach(), l2.detach(), kl.detach(), gn.detach()])
+
+
+def make_train_batch(a, lib, photos, seed, step, nb, nf, dev):
+    """[nb, 3, nf, S, S]: data.py's clips alone, or with --library video.py's clips and a share --old-frac of
+    data.py's (each clip's choice a function of its key)."""
+    if not lib:
+        return make_batch(seed, step, nb, photos, nf, a.size, dev, a.photo_frac)
+    clips = []
+    for i in range(nb):
+        if _rng(seed, step, i, 7).uniform() < a.old_frac:
+            clips.append(make_clip((seed, step, i), photos, nf, a.size, dev, photo_frac=a.photo_frac)[0])
+        else:
+            clips.append(video_clip((seed, step, i), lib, nf, a.size, dev)[0])
+    return torch.stack(clips, 0)
+
+
+def validate_video(ev, lib, a, dev, n):
+    """PSNR of video.py's validation clips (17 frames, 128x128, photographs never trained on), overall and per kind."""
+    rows = []
+    for clip, desc in validation_clips(lib, a.seed, n, 17, 128, dev):
+        _, xq, _, y = roundtrip(ev, clip, dev)
+        rows.append({'kind': desc, 'psnr': round(psnr(y, xq)[0], 3)})
+    v = [r['psnr'] for r in rows]
+    kinds = {}
+    for r in rows:
+        kinds.setdefault(r['kind'].split('+')[0], []).append(r['psnr'])
+    return {'n': len(v), 'mean': round(float(np.mean(v)), 3), 'min': round(float(np.min(v)), 3),
+            'perKind': {k: round(float(np.mean(x)), 3) for k, x in sorted(kinds.items())}, 'rows': rows}
+
+
+def run_probe(a, photos, lib, dev, report):
+    """Each LR:EDGE setting of --probe trains --probe-seconds from the same start (same data keys), then is scored
+    by validate_video; returns the best (lr, edge) by mean validation PSNR."""
+    res = []
+    ev0, _ = new_model(a, dev)
+    base = validate_video(ev0.eval(), lib, a, dev, a.video_val_clips)
+    log(f"probe: the start model scores {base['mean']:.2f} dB on the validation split {base['perKind']}")
+    del ev0
+    for item in a.probe.split(','):
+        lr, edge = (float(v) for v in item.split(':'))
+        b = argparse.Namespace(**{**vars(a), 'lr': lr, 'edge': edge})
+        m, opt = new_model(b, dev)
+        t, step = time.time(), 0
+        while time.time() - t < a.probe_seconds:
+            nb, nf = shape_at(b, step)
+            x = make_train_batch(b, lib, photos, a.seed + 555, step, nb, nf, dev)
+            train_step(m, opt, x, b, dev, lr * min(1.0, (step + 1) / 20))
+            step += 1
+        m.eval()
+        v = validate_video(m, lib, a, dev, a.video_val_clips)
+        res.append({'lr': lr, 'edge': edge, 'steps': step, 'valPsnr': v['mean'], 'perKind': v['perKind']})
+        log(f"probe lr {lr:.1e} edge {edge}: {step} steps, validation {v['mean']:.2f} dB {v['perKind']}")
+        del m, opt
+    best = max(res, key=lambda r: r['valPsnr'])
+    report['probe'] = {'start': {'valPsnr': base['mean'], 'perKind': base['perKind']}, 'settings': res,
+                       'chosen': {'lr': best['lr'], 'edge': best['edge']}, 'seconds': a.probe_seconds}
+    return best['lr'], best['edge']
 
 
 def save_ckpt(path, m, opt, step, total, a):
@@ -214,7 +285,7 @@ def validate(ev, photos, a, dev, n):
     return out
 
 
-def export(m, a, photos, outdir, dev, report, val_clips):
+def export(m, a, photos, outdir, dev, report, val_clips, lib=None):
     """Weights (f16), samples, PyTorch decodes and validation into outdir. Returns the samples list."""
     os.makedirs(os.path.join(outdir, 'samples'), exist_ok=True)
     sd = {k: v.detach().float().cpu() for k, v in m.state_dict().items()}
@@ -269,6 +340,11 @@ def export(m, a, photos, outdir, dev, report, val_clips):
             report['validation'] = validate(ev, photos, a, dev, val_clips)
             v = report['validation']
             log(f"validation ({time.time() - t:.1f} s): held-out clips {v['heldOutClips']}, held-out photo {v['heldOutPhoto']}")
+        if lib:
+            t = time.time()
+            report['videoValidation'] = validate_video(ev, lib, a, dev, a.video_val_clips)
+            v = report['videoValidation']
+            log(f"video validation ({time.time() - t:.1f} s): {v['mean']:.2f} dB (min {v['min']:.2f}) {v['perKind']}")
     finally:
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = tf32
     return samples
@@ -306,6 +382,9 @@ def main():
     photos = load_photos(dev, log)
     report['photos'] = {n: list(p[0].shape) for n, p in photos.items()}
     log(f'photos: {len(photos)} ({", ".join(photos)}); held out: {HELD_OUT_PHOTO}')
+    lib = load_library(a.library, dev, photos, log) if a.library else None
+    if lib:
+        report['library'] = {'train': sorted(lib['train']), 'val': sorted(lib['val'])}
 
     # (b) smoke
     try:
@@ -315,7 +394,7 @@ def main():
         losses = []
         for step in range(a.smoke_steps):
             nb, nf = shape_at(a, step)
-            x = make_batch(a.seed + 7777, step, nb, photos, nf, a.size, dev, a.photo_frac)
+            x = make_train_batch(a, lib, photos, a.seed + 7777, step, nb, nf, dev)
             losses.append(train_step(m, opt, x, a, dev, lr_at(step, a.smoke_steps, a.lr, 5)))
         losses = torch.stack(losses).cpu().numpy()
         if not np.isfinite(losses).all():
@@ -324,7 +403,7 @@ def main():
         log(f'smoke: {a.smoke_steps} steps in {t_smoke:.1f} s, loss {losses[0, 0]:.4f} -> {losses[-1, 0]:.4f}; {nparams} params')
         t = time.time()
         dry = {}
-        export(m, a, photos, os.path.join(a.work, 'dry'), dev, dry, val_clips=a.val_clips)
+        export(m, a, photos, os.path.join(a.work, 'dry'), dev, dry, val_clips=a.val_clips, lib=lib)
         t_export = time.time() - t
         if dry.get('errors'):
             raise RuntimeError('smoke export: ' + ' | '.join(dry['errors']))
@@ -340,6 +419,16 @@ def main():
         write_report()
         return 4
     write_report()
+
+    # (b2) probe: the learning rate and edge weight chosen on the validation split
+    if a.probe and lib and not a.resume:
+        try:
+            a.lr, a.edge = run_probe(a, photos, lib, dev, report)
+            log(f'probe chose lr {a.lr:.1e}, edge {a.edge}')
+        except Exception:
+            report['probe'] = {'error': traceback.format_exc()[-2500:]}
+            log(f'probe FAILED (training keeps --lr {a.lr}, --edge {a.edge}):\n{traceback.format_exc()}')
+        write_report()
 
     # (c) training
     m, opt = new_model(a, dev)
@@ -378,7 +467,7 @@ def main():
                 total = step + int((stop_at - time.time()) / per * 0.97)
                 log(f'{per * 1000:.0f} ms/step: {total} steps in all')
             nb, nf = shape_at(a, step)
-            x = make_batch(a.seed, a.data_offset + step, nb, photos, nf, a.size, dev, a.photo_frac)
+            x = make_train_batch(a, lib, photos, a.seed, a.data_offset + step, nb, nf, dev)
             lr = lr_at(step, total or 10 ** 9, a.lr, a.warmup)
             pending.append((step, lr, train_step(m, opt, x, a, dev, lr)))
             step += 1
@@ -410,8 +499,8 @@ def main():
         log(f'training FAILED at step {step}:\n{traceback.format_exc()}')
     report['history'] = hist
     report['config'] = {'dim': a.dim, 'encDim': a.enc_dim, 'encResBlocks': a.enc_res_blocks, 'batch': a.batch,
-                        'frames': a.frames, 'lengths': a.lengths, 'frameBudget': a.frame_budget, 'init': a.init, 'size': a.size, 'lr': a.lr, 'warmup': a.warmup, 'kl': a.kl, 'mse': a.mse, 'photoFrac': a.photo_frac,
-                        'loss': 'L1 + mse * MSE + kl * KL (per element), bf16 autocast, AdamW (0.9, 0.99), grad clip 1.0',
+                        'frames': a.frames, 'lengths': a.lengths, 'frameBudget': a.frame_budget, 'init': a.init, 'size': a.size, 'lr': a.lr, 'warmup': a.warmup, 'kl': a.kl, 'mse': a.mse, 'photoFrac': a.photo_frac, 'edge': a.edge, 'library': a.library, 'oldFrac': a.old_frac,
+                        'loss': 'L1 + mse * MSE + kl * KL (per element) + edge * L1 of the gradient difference, bf16 autocast, AdamW (0.9, 0.99), grad clip 1.0',
                         'schedule': 'linear warmup, cosine to 5 % of the peak'}
     log(f"training: {step} steps in {time.time() - t_train:.0f} s ({stopped})")
     try:
@@ -423,7 +512,7 @@ def main():
     # (d) export
     try:
         t = time.time()
-        report['samples'] = export(m, a, photos, a.out, dev, report, val_clips=a.val_clips)
+        report['samples'] = export(m, a, photos, a.out, dev, report, val_clips=a.val_clips, lib=lib)
         report['stages']['export'] = {'ok': True, 'seconds': round(time.time() - t, 1)}
     except Exception:
         report['stages']['export'] = {'ok': False, 'error': traceback.format_exc()[-2500:]}

@@ -4,6 +4,7 @@
 # with an empty NVIDIA shader cache ("empty": a fresh __GL_SHADER_DISK_CACHE_PATH) and once with it filled by
 # that run ("filled"); the per-layer GPU profile of both VAEs on both paths; the full-size fidelity of the
 # stock f16 path (and the f32 default) against the official fp32 decode without TF32 (../shared/gpu/fullsize-check.py).
+# Results: cli.jsonl (decodes), pytorch.jsonl (official times, fidelity), profiles.tar.gz, decode.jsonl, logs.tar.gz.
 # Flag sets (Dawn of npm webgpu 0.6.2):
 #   STOCK  enable-dawn-features=vulkan_enable_f16_on_nvidia: no allow_unsafe_apis, so what a browser offers
 #          without flags (core WebGPU, shader-f16, subgroups; no subgroup matrices). Dawn's Vulkan backend
@@ -36,8 +37,8 @@ both() { # both NAME TMO FLAGS ARGS...: the decode with an empty driver cache, t
 # 1. the official decode, same call (PyTorch on cuDNN; fp32 = its default TF32 convs, bf16 autocast)
 if [ -f $SP/official-decode-time.py ]; then
   python3 -c 'import einops' 2>/dev/null || { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site $SP/whl/*.whl > "$OUT/logs/pip.log" 2>&1; export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}; }
-  late official || WAN_REF_DIR=$SP/wan-ref timeout 150 python3 $SP/official-decode-time.py 2.1:fp32:21:60:104 2.1:bf16:21:60:104 2.1:bf16:21:90:160 2.2:bf16:31:44:80 > "$OUT/official.jsonl" 2> "$OUT/logs/official.err"
-  cat "$OUT/official.jsonl" | cut -c1-200
+  late official || WAN_REF_DIR=$SP/wan-ref timeout 150 python3 $SP/official-decode-time.py 2.1:fp32:21:60:104 2.1:bf16:21:60:104 2.1:bf16:21:90:160 2.2:bf16:31:44:80 >> "$OUT/pytorch.jsonl" 2> "$OUT/logs/official.err"
+  cut -c1-200 "$OUT/pytorch.jsonl"
 fi
 # 2. Wan2.1 480x832x81: stock f32 (the default), stock f16, subgroup matrices (f16)
 both w21-stock-f32 60 "$STOCK" $S21 --precision f32
@@ -58,15 +59,15 @@ fs() { # fs VERSION T H W NAME...: make the reference, then each NAME's CLI deco
   local v=$1 T=$2 H=$3 W=$4; shift 4
   local d=/tmp/fs$v
   late "fullsize-$v" && return
-  WAN_REF_DIR=$SP/wan-ref timeout 200 python3 $SP/fullsize-check.py make "$v" "$T" "$H" "$W" "$d" >> "$OUT/fullsize.jsonl" 2> "$OUT/logs/fullsize-make-$v.err"
-  tail -1 "$OUT/fullsize.jsonl" | cut -c1-200
+  WAN_REF_DIR=$SP/wan-ref timeout 200 python3 $SP/fullsize-check.py make "$v" "$T" "$H" "$W" "$d" >> "$OUT/pytorch.jsonl" 2> "$OUT/logs/fullsize-make-$v.err"
+  tail -1 "$OUT/pytorch.jsonl" | cut -c1-200
   for n in "$@"; do
     local fl=$STOCK args="--precision f16 --tensor-cores off"
     [ "$n" = stock-f32 ] && args="--precision f32"
     [ "$n" = tc-f16 ] && fl=$FULL && args="--precision f16"
     F=$fl dec "fs$v-$n" 150 --weights "$d/w.safetensors" --latents "$d/z.npy" --latent-stats none $args \
-      && timeout 90 python3 $SP/fullsize-check.py cmp "$d/ref.npy" "/tmp/fs$v-$n.npy" "wan$v-$n" >> "$OUT/fullsize.jsonl" 2>> "$OUT/logs/fullsize-cmp.err"
-    tail -1 "$OUT/fullsize.jsonl" | cut -c1-200
+      && timeout 90 python3 $SP/fullsize-check.py cmp "$d/ref.npy" "/tmp/fs$v-$n.npy" "wan$v-$n" >> "$OUT/pytorch.jsonl" 2>> "$OUT/logs/fullsize-cmp.err"
+    tail -1 "$OUT/pytorch.jsonl" | cut -c1-200
     rm -f "/tmp/fs$v-$n.npy"
   done
   rm -rf "$d"
@@ -80,4 +81,8 @@ F=$STOCK cli w22-stock-f32 120 "$(fresh)" --synthetic 2.2 --latent-size "$W22" -
 # summary: one line per CLI decode
 node -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")) { const j = JSON.parse(l), r = j.result ?? {};
   console.log(j.name.padEnd(22), "rc", j.rc, "s", r.seconds, "first", r.firstFrameSeconds, "MiB", r.peakGpuBytes && (r.peakGpuBytes / 2 ** 20).toFixed(0), "planned", r.plannedPeakGpuBytes && (r.plannedPeakGpuBytes / 2 ** 20).toFixed(0), (r.plan ?? "").slice(0, 70)); }' "$OUT/cli.jsonl"
+cut -c1-220 "$OUT/pytorch.jsonl"
+# at most 8 files come back: the profiles in one archive, the runner's boot log with the logs
+(cd "$OUT" && ls profile-* > /dev/null 2>&1 && tar -czf profiles.tar.gz profile-* && rm -f profile-*)
+[ -f "$OUT/boot.log" ] && mv "$OUT/boot.log" "$OUT/logs/"
 finish

@@ -4,7 +4,7 @@
 # with an empty NVIDIA shader cache ("empty": a fresh __GL_SHADER_DISK_CACHE_PATH) and once with it filled by
 # that run ("filled"); the per-layer GPU profile of both VAEs on both paths; the full-size fidelity of the
 # stock f16 path (and the f32 default) against the official fp32 decode without TF32 (../shared/gpu/fullsize-check.py).
-# Results: cli.jsonl (decodes), pytorch.jsonl (official times, fidelity), profiles.tar.gz, decode.jsonl, logs.tar.gz.
+# Results: cli.jsonl (decodes), pytorch.jsonl (official times, fidelity), tables.tar.gz (profiles, kernel rows), decode.jsonl, logs.tar.gz.
 # Flag sets (Dawn of npm webgpu 0.6.2):
 #   STOCK  enable-dawn-features=vulkan_enable_f16_on_nvidia: no allow_unsafe_apis, so what a browser offers
 #          without flags (core WebGPU, shader-f16, subgroups; no subgroup matrices). Dawn's Vulkan backend
@@ -78,11 +78,14 @@ if [ "${FS:-1}" = 1 ] && [ -f $SP/fullsize-check.py ]; then
 fi
 # 6. Wan2.2 stock f32 (the default precision), cache filled by nothing of its own: one run
 F=$STOCK cli w22-stock-f32 120 "$(fresh)" --synthetic 2.2 --latent-size "$W22" --precision f32
+# 7. per-layer rows of the Winograd variants in f16 storage (f32 / f16 scratch, h16 sums) and f32 (scratch caps), stock set,
+# after the decodes (a warm GPU: 5-run rows of a cold one measured its clock, probe of 2026-12-01)
+FQ="$STOCK,disable-dawn-features=timestamp_quantization" rows wino 100 --only conv3d/96ch-480x832-tiled,conv3d/192ch-240x416-tiled,conv3d/384ch-120x208-tiled --runs 20
 # summary: one line per CLI decode
 node -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")) { const j = JSON.parse(l), r = j.result ?? {};
   console.log(j.name.padEnd(22), "rc", j.rc, "s", r.seconds, "first", r.firstFrameSeconds, "MiB", r.peakGpuBytes && (r.peakGpuBytes / 2 ** 20).toFixed(0), "planned", r.plannedPeakGpuBytes && (r.plannedPeakGpuBytes / 2 ** 20).toFixed(0), (r.plan ?? "").slice(0, 70)); }' "$OUT/cli.jsonl"
 cut -c1-220 "$OUT/pytorch.jsonl"
 # at most 8 files come back: the profiles in one archive, the runner's boot log with the logs
-(cd "$OUT" && ls profile-* > /dev/null 2>&1 && tar -czf profiles.tar.gz profile-* && rm -f profile-*)
+(cd "$OUT" && ls profile-* h200-* > /dev/null 2>&1; tar -czf tables.tar.gz $(ls profile-* h200-* 2>/dev/null) && rm -f profile-* h200-*)
 [ -f "$OUT/boot.log" ] && mv "$OUT/boot.log" "$OUT/logs/"
 finish

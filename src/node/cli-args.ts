@@ -16,7 +16,7 @@ export interface Flag {
   syntax?: string;
   /** one or two sentences, plain words */
   help: string;
-  /** help sections: 'common' first, 'advanced' after (docs/cli.md explains every flag at length) */
+  /** help sections: 'common' first, 'advanced' after (docs/cli-reference.md explains every flag at length) */
   group: 'common' | 'advanced';
   /** the values it takes, for "did you mean" (choices) */
   values?: readonly string[];
@@ -154,7 +154,7 @@ export function commandHelp(cmd: Command, width = helpWidth()): string {
   const common = cmd.flags.filter((f) => f.group === 'common');
   const advanced = [...cmd.flags.filter((f) => f.group === 'advanced'), HELP];
   if (common.length) out.push('', 'options:', ...common.flatMap((f) => flagRows(f, width, col)));
-  out.push('', ...wrap('advanced (docs/cli.md explains each option at length):', width), ...advanced.flatMap((f) => flagRows(f, width, col)));
+  out.push('', ...wrap('advanced (docs/cli-reference.md explains each option at length):', width), ...advanced.flatMap((f) => flagRows(f, width, col)));
   return out.join('\n');
 }
 
@@ -169,7 +169,7 @@ export function overviewHelp(commands: readonly Command[], version: string, widt
     'commands:',
     ...commands.flatMap((c) => wrap(c.summary, width, ' '.repeat(col), `  ${c.name}`.padEnd(col))),
     '',
-    ...wrap('Start with `wan-vae decode`: it decodes the trained default model\'s sample to out/video.gif and prints its PSNR against the source clip. docs/cli.md describes every option.', width),
+    ...wrap('Start with `wan-vae decode`: it decodes the trained default model\'s sample to out/video.gif and prints its PSNR against the source clip. docs/cli.md and docs/cli-reference.md describe every command and option.', width),
   ].join('\n');
 }
 

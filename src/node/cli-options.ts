@@ -57,7 +57,7 @@ type FlagKey = { [K in OptionKey]: (typeof OPTIONS)[K]['flag'] extends string ? 
 
 /**
  * The CLI's words for each flag of the schema: its help section and a short plain-words text (the
- * schema's `help`, with the internals and measurements, is the long form in docs/cli.md). A flag added to
+ * schema's `help`, with the internals and measurements, is the long form in docs/cli-reference.md). A flag added to
  * the schema without a row here does not type-check.
  */
 const CLI_TEXT: Record<FlagKey, { group: Flag['group']; help: string }> = {
@@ -89,7 +89,7 @@ export function optionFlagSpecs(command: 'decode' | 'plan'): Flag[] {
   });
 }
 
-/** docs/cli.md's option reference: every flag with the schema's full text (the long form of the help). */
+/** docs/cli-reference.md's option reference: every flag with the schema's full text (the long form of the help). */
 export function optionReference(): string {
   const rows = OPTION_KEYS.filter((k) => spec(k).flag).map((k) => {
     const s = spec(k);

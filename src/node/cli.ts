@@ -269,7 +269,7 @@ const DECODE_FLAGS: Flag[] = [
   { name: 'synthetic', syntax: '2.1|2.2', group: 'advanced', values: ['2.1', '2.2'], help: 'Generated weights of the official architecture instead of --weights/--latents (for sizing a decode); needs --latent-size.' },
   { name: 'latent-size', syntax: 'TxHxW', group: 'advanced', help: 'With --synthetic: latent frames x height x width (21x60x104 is 81 frames of 480x832).' },
   { name: 'progress', syntax: 'auto|on|off', group: 'advanced', values: ['auto', 'on', 'off'], help: 'Phase, frames and time left on stderr; auto: when stderr is a terminal.', default: 'auto' },
-  { name: 'dawn-flags', syntax: 'a,b', group: 'advanced', help: 'Dawn toggles for the Node WebGPU adapter (docs/cli.md: tensor cores on NVIDIA).' },
+  { name: 'dawn-flags', syntax: 'a,b', group: 'advanced', help: 'Dawn toggles for the Node WebGPU adapter (docs/cli-reference.md: tensor cores on NVIDIA).' },
 ];
 
 const PLAN_FLAGS: Flag[] = [

@@ -77,14 +77,14 @@ function frameVariance(page: Page): Promise<number> {
   return page.evaluate(() => {
     const c = document.querySelector<HTMLCanvasElement>('[data-testid="frame"]')!;
     const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-    let s = 0, s2 = 0;
+    let sum = 0, sumSq = 0;
     for (let i = 0; i < d.length; i += 4) {
       const y = 0.299 * d[i]! + 0.587 * d[i + 1]! + 0.114 * d[i + 2]!;
-      s += y;
-      s2 += y * y;
+      sum += y;
+      sumSq += y * y;
     }
     const n = d.length / 4;
-    return s2 / n - (s / n) ** 2;
+    return sumSq / n - (sum / n) ** 2;
   });
 }
 

@@ -7,6 +7,12 @@
 //   @group(0) @binding(i): storage buffers in `def.bindings` order ('read' -> read-only-storage).
 //   @group(1) @binding(0): `struct Params` (scalars only, 4 bytes each, in `def.params` order) as a
 //                          uniform buffer with a dynamic offset.
+//
+// Specialisation: a kernel's WGSL declares its tunables as `override NAME: T = default;` (what the
+// KernelDef's `overrides` list), and `specializedSource` writes the chosen values into the text as
+// `const NAME: T = value;` before the module is created. Pipelines are built without
+// `compute.constants`: wgpu (Firefox, Deno; naga 29) panics creating some of the kernels' pipelines from
+// override constants, and one text per pipeline key is what `wan-vae shaders --dump` writes.
 import { DecoderError, formatCompileInfo } from './errors';
 
 export type Elem = 'f32' | 'f16';
@@ -63,6 +69,48 @@ export function shaderSource(def: AnyKernelDef, elem: Elem): string {
   if (elem === 'f32') return def.wgsl;
   if (!def.wgsl.includes(ELEM_LINE)) throw new DecoderError('unsupported', `${def.id}: no '${ELEM_LINE}' line for f16`);
   return def.wgsl.replace(ELEM_LINE, 'enable f16;\nalias Elem = f16;');
+}
+
+/** `override NAME: T = default;` at the start of a line (an optional comment after it). */
+const OVERRIDE_LINE = /^override\s+(\w+)\s*:\s*(u32|i32|f32)\s*=\s*[^;]+;/gm;
+
+/** WGSL literal of `v` for a `const` of scalar type `type`; throws for values the type cannot hold. */
+function wgslLiteral(def: AnyKernelDef, name: string, type: string, v: number): string {
+  const bad = (why: string) => new DecoderError('bad-input', `${def.id}: override ${name} = ${String(v)} ${why}`);
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw bad('is not a finite number');
+  if (type === 'f32') {
+    if (Math.abs(v) > 3.4028234663852886e38) throw bad('is out of f32 range');
+    const t = String(v);
+    return /[.e]/.test(t) ? t : `${t}.0`;
+  }
+  if (!Number.isInteger(v)) throw bad(`is not an integer (${type})`);
+  if (type === 'u32') {
+    if (v < 0 || v > 0xffffffff) throw bad('is out of u32 range');
+    return `${v}u`;
+  }
+  if (v < -0x80000000 || v > 0x7fffffff) throw bad('is out of i32 range');
+  return `${v}i`;
+}
+
+/**
+ * The WGSL one pipeline of `def` compiles: `shaderSource(def, elem)` with every override declaration
+ * turned into a `const` of the resolved value (defaults merged with `overrides`). The one place a
+ * kernel is specialised; a declared override the KernelDef does not list, or a listed one the text does
+ * not declare, is an error.
+ */
+export function specializedSource(def: AnyKernelDef, overrides: Record<string, number>, elem: Elem): string {
+  const ov = resolveOverrides(def, overrides);
+  const seen = new Set<string>();
+  const code = shaderSource(def, elem).replace(OVERRIDE_LINE, (_line, name: string, type: string) => {
+    if (!(name in ov)) throw new DecoderError('unsupported', `${def.id}: the WGSL declares 'override ${name}' which the KernelDef does not list`);
+    seen.add(name);
+    return `const ${name}: ${type} = ${wgslLiteral(def, name, type, ov[name]!)};`;
+  });
+  const missing = Object.keys(ov).filter((k) => !seen.has(k));
+  if (missing.length) throw new DecoderError('unsupported', `${def.id}: override ${missing.join(', ')} listed by the KernelDef is not declared in its WGSL`);
+  if (/^\s*override\s/m.test(code.replace(/\/\/.*$/gm, '')))
+    throw new DecoderError('unsupported', `${def.id}: an override declaration is not of the form 'override NAME: u32|i32|f32 = value;' at a line start`);
+  return code;
 }
 
 /** Defaults merged with `ov`; unknown names are an error (they would fail pipeline creation anyway). */
@@ -181,19 +229,19 @@ export class PipelineCache {
     return p;
   }
 
-  private module(def: AnyKernelDef, elem: Elem): Promise<GPUShaderModule> {
-    const key = `${def.id}|${elem}`;
+  /** The module of one pipeline key (its WGSL specialised by `specializedSource`). */
+  private module(def: AnyKernelDef, ov: Record<string, number>, elem: Elem, key: string): Promise<GPUShaderModule> {
     let m = this.modules.get(key);
     if (!m) {
       m = (async () => {
-        const code = shaderSource(def, elem);
+        const code = specializedSource(def, ov, elem);
         // scoped: a shader error is reported here, with its lines, not as an uncaptured device error
         this.device.pushErrorScope('validation');
-        const module = this.device.createShaderModule({ label: `${def.id}.wgsl (${elem})`, code });
+        const module = this.device.createShaderModule({ label: key, code });
         const info = await module.getCompilationInfo();
         const scoped = await this.device.popErrorScope();
         const msg = formatCompileInfo(`${def.id}.wgsl`, info, code) || scoped?.message;
-        if (msg) throw new DecoderError('compile', `${def.id} (${elem}) does not compile:\n${msg}`);
+        if (msg) throw new DecoderError('compile', `${key} does not compile:\n${msg}`);
         return module;
       })();
       m.catch(() => this.modules.delete(key));
@@ -203,7 +251,7 @@ export class PipelineCache {
   }
 
   private async create(def: AnyKernelDef, ov: Record<string, number>, elem: Elem, key: string) {
-    const module = await this.module(def, elem);
+    const module = await this.module(def, ov, elem, key);
     this.device.pushErrorScope('validation');
     let pipeline: GPUComputePipeline | null = null;
     let failure: unknown = null;
@@ -211,7 +259,7 @@ export class PipelineCache {
       pipeline = await this.device.createComputePipelineAsync({
         label: key,
         layout: this.pipelineLayout(def),
-        compute: { module, entryPoint: 'main', constants: ov },
+        compute: { module, entryPoint: 'main' },
       });
     } catch (e) {
       failure = e;

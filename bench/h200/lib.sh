@@ -8,7 +8,7 @@
 #   rows TAG TMO ARGS...      bench-node kernel rows (--only ...) -> $OUT/h200-<date>-TAG.{json,md}
 #   late NAME                 true (and noted in $OUT/skipped.txt) once STOP_AFTER seconds have passed
 #   fresh                     a new empty shader-cache directory ("fresh" = a first run on the machine)
-#   finish                    tars $OUT/logs into logs.tar.gz (the device tool returns at most 8 files)
+#   finish                    tars $OUT/logs into logs.tar.gz (what comes back: docs/gpu-runs.md)
 # Dawn flags: F (shader-f16 + subgroup matrices on NVIDIA), FQ (F, timestamps not quantized: kernel rows),
 # FP (the same for bench/profile.ts, which splits its --dawn-flags on spaces). Decodes use generated
 # official-shape weights (--synthetic / --model); their generation is outside every reported time.

@@ -4,11 +4,11 @@
 # dec, cmp, tim, cli, prof, rows, late, fresh, finish). `bench/h200/run.sh list` prints them with their
 # first comment line. Run on the device machine from the checkout root (or anywhere: the runner changes
 # to the checkout root itself):
-#   OUT   where results go (the device tool's $OUT; required)
+#   OUT   where results go (required)
 #   COMMIT the commit the build was made from (default: the content of .h200/COMMIT, written by build.sh);
 #          recorded in $OUT/gpu.txt and passed to bench reports
 #   SKIPBOOT=1 skips the Node + Dawn bundle (a local dry run on lavapipe, with node and dist/ already here)
-#   STOP_AFTER no timed step starts after this many seconds (default 480: a call's limit is 600 s)
+#   STOP_AFTER no timed step starts after this many seconds (default 480; docs/gpu-runs.md)
 # Before the scenario: the split node of the bundle is joined (.gpu-bundle/np/node.xz.a? -> node.xz), the
 # bundle is booted (.gpu-bundle/boot.sh), and .h200/dist (bench/h200/build.sh) replaces dist/.
 set -u

@@ -29,7 +29,7 @@ export class Weights {
     if (!w) throw new DecoderError('bad-input', `${this.source}: missing tensor ${key}`);
     if (shape) {
       const n = w.shape.reduce((a, b) => a * b, 1), m = shape.reduce((a, b) => a * b, 1);
-      // gamma is stored (C,1,1,1) or (C,1,1): compare element counts and the leading dim
+      // gamma is stored (C,1,1,1) or (C,1,1): compare element counts and the first dim
       if (n !== m || w.shape[0] !== shape[0])
         throw new DecoderError('bad-input', `${this.source}: tensor ${key} has shape [${w.shape}], expected [${shape}]`);
     }

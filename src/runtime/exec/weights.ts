@@ -52,7 +52,7 @@ export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<S
     // tensor cores, f16 weights: conv3d-mma's blocked layout, prepared on the GPU from the f32 rows
     if (jobs && weightPrep.mode === 'gpu' && w.conv && w.conv.blocked > 0 && mma && elem === 'f16' && convWeightFormat(elem, weightsPrecision) === 'elem') {
       const { cout, cin, rows } = w.conv;
-      // Weights.get checks the count and the leading dim (as the JS path's packWeight does)
+      // Weights.get checks the count and the first dim (as the JS path's packWeight does)
       const t = weights.get(w.key, [cout, cin, rows / cin]);
       const buf = arena.create('weights', w.key, w.conv.blocked * 2, storageUsage());
       jobs.push({ key: w.key, buf, data: t.data, cout, cin, taps: rows / cin });

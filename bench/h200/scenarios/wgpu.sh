@@ -45,7 +45,7 @@ for p in ${PRECISIONS:-f32 f16}; do
   opts=$(grep '^{' "$OUT/logs/dawn-$p-first.log" | tail -1 | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{try{process.stdout.write(JSON.stringify(JSON.parse(s).options))}catch{}})')
   [ -z "$opts" ] && opts="{\"precision\":\"$p\",\"tensorCores\":false}"
   wgrow "wgpu-$p-first" wgpu "$cw" 240 $DENO run --unstable-webgpu --allow-read --allow-write --allow-env bench/h200/wgpu-decode.ts --latent-size "$L" --runs 1 --options "$opts" --out "/tmp/wgpu-$p.npy"
-  wgrow "wgpu-$p-second" wgpu "$cw" 240 $DENO run --unstable-webgpu --allow-read --allow-write --allow-env bench/h200/wgpu-decode.ts --latent-size "$L" --runs 2 --options "$opts"
+  wgrow "wgpu-$p-second" wgpu "$cw" 240 $DENO run --unstable-webgpu --allow-read --allow-write --allow-env bench/h200/wgpu-decode.ts --latent-size "$L" --runs 1 --options "$opts"
   [ -f "/tmp/dawn-$p.npy" ] && [ -f "/tmp/wgpu-$p.npy" ] && cmp "dawn-$p" "wgpu-$p"
   rm -f "/tmp/dawn-$p.npy" "/tmp/wgpu-$p.npy"
 done

@@ -10,6 +10,8 @@
 # seconds, peak and planned GPU bytes (the decoder's allocation) and the device's peak memory.used over the
 # process (nvidia-smi every 0.2 s, minus the idle value). The wgpu decode runs with the options the Dawn
 # decode's plan chose (the CLI's JSON `options`), and the two videos are compared ($OUT/compare.jsonl).
+# Dawn runs with the lib's flags $F (its shader-f16 on NVIDIA needs them) and --tensor-cores off: the portable
+# kernels on both engines; wgpu offers shader-f16 on NVIDIA without flags and has no subgroup matrices.
 L="${LAT:-21x60x104}"
 if [ ! -x /tmp/wgpu-deno/deno ]; then
   if ! ls .h200-deno/deno.xz.a? > /dev/null 2>&1; then echo "wgpu: .h200-deno/deno.xz.a? were not carried (bench/h200/pack-deno.sh)" | tee -a "$OUT/skipped.txt"; finish; return 0 2>/dev/null || exit 0; fi

@@ -3,6 +3,14 @@
 import type { OptionKey } from '../options/schema';
 
 export const PAGE_HELP: Partial<Record<OptionKey, string>> = {
+  cache:
+    'on: each frame is decoded remembering the frames before it, exactly as Wan decodes (1 + 4(T−1) frames from T latent frames); off: every latent frame on its own, as the official per-frame loop without memory (T frames, Wan2.1 only).',
+  precision:
+    'How numbers are kept on the GPU while decoding: f32 exact; f16 half the memory, very close to f32 (sums stay f32). auto: f32, f16 only when nothing in f32 fits.',
+  tile:
+    'Decode each frame in pieces (a grid of tiles) when whole frames need more GPU memory than there is: less memory, more work. auto: whole frames when they fit, else the fewest tiles that do.',
+  tileMode:
+    'exact: each tile overlaps its neighbours enough that the video is identical to whole frames; blend: a small overlap, blended at the seams, faster but not exact.',
   weightsPrecision:
     'How the model weights are kept on the GPU: f32 (exact), f16 (half the memory) or int8 (a quarter; close to, but not exactly, the f32 result). auto: f16, then int8, only when nothing else fits the budget.',
   tileOrder:

@@ -237,7 +237,9 @@ function loadDefaultModel(): Promise<void> {
 /** The file name a URL names (for messages before its download started). */
 function urlName(url: string): string {
   try {
-    return decodeURIComponent(new URL(url, location.href).pathname.split('/').pop() || url);
+    const u = new URL(url, location.href);
+    // an address the page cannot fetch (a Windows path, a mistyped scheme) is named as typed
+    return /^https?:$/.test(u.protocol) ? decodeURIComponent(u.pathname.split('/').pop() || url) : url;
   } catch {
     return url;
   }

@@ -58,7 +58,12 @@ export class SamplesView {
     }
     lab.append(this.select);
     const load = el('button', { type: 'button', 'data-testid': 'sample-load' }, 'Load sample');
-    load.addEventListener('click', () => void this.load(this.select.value));
+    // the model and latents loaders report their own failures in their cards; what is left (the source clip) here
+    load.addEventListener('click', () =>
+      this.load(this.select.value).catch((e: unknown) => {
+        this.label.textContent = `Could not load the sample: ${e instanceof Error ? e.message : String(e)}`;
+      }),
+    );
     row.append(lab, load);
     this.info = el('p', { class: 'info', 'data-testid': 'sample-info' });
     this.select.addEventListener('change', () => this.describe());

@@ -193,6 +193,8 @@ describe.skipIf(skip)('the built demo, deployed under a sub-path (headless Chrom
       const text = (await page.textContent(tid('boot-error'))) ?? '';
       expect(text).toMatch(/must be served over http\(s\)/);
       expect(text).toMatch(/do not run module scripts or Web Workers from file:\/\/ pages/);
+      // without its stylesheet (not loadable from file:// either) the page shows the message alone
+      expect(await page.isHidden('main')).toBe(true);
       expect(await page.textContent(tid('status'))).toMatch(/could not start/);
       expect(await page.textContent(tid('adapter'))).not.toMatch(/probing/);
       expect(await page.textContent(tid('model-info'))).not.toMatch(/^loading/);
@@ -280,7 +282,7 @@ describe.skipIf(skip)('the built demo, deployed under a sub-path (headless Chrom
 
       // 5. a Windows path typed as the URL: the page's CSP blocks it, and the page says so (not CORS)
       await loadUrl('C:\\Users\\me\\Wan2.1_VAE.safetensors');
-      await afterFailure('\\Users\\me\\Wan2.1_VAE.safetensors', /may only download from http\(s\) addresses.*the page's security policy/, /Content-Security-Policy \(connect-src\)/, 'weights-default', /Still using/);
+      await afterFailure('C:\\Users\\me\\Wan2.1_VAE.safetensors', /may only download from http\(s\) addresses.*the page's security policy/, /Content-Security-Policy \(connect-src\)/, 'weights-default', /Still using/);
       expect(await page.textContent(`${tid('model-info')} [data-part="reason"]`)).not.toMatch(/CORS|cross-origin/);
 
       // after the failures the generated decode is still what the caption describes

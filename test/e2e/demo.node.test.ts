@@ -312,7 +312,11 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
 
       if (SHOTS) {
         mkdirSync(dirname(screenshot), { recursive: true });
-        await page.evaluate(() => window.scrollTo(0, 0));
+        // the page and the side column (plan, compare, export: it scrolls on its own) at their tops
+        await page.evaluate(() => {
+          window.scrollTo(0, 0);
+          document.querySelector('.grid > .col:last-child')?.scrollTo(0, 0);
+        });
         await page.screenshot({ path: screenshot, fullPage: false });
       }
     }, 500_000);
@@ -374,9 +378,10 @@ describe.skipIf(skip)('demo page (headless Chromium)', () => {
       // a file that is no latents: the error names it, the source goes back to what is in use
       await page.check(tid('latents-file-choice'));
       await page.setInputFiles(tid('latents-file'), { name: 'junk.npy', mimeType: 'application/octet-stream', buffer: Buffer.from('not a npy file at all') });
-      await page.waitForSelector(`${tid('latents-info')}:has-text("could not read junk.npy (still using default)")`, { timeout: 60_000 });
+      await page.waitForSelector(`${tid('latents-info')}:has-text("Could not read junk.npy: This file is not a .npy file. Still using the generated latents.")`, { timeout: 60_000 });
+      expect(await page.textContent(`${tid('latents-info')} details`)).toMatch(/junk\.npy: not a \.npy file \(missing \\x93NUMPY magic\) \[bad-input\]/);
       expect(await page.isChecked(tid('latents-default'))).toBe(true);
-      expect(await page.textContent(tid('error'))).toMatch(/junk\.npy/);
+      expect(await page.textContent(tid('error'))).toMatch(/junk\.npy: This file is not a \.npy file/);
       await openLatents(page, 'four.npy', writeNpy([4, 3, 4, 6], syntheticLatents(4, 3, 4, 6)));
       await page.waitForSelector(`${tid('plan')}[data-state="refused"]`, { timeout: 30_000 });
       expect(await page.getAttribute(tid('latents-info'), 'data-state')).toBe('bad');

@@ -17,6 +17,12 @@
     d.hidden = !details;
     box.hidden = false;
     root.dataset.app = 'failed';
+    if (!cssLoaded()) {
+      // without the page's stylesheet (a file:// page cannot load it) the message alone, readable
+      var main = document.querySelector('main');
+      if (main) main.hidden = true;
+      box.style.cssText = 'margin:16px;padding:12px 16px;border:2px solid #c33;border-radius:8px;font:16px/1.5 system-ui,sans-serif;max-width:60em';
+    }
     var status = document.querySelector('[data-testid="status"]');
     if (status) {
       status.textContent = 'the page could not start (see the message above)';
@@ -26,6 +32,11 @@
     if (adapter && /probing/.test(adapter.textContent)) adapter.textContent = 'not started';
     var infos = document.querySelectorAll('[data-testid="model-info"], [data-testid="latents-info"]');
     for (var i = 0; i < infos.length; i++) if (/loading/.test(infos[i].textContent)) infos[i].textContent = 'not loaded: the page could not start';
+  }
+  /** the page's stylesheet applied (its banners have a border then) */
+  function cssLoaded() {
+    var box = document.querySelector('[data-testid="boot-error"]');
+    return !!box && getComputedStyle(box).borderTopStyle !== 'none';
   }
   function whenReady(f) {
     if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', f);

@@ -28,6 +28,8 @@ FULL=enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia
 W21=${W21:-21x60x104} W21B=${W21B:-21x90x160} W22=${W22:-31x44x80} W22P=${W22P:-11x44x80}
 SP=.h200/speed
 S21="--synthetic 2.1 --latent-size $W21"
+# fits NAME N: true where a step of N seconds at most still ends inside the call (570 s after the start), else noted as skipped
+fits() { [ $((SECONDS + $2)) -le ${CALL_END:-570} ] || { echo "skipped $1: $SECONDS s + $2 s > ${CALL_END:-570} s" | tee -a "$OUT/skipped.txt"; false; }; }
 both() { # both NAME TMO FLAGS ARGS...: the decode with an empty driver cache, then again with it filled
   local n=$1 t=$2 fl=$3; shift 3
   local c; c=$(fresh)
@@ -73,14 +75,14 @@ fs() { # fs VERSION T H W NAME...: make the reference, then each NAME's CLI deco
   rm -rf "$d"
 }
 if [ "${FS:-1}" = 1 ] && [ -f $SP/fullsize-check.py ]; then
-  fs 2.1 21 60 104 stock-f16 stock-f32
-  fs 2.2 31 44 80 stock-f16
+  fits fullsize-2.1 150 && fs 2.1 21 60 104 stock-f16 stock-f32
+  fits fullsize-2.2 260 && fs 2.2 31 44 80 stock-f16
 fi
 # 6. Wan2.2 stock f32 (the default precision), cache filled by nothing of its own: one run
-F=$STOCK cli w22-stock-f32 120 "$(fresh)" --synthetic 2.2 --latent-size "$W22" --precision f32
+fits w22-stock-f32 60 && F=$STOCK cli w22-stock-f32 60 "$(fresh)" --synthetic 2.2 --latent-size "$W22" --precision f32
 # 7. per-layer rows of the Winograd variants in f16 storage (f32 / f16 scratch, h16 sums) and f32 (scratch caps), stock set,
 # after the decodes (a warm GPU: 5-run rows of a cold one measured its clock, probe of 2026-12-01)
-FQ="$STOCK,disable-dawn-features=timestamp_quantization" rows wino 100 --only conv3d/96ch-480x832-tiled,conv3d/192ch-240x416-tiled,conv3d/384ch-120x208-tiled --runs 20
+fits rows 100 && FQ="$STOCK,disable-dawn-features=timestamp_quantization" rows wino 100 --only conv3d/96ch-480x832-tiled,conv3d/192ch-240x416-tiled,conv3d/384ch-120x208-tiled --runs 20
 # summary: one line per CLI decode
 node -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")) { const j = JSON.parse(l), r = j.result ?? {};
   console.log(j.name.padEnd(22), "rc", j.rc, "s", r.seconds, "first", r.firstFrameSeconds, "MiB", r.peakGpuBytes && (r.peakGpuBytes / 2 ** 20).toFixed(0), "planned", r.plannedPeakGpuBytes && (r.plannedPeakGpuBytes / 2 ** 20).toFixed(0), (r.plan ?? "").slice(0, 70)); }' "$OUT/cli.jsonl"

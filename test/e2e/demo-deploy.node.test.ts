@@ -285,6 +285,15 @@ describe.skipIf(skip)('the built demo, deployed under a sub-path (headless Chrom
       await afterFailure('C:\\Users\\me\\Wan2.1_VAE.safetensors', /may only download from http\(s\) addresses.*the page's security policy/, /Content-Security-Policy \(connect-src\)/, 'weights-default', /Still using/);
       expect(await page.textContent(`${tid('model-info')} [data-part="reason"]`)).not.toMatch(/CORS|cross-origin/);
 
+      // latents from a 404: the same in the latents card (reason, Details, radio back on what is in use)
+      await page.check(tid('latents-url-choice'));
+      await page.fill(tid('latents-url'), `${base}missing.npy`);
+      await page.click(tid('latents-url-load'));
+      await page.waitForSelector(`${tid('latents-info')}[data-state="bad"]`, { timeout: 60_000 });
+      expect(await page.textContent(`${tid('latents-info')} [data-part="reason"]`)).toMatch(/^Could not read missing\.npy: Nothing was found at .*missing\.npy \(the server answered 404 Not Found\).*Still using the generated latents\.$/);
+      expect(await page.textContent(`${tid('latents-info')} details`)).toMatch(/HTTP 404/);
+      expect(await page.isChecked(tid('latents-default'))).toBe(true);
+
       // after the failures the generated decode is still what the caption describes
       expect(await page.textContent(tid('caption'))).toMatch(/Shown: the generated latents decoded with the generated model/);
 

@@ -1,7 +1,7 @@
 // Node build of the CLI: src/node/cli.ts -> dist/cli.js (and bench/node-entry.ts -> dist/bench-node.js
 // when that file exists). ESM for node20; WGSL `?raw` imports are inlined as strings; `webgpu` (native
 // Dawn addon) and node builtins stay external, everything else is bundled (scripts/vite-node-bundle.ts).
-// Run by `npm run build:cli` and by `npm ci` / `npm install` through the `prepare` script.
+// Run by `npm run build:cli` (scripts/setup.sh runs it when dist/cli.js is missing) and by `npm pack` (prepack).
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

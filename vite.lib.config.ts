@@ -20,6 +20,28 @@ const inlineFile = resolve(root, 'src/worker/inline-source.ts');
 const WORKER_FILE = 'decoder.worker.js';
 const META_PLACEHOLDER = '__WAN_VAE_IMPORT_META_URL__';
 const INLINE_ID = '\0wan-vae-worker-inline';
+// the trained model's files (src/model/trained.ts): `new URL('../../models/...', import.meta.url)` must stay
+// literal in dist/lib (lib mode would inline 16 MB as a data URL), for the app's bundler or Node to resolve
+const trainedFile = resolve(root, 'src/model/trained.ts');
+const MODEL_META_PLACEHOLDER = '__WAN_VAE_MODEL_META_URL__';
+
+function trainedModelPlugin(): Plugin {
+  return {
+    name: 'wan-vae-lib-trained-model',
+    enforce: 'pre',
+    transform(code, id) {
+      if (id !== trainedFile) return null;
+      const url = /(new URL\('\.\.\/\.\.\/models\/[^']+', )import\.meta\.url\)/g;
+      const n = code.match(url)?.length ?? 0;
+      if (n !== 3) this.error(`vite.lib.config.ts: expected 3 model URLs in src/model/trained.ts, found ${n}`);
+      return { code: code.replace(url, `$1${MODEL_META_PLACEHOLDER})`), map: null };
+    },
+    renderChunk(code) {
+      if (!code.includes(MODEL_META_PLACEHOLDER)) return null;
+      return { code: code.replaceAll(MODEL_META_PLACEHOLDER, 'import.meta.url'), map: null };
+    },
+  };
+}
 
 function workerPlugin(): Plugin {
   return {
@@ -56,7 +78,7 @@ export default defineConfig({
   root,
   publicDir: false,
   logLevel: 'warn',
-  plugins: [workerPlugin()],
+  plugins: [workerPlugin(), trainedModelPlugin()],
   build: {
     outDir,
     emptyOutDir: false, // decoder.worker.js from step 1
@@ -64,7 +86,7 @@ export default defineConfig({
     minify: false,
     sourcemap: false,
     reportCompressedSize: false,
-    lib: { entry: { index: resolve(root, 'src/index.ts'), node: resolve(root, 'src/node/index.ts') }, formats: ['es'] },
+    lib: { entry: { index: resolve(root, 'src/index.ts'), node: resolve(root, 'src/node/index.ts'), trained: trainedFile }, formats: ['es'] },
     rolldownOptions: {
       external: ['webgpu', /^webgpu\//, /^node:/],
       output: {

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const typesDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'types');
-const ENTRIES = ['index.d.ts', join('node', 'index.d.ts')];
+const ENTRIES = ['index.d.ts', join('node', 'index.d.ts'), join('model', 'trained.d.ts')];
 const REFERENCE = '/// <reference types="@webgpu/types" />\n';
 
 function* walk(dir) {

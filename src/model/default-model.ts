@@ -2,7 +2,9 @@
 // the worker (`load(null)` / `latents(null)`, `createDecoder(null)`), by `embeddedDefault()` of the API
 // and by the CLI's `--sample generated` (the CLI without --weights decodes the trained model of models/,
 // src/node/samples-cli.ts). One place, so they decode the same thing. Async: a default read from a file
-// (fetch in the browser, fs in Node) keeps this signature.
+// (fetch in the browser, fs in Node) keeps this signature. The trained model (models/, real decodes) is
+// `trainedDefault()` of `wan-vae-webgpu/trained` (src/model/trained.ts): a separate entry, so an app that
+// does not use it ships no model files.
 import type { Latents } from './latents';
 import { syntheticLatents, syntheticWeights } from './synthetic';
 import type { Weights } from './weights';

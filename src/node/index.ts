@@ -4,3 +4,4 @@
 export * from '../index';
 export { installNodeWebGPU } from './install-webgpu';
 export { DecoderPool, listAdapters, type PoolResult } from './pool';
+export { createTrainedDecoder, trainedDefault, trainedDefaultBytes, trainedModelUrls } from '../model/trained';

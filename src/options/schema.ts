@@ -131,7 +131,7 @@ export const OPTIONS = {
   budget: { kind: 'number', flag: 'budget', commands: BOTH, api: false, demo: 'Budget', min: 0, unit: 'MiB', default: null, help: "GPU memory budget: the planner fits the decode to it and the adapter's limits, choosing the levers on auto (it checks the others as set)." },
   tensorCores: {
     kind: 'bool', flag: 'tensor-cores', commands: BOTH, api: true, demo: null, default: true,
-    help: 'Convs on tensor cores (conv3d-mma) where the adapter offers subgroup matrices, with f16 storage and f16 or int8 weights (int8: expanded to f16 per conv before the GEMM; the planner keeps the portable conv where its expected time is less); on by default: Wan2.1 480x832x81 on an H200 decodes in 3.2 s warm against 10.5 s. off: always the portable conv. plan: on assumes an adapter that has them.',
+    help: 'Convs on tensor cores (conv3d-mma) where the adapter offers subgroup matrices, with f16 storage and f16 or int8 weights (int8: expanded to f16 per conv before the GEMM; the planner keeps the portable conv where its expected time is less); on by default: Wan2.1 480x832x81 on an H200 decodes in 3.2 s warm against 10.5 s. off: always the portable conv. plan: as the adapter it plans for has them (--adapter).',
   },
   conv: {
     kind: 'choice', flag: 'conv', commands: BOTH, api: true, demo: null, values: ['auto', 'direct', 'winograd', 'winograd4'], default: 'auto',

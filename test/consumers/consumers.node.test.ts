@@ -4,7 +4,13 @@
 // plain Node 20 (Dawn), the CLI of the installed package, a vite app (tsc with skipLibCheck false,
 // `vite build`, the dev server), a webpack 5 app, an esbuild bundle and a plain <script type="module">
 // page (headless Chromium, SwiftShader WebGPU). Node project only (it drives its own Chromium).
-import { existsSync, readFileSync } from 'node:fs';
+// The trained default model (issue 28): the package exports it (`wan-vae-webgpu/trained`, the Node entry,
+// the files as `wan-vae-webgpu/models/*`), and the vite (build and dev), webpack and plain-page fixtures and
+// a Node script load it from the installed package. The README's Node and page blocks run here as
+// written against the installed package (test/docs/readme-blocks.ts extracts them): the Node ones as
+// .mjs modules in the app, the page ones as module scripts of a page with an import map, whose plan
+// must equal its decode's measured peak.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,9 +18,12 @@ import { chromiumFlags } from '../../scripts/chromium-flags';
 import { framesFor, inferConfig } from '../../src/model/config';
 import { embeddedDefault } from '../../src/model/default-model';
 import { defaultSample, MODEL_DECODER_FILE } from '../../src/model/samples';
+import { SAMPLES } from '../../src/model/samples';
+import { pageHtml, readmeBlocks, where, type Block } from '../docs/readme-blocks';
 import { install, ok, openPage, pack, removeWork, run, serve, TOOLS, treeBytes, viteDev, webpackBuild, type Installed, type Packed, type PageOutcome } from './harness';
 
 const MiB = 1024 * 1024;
+const repoRootDir = join(import.meta.dirname, '..', '..');
 const CHROMIUM = '/usr/bin/chromium';
 
 let packed: Packed;
@@ -50,6 +59,15 @@ async function page(name: string, url: string): Promise<PageOutcome> {
   return o;
 }
 
+/** What the fixtures report for the trained default model they load (weights, sample latents, plan). */
+function expectTrained(o: { trained?: { dim?: number; latents?: number[]; frames?: number; weightBytes?: number; error?: string } }, what: string): void {
+  const s = defaultSample();
+  expect(o.trained?.error, `${what}: trained model: ${o.trained?.error}`).toBeUndefined();
+  expect(o.trained, `${what}: trained model`).toMatchObject({ dim: 32, latents: s.latentShape, frames: s.frames });
+  // the files' bytes where the fixture read them itself (trainedDefaultBytes; createTrainedDecoder keeps them in the worker)
+  if (o.trained!.weightBytes !== undefined) expect(o.trained!.weightBytes).toBe(readFileSync(join(repoRootDir, 'models', MODEL_DECODER_FILE)).length);
+}
+
 function expectDecoded(o: { frames?: number; planned?: number; streamed?: number; size?: [number, number]; error?: string }, what: string): void {
   expect(o.error, `${what}: ${o.error}`).toBeUndefined();
   expect(o.frames, `${what}: frames reported`).toBe(expected.frames);
@@ -68,6 +86,15 @@ describe('the packed package', () => {
       expect(f.has(need), `${need} in the tarball`).toBe(true);
     const unwanted = packed.files.filter((p) => /^(src|test|bench|shaders|models\/train)\/|^dist\/(demo|bench)|\.map$|encoder|\.torch\.npy$/.test(p));
     expect(unwanted, 'files a user does not need').toEqual([]);
+    // every sample `wan-vae samples` lists can be decoded from the package, and the trained entry is there
+    for (const s of SAMPLES) for (const file of [s.files.latents, s.files.source]) expect(f.has(`models/samples/${file}`), `models/samples/${file} in the tarball`).toBe(true);
+    for (const need of ['models/samples/samples.json', 'dist/lib/trained.js', 'dist/types/model/trained.d.ts']) expect(f.has(need), `${need} in the tarball`).toBe(true);
+  });
+
+  it('exports the trained model and its files, and has no install-time scripts (no prepare)', () => {
+    const manifest = JSON.parse(readFileSync(join(installed.app, 'node_modules', 'wan-vae-webgpu', 'package.json'), 'utf8')) as { exports: Record<string, unknown>; scripts?: Record<string, string> };
+    expect(Object.keys(manifest.exports)).toEqual(expect.arrayContaining(['.', './node', './trained', './worker', './models/*']));
+    for (const s of ['prepare', 'preinstall', 'install', 'postinstall']) expect(manifest.scripts?.[s], `scripts.${s}`).toBeUndefined();
   });
 
   it('installs into a browser app in under 5 MB without models (no native Dawn: webgpu is an optional peer)', () => {
@@ -109,6 +136,14 @@ describe('Node 20', () => {
     expect(r.stdout.trim().split('\n').at(-1)).toBe(`${expected.frames} ${expected.size[0]} ${expected.size[1]}`);
   }, 600_000);
 
+  it('`wan-vae-webgpu/node` gives the trained default model from the package (trainedDefault, models/* exported)', async () => {
+    const r = ok(await run(process.execPath, ['trained.mjs'], { cwd: join(app(), 'node-script'), timeoutMs: 300_000 }), 'node trained.mjs');
+    const o = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    const s = defaultSample();
+    expect(o).toMatchObject({ dim: 32, latents: s.latentShape, clip: [3, s.frames, s.height, s.width], sample: s.name, frames: s.frames, size: [s.width, s.height], card: true });
+    expect(o.weightBytes).toBe(readFileSync(join(repoRootDir, 'models', MODEL_DECODER_FILE)).length);
+  }, 300_000);
+
   it('the installed CLI decodes the default (`npx wan-vae decode --json`)', async () => {
     expect(existsSync(join(app(), 'node_modules', 'webgpu')), 'webgpu installed by the previous test').toBe(true);
     const out = join(app(), 'out', 'video.npy');
@@ -145,6 +180,7 @@ describe('browser apps (headless Chromium, SwiftShader)', () => {
       const o = await page('vite build', `${s.url}/`);
       timings.viteBuild = b.seconds + o.seconds;
       expectDecoded(o, 'vite build');
+      expectTrained(o as never, 'vite build');
       expect(o.workers.some((u) => u.startsWith(s.url)), `worker from a file (${o.workers})`).toBe(true);
     } finally {
       await s.close();
@@ -157,6 +193,7 @@ describe('browser apps (headless Chromium, SwiftShader)', () => {
       const o = await page('vite dev', dev.url);
       timings.viteDev = o.seconds;
       expectDecoded(o, `vite dev\n${dev.log()}`);
+      expectTrained(o as never, `vite dev\n${dev.log()}`);
       expect(o.workers.some((u) => u.startsWith(dev.url)), `worker from a file (${o.workers})`).toBe(true);
     } finally {
       await dev.stop();
@@ -170,6 +207,7 @@ describe('browser apps (headless Chromium, SwiftShader)', () => {
       const o = await page('webpack', `${s.url}/index.html`);
       timings.webpack = b.seconds + o.seconds;
       expectDecoded(o, 'webpack');
+      expectTrained(o as never, 'webpack');
       expect(o.workers.some((u) => u.startsWith(s.url)), `worker from a file (${o.workers})`).toBe(true);
     } finally {
       await s.close();
@@ -195,7 +233,60 @@ describe('browser apps (headless Chromium, SwiftShader)', () => {
       const o = await page('plain', `${s.url}/plain-page/index.html`);
       timings.plain = o.seconds;
       expectDecoded(o, 'plain page');
+      expectTrained(o as never, 'plain page');
       expect(o.workers, 'the worker file of dist/lib').toContain(`${s.url}/node_modules/wan-vae-webgpu/dist/lib/decoder.worker.js`);
+    } finally {
+      await s.close();
+    }
+  }, 300_000);
+});
+
+describe('README.md code blocks, as written, against the installed package', () => {
+  const blocks = readmeBlocks();
+  const app = () => installed.app;
+  /** The block as JavaScript: ts blocks with their types stripped by esbuild (imports left as they are). */
+  async function asJs(b: Block, name: string): Promise<string> {
+    if (!/^t/.test(b.lang)) return b.code;
+    const dir = join(app(), 'readme');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${name}.ts`), b.code);
+    ok(await run(TOOLS.esbuild, [`${name}.ts`, '--format=esm', '--target=es2022', `--outfile=${name}.js`, '--log-level=warning'], { cwd: dir }), `esbuild ${where(b)}`);
+    return readFileSync(join(dir, `${name}.js`), 'utf8');
+  }
+
+  const nodeBlocks = blocks.filter((b) => b.kind === 'node');
+  it.each(nodeBlocks.map((b) => [where(b), b] as const))('%s runs as a Node module (.mjs) in the app', async (_, b) => {
+    expect(existsSync(join(app(), 'node_modules', 'webgpu')), 'webgpu installed by the Node 20 tests').toBe(true);
+    const file = join(app(), `readme-${b.line}.mjs`);
+    writeFileSync(file, await asJs(b, `node-${b.line}`));
+    const r = await run(process.execPath, [file], { cwd: app(), timeoutMs: 480_000 });
+    expect(r.code, `${where(b)} exited ${r.code}:\n${r.stderr.slice(-2000)}`).toBe(0);
+  }, 600_000);
+
+  it('html blocks map the package names to files the package has', () => {
+    for (const b of blocks.filter((x) => x.kind === 'html')) {
+      const map = /<script type="importmap">([\s\S]*?)<\/script>/.exec(b.code);
+      if (!map) continue;
+      const imports = (JSON.parse(map[1]!) as { imports: Record<string, string> }).imports;
+      for (const [name, path] of Object.entries(imports)) {
+        // the README's page sits in the app's root folder (next to node_modules)
+        expect(existsSync(join(app(), path)), `${where(b)}: ${name} -> ${path}`).toBe(true);
+      }
+    }
+  });
+
+  const pageBlocks = blocks.filter((b) => b.kind === 'page');
+  it.each(pageBlocks.map((b) => [where(b), b] as const))("%s runs in a page (headless Chromium); its plan equals its decode's peak", async (_, b) => {
+    const dir = join(app(), 'readme');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `page-${b.line}.html`), pageHtml(await asJs(b, `page-${b.line}`)));
+    const s = await serve(app());
+    try {
+      const o = (await page(`README ${b.line}`, `${s.url}/readme/page-${b.line}.html`)) as PageOutcome & { peak?: number };
+      expect(o.error, `${where(b)}: ${o.error}`).toBeUndefined();
+      expect(o.planned, `${where(b)}: plan.plannedPeakGpuBytes (the block names its plan \`plan\`)`).toBeTypeOf('number');
+      expect(o.peak, `${where(b)}: result.peakGpuBytes (the block names its decode's result \`result\`)`).toBeTypeOf('number');
+      expect(o.planned, `${where(b)}: the plan's peak is the decode's measured peak`).toBe(o.peak);
     } finally {
       await s.close();
     }

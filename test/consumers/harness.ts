@@ -1,7 +1,7 @@
 // Consumer harness (test/consumers/consumers.node.test.ts): packs the package as a user gets it and runs
 // the fixtures against the tarball, outside the repository (no self-reference, no repo node_modules).
 // - pack(): copies what the build needs into a temp stage (node_modules linked to the repo's), runs
-//   `npm pack` there (prepack: the library build, prepare: the CLI), so the repo's dist is untouched.
+//   `npm pack` there (prepack: the library build and the CLI), so the repo's dist is untouched.
 // - install(): a consumer folder with the tarball installed (`npm install --prefer-offline <tgz>`: the package from the
 //   tarball, its one dependency @webgpu/types from npm's cache, filled by the repo's `npm ci`);
 //   the fixtures are copied into subfolders and resolve the package from its node_modules (the vite
@@ -59,7 +59,7 @@ export function ok(r: Run, what: string): Run {
   return r;
 }
 
-/** Files and folders `npm pack` needs to build the package (prepack + prepare), copied as they are now. */
+/** Files and folders `npm pack` needs to build the package (prepack), copied as they are now. */
 const STAGE = ['package.json', 'README.md', 'LICENSE', 'bin', 'src', 'shaders', 'scripts', 'models', 'tsconfig.json', 'tsconfig.lib.json', 'vite.worker.config.ts', 'vite.lib.config.ts', 'vite.cli.config.ts'];
 
 export interface Packed {

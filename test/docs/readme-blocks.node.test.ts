@@ -116,7 +116,7 @@ describe('README.md code blocks', () => {
   });
 
   describe('every wan-vae command line runs', () => {
-    it.for(runnable.map((c) => [`README.md:${c.block.line} ${c.text}`, c] as const))('%s', { timeout: 600_000 }, async ([, c], ctx) => {
+    it.for(runnable.map((c) => [`${c.block.file}:${c.block.line} ${c.text}`, c] as const))('%s', { timeout: 600_000 }, async ([, c], ctx) => {
       const { args, changed } = small(c.args!);
       const out = args[args.indexOf('--out') + 1];
       if (args.includes('--out') && out && /\.(mp4|webm|webp)$/.test(out) && !hasFfmpeg) {

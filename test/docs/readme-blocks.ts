@@ -17,7 +17,9 @@ import { join } from 'node:path';
 export type BlockKind = 'cli' | 'node' | 'page' | 'html' | 'synopsis' | 'skip' | 'other';
 
 export interface Block {
-  /** 1-based line of the opening fence in README.md */
+  /** the markdown file, relative to the repository root */
+  file: string;
+  /** 1-based line of the opening fence */
   line: number;
   lang: string;
   code: string;
@@ -30,8 +32,8 @@ const SHELL = new Set(['sh', 'bash', 'shell', 'console', 'zsh']);
 const SCRIPT = new Set(['js', 'javascript', 'mjs', 'ts', 'typescript']);
 const KINDS: readonly BlockKind[] = ['cli', 'node', 'page', 'html', 'synopsis', 'skip', 'other'];
 
-/** Every fenced block of `markdown`, classified. */
-export function extractBlocks(markdown: string): Block[] {
+/** Every fenced block of `markdown` (the text of `file`), classified. */
+export function extractBlocks(markdown: string, file = 'README.md'): Block[] {
   const lines = markdown.split('\n');
   const blocks: Block[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -48,10 +50,10 @@ export function extractBlocks(markdown: string): Block[] {
     const code = body.join('\n');
     let kind: BlockKind;
     if (marker) {
-      if (!KINDS.includes(marker[1] as BlockKind)) throw new Error(`README.md:${i + 1}: unknown doc-test marker '${marker[1]}' (${KINDS.join(', ')})`);
+      if (!KINDS.includes(marker[1] as BlockKind)) throw new Error(`${file}:${i + 1}: unknown doc-test marker '${marker[1]}' (${KINDS.join(', ')})`);
       kind = marker[1] as BlockKind;
     } else kind = classify(lang!.toLowerCase(), code);
-    blocks.push({ line: i + 1, lang: lang!.toLowerCase(), code, kind, note: marker?.[2] ?? '' });
+    blocks.push({ file, line: i + 1, lang: lang!.toLowerCase(), code, kind, note: marker?.[2] ?? '' });
     i = j;
   }
   return blocks;
@@ -123,14 +125,15 @@ export function synopsisFlags(code: string): { command: string; flags: string[];
   return out;
 }
 
-export const readmePath = join(import.meta.dirname, '..', '..', 'README.md');
+const repoRoot = join(import.meta.dirname, '..', '..');
 
-export function readmeBlocks(): Block[] {
-  return extractBlocks(readFileSync(readmePath, 'utf8'));
+/** The blocks of a markdown file of the repository (README.md by default; docs/embedding.md works the same). */
+export function readmeBlocks(file = 'README.md'): Block[] {
+  return extractBlocks(readFileSync(join(repoRoot, file), 'utf8'), file);
 }
 
 /** Where a block is, for messages: `README.md:123 (js)`. */
-export const where = (b: Block) => `README.md:${b.line} (${b.lang || 'no language'})`;
+export const where = (b: Block) => `${b.file}:${b.line} (${b.lang || 'no language'})`;
 
 /**
  * A page block as a page of the consumer app (one folder below the app, as test/consumers/plain-page):

@@ -1,6 +1,8 @@
 // A vite app (dev server and `vite build`, no vite config): decode the embedded default in the
-// library's worker and report what came back.
+// library's worker and report what came back; then load the trained model with `createTrainedDecoder()`
+// of `wan-vae-webgpu/trained` (its files emitted by vite from the package's `new URL(..., import.meta.url)`).
 import { createDecoder, DecoderError, type Frame } from 'wan-vae-webgpu';
+import { createTrainedDecoder } from 'wan-vae-webgpu/trained';
 
 interface Outcome {
   frames?: number;
@@ -8,6 +10,26 @@ interface Outcome {
   streamed?: number;
   size?: [number, number];
   error?: string;
+  trained?: Trained;
+}
+
+interface Trained {
+  dim?: number;
+  latents?: number[];
+  frames?: number;
+  weightBytes?: number;
+  error?: string;
+}
+
+/** The trained default model in one call (createTrainedDecoder: its own worker): its width, sample shape and plan. */
+async function trained(): Promise<Trained> {
+  const { decoder, latents } = await createTrainedDecoder();
+  try {
+    const plan = await decoder.plan(latents.shape);
+    return { dim: decoder.model.dim, latents: latents.shape, frames: plan.frames };
+  } finally {
+    decoder.dispose();
+  }
 }
 
 async function main(): Promise<Outcome> {
@@ -26,8 +48,10 @@ async function main(): Promise<Outcome> {
 }
 
 const out = document.getElementById('out')!;
+const describe = (e: unknown) => (e instanceof DecoderError ? `${e.code}: ${e.message}` : String(e));
 main()
-  .catch((e: unknown): Outcome => ({ error: e instanceof DecoderError ? `${e.code}: ${e.message}` : String(e) }))
+  .catch((e: unknown): Outcome => ({ error: describe(e) }))
+  .then(async (o) => ({ ...o, trained: await trained().catch((e: unknown): Trained => ({ error: describe(e) })) }))
   .then((o) => {
     out.textContent = JSON.stringify(o);
     (window as unknown as { wanVaeResult: Outcome }).wanVaeResult = o;

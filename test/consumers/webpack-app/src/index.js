@@ -1,5 +1,7 @@
-// A webpack 5 app: the package's worker is emitted by webpack from `new Worker(new URL(...))`.
+// A webpack 5 app: the package's worker is emitted by webpack from `new Worker(new URL(...))`, the
+// trained model's files (wan-vae-webgpu/trained) from its `new URL(..., import.meta.url)` as assets.
 import { createDecoder } from 'wan-vae-webgpu';
+import { trainedDefaultBytes } from 'wan-vae-webgpu/trained';
 
 async function main() {
   const decoder = await createDecoder(null); // null: the embedded default model
@@ -14,8 +16,24 @@ async function main() {
   }
 }
 
+/** The trained default model's files, loaded in a worker of its own: its width, sample shape and plan. */
+async function trained() {
+  const files = await trainedDefaultBytes();
+  const weightBytes = files.weights.length; // before createDecoder transfers the bytes to the worker
+  const decoder = await createDecoder(files.weights, files.names.weights);
+  try {
+    const latents = await decoder.latents(files.latents, files.names.latents);
+    const plan = await decoder.plan(latents.shape);
+    return { dim: decoder.model.dim, latents: latents.shape, frames: plan.frames, weightBytes };
+  } finally {
+    decoder.dispose();
+  }
+}
+
+const describe = (e) => ({ error: `${e.code ?? ''}: ${e.message ?? e}` });
 main()
-  .catch((e) => ({ error: `${e.code ?? ''}: ${e.message ?? e}` }))
+  .catch(describe)
+  .then(async (o) => ({ ...o, trained: await trained().catch(describe) }))
   .then((o) => {
     document.getElementById('out').textContent = JSON.stringify(o);
     window.wanVaeResult = o;

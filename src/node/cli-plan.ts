@@ -105,7 +105,7 @@ export function weightOwners(p: Plan): WeightOwner[] | null {
   if (acc.conv.bytes + acc.winograd.bytes + acc.other.bytes !== p.memory.weights) return null; // an owner this view does not know: show the total only
   const wp = p.opts.weightsPrecision ?? p.opts.precision;
   const out: WeightOwner[] = [{ owner: 'conv', ...acc.conv, text: `conv weights (${wp})` }];
-  if (acc.winograd.count) out.push({ owner: 'winograd', ...acc.winograd, text: `Winograd-transformed weights of the ${acc.winograd.count} convs run as Winograd (--conv), held instead of their ${(replaced / MiB).toFixed(1)} MiB of 3x3 weights` });
+  if (acc.winograd.count) out.push({ owner: 'winograd', ...acc.winograd, text: `Winograd-transformed weights of the ${acc.winograd.count} conv layers run as Winograd (--conv), held instead of their ${(replaced / MiB).toFixed(1)} MiB of 3x3 weights` });
   out.push({ owner: 'other', ...acc.other, text: 'biases and norm scales' });
   return out.filter((o) => o.count > 0);
 }

@@ -143,7 +143,7 @@ describe('wan-vae plan: sizes required, the adapter said, every weight owner nam
     const r = await run('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--adapter', 'default');
     expect(r.code, r.err.join('\n')).toBe(0);
     expect(r.out[1]).toMatch(/^ {2}assumed: WebGPU's default limits \(bindings of 128 MiB/);
-    expect(r.out.join('\n')).toMatch(/Winograd-transformed weights of the \d+ convs run as Winograd \(--conv\), held instead of their [\d.]+ MiB of 3x3 weights/);
+    expect(r.out.join('\n')).toMatch(/Winograd-transformed weights of the \d+ conv layers run as Winograd \(--conv\), held instead of their [\d.]+ MiB of 3x3 weights/);
     // f32 plans: the H200-fitted time model is not shown as an estimate
     expect(r.out.join('\n')).toMatch(/time: not estimated \(the time model is fitted to f16 decodes on an H200/);
     const j = JSON.parse((await run('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--adapter', 'default', '--json')).out.at(-1)!) as {

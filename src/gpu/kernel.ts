@@ -72,7 +72,7 @@ export function shaderSource(def: AnyKernelDef, elem: Elem): string {
 }
 
 /** `override NAME: T = default;` at the start of a line (an optional comment after it). */
-const OVERRIDE_LINE = /^override\s+(\w+)\s*:\s*(u32|i32|f32)\s*=\s*[^;]+;/gm;
+const OVERRIDE_LINE = /^override\s+(\w+)\s*:\s*(u32|i32|f32)\s*=\s*([^;]+);/gm;
 
 /** WGSL literal of `v` for a `const` of scalar type `type`; throws for values the type cannot hold. */
 function wgslLiteral(def: AnyKernelDef, name: string, type: string, v: number): string {
@@ -94,15 +94,16 @@ function wgslLiteral(def: AnyKernelDef, name: string, type: string, v: number): 
 
 /**
  * The WGSL one pipeline of `def` compiles: `shaderSource(def, elem)` with every override declaration
- * turned into a `const` of the resolved value (defaults merged with `overrides`). The one place a
- * kernel is specialised; a declared override the KernelDef does not list, or a listed one the text does
- * not declare, is an error.
+ * turned into a `const` of the resolved value (defaults merged with `overrides`; one the KernelDef does
+ * not list keeps the WGSL default). The one place a kernel is specialised; a listed override the text
+ * does not declare is an error.
  */
 export function specializedSource(def: AnyKernelDef, overrides: Record<string, number>, elem: Elem): string {
   const ov = resolveOverrides(def, overrides);
   const seen = new Set<string>();
-  const code = shaderSource(def, elem).replace(OVERRIDE_LINE, (_line, name: string, type: string) => {
-    if (!(name in ov)) throw new DecoderError('unsupported', `${def.id}: the WGSL declares 'override ${name}' which the KernelDef does not list`);
+  const code = shaderSource(def, elem).replace(OVERRIDE_LINE, (_line, name: string, type: string, dflt: string) => {
+    // an override the KernelDef does not list keeps the WGSL's default (as a pipeline created without it would)
+    if (!(name in ov)) return `const ${name}: ${type} = ${dflt.trim()};`;
     seen.add(name);
     return `const ${name}: ${type} = ${wgslLiteral(def, name, type, ov[name]!)};`;
   });

@@ -17,6 +17,7 @@ import { commandHelp, didYouMean, overviewHelp, parseCommandArgs, shortUsage, wa
 import { ADAPTERS, expectedText, planAdapter, planFor, timeCalibrated, weightOwners, type AdapterView } from './cli-plan';
 import { installNodeWebGPU } from './install-webgpu';
 import { loadCliSample, samplesCmd } from './samples-cli';
+import { shadersCommand } from './shaders-cli';
 import { parseSourceClip, type Clip, type LoadedSample } from '../model/samples';
 import { QualityAccumulator } from '../model/quality';
 import { ioProblem, openOutput, OUTPUT_KINDS, resolveOutput } from './output/write';
@@ -309,7 +310,7 @@ const samplesCommand: Command = {
 };
 
 /** Every command, in the order of the usage; a module adding a command exports its Command and is listed here. */
-export const COMMANDS: Command[] = [decodeCommand, planCommand, samplesCommand];
+export const COMMANDS: Command[] = [decodeCommand, planCommand, samplesCommand, shadersCommand];
 
 /** The package's version (package.json beside dist/ or two folders above src/node/). */
 export function version(): string {

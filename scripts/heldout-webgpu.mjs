@@ -10,7 +10,7 @@
 // all 24 validation clips = photo + procedural) next to PyTorch's figure for the same clip (train.py's
 // validation rows in --torch-report, the float32 decode of the same f16 weights). Prints a markdown table.
 // Options: --cli PATH (a built dist/cli.js; default the repository's), --only a,b, --timeout S (per clip),
-// --resume PREV.json (rows already decoded by an earlier run are kept).
+// --resume PREV.json (rows already decoded by an earlier run are kept), --keep DIR (each decode kept as DIR/NAME.decode.npy).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,9 +34,10 @@ const only = args.only ? new Set(args.only.split(',')) : null;
 const done = new Map(args.resume ? JSON.parse(readFileSync(resolve(args.resume), 'utf8')).rows.filter((r) => r.psnrWebgpu !== undefined).map((r) => [r.name, r]) : []);
 
 // PyTorch's figure per clip: train.py `validate` rows, in the order heldout.py names them
-const torchRows = JSON.parse(readFileSync(torchReport, 'utf8')).validation?.rows;
-if (!torchRows) fail(`${torchReport}: no validation.rows`);
+const torchRows = index.sets ? null : JSON.parse(readFileSync(torchReport, 'utf8')).validation?.rows;
+if (!torchRows && !index.sets) fail(`${torchReport}: no validation.rows`);
 const torchPsnr = (name) => {
+  if (!torchRows) return null;
   const m = /^val-(\d+)$/.exec(name) ?? /^chelsea-(\d+)$/.exec(name);
   if (!m) return null;
   const row = name.startsWith('val-') ? torchRows.clips[Number(m[1])] : torchRows.photo[Number(m[1])];
@@ -44,6 +45,7 @@ const torchPsnr = (name) => {
 };
 
 const tmp = mkdtempSync(join(tmpdir(), 'heldout-'));
+if (args.keep) mkdirSync(resolve(args.keep), { recursive: true });
 const runner = join(tmp, 'run.mjs');
 writeFileSync(runner, `const { main } = await import(${JSON.stringify('file://' + cli)});\nprocess.exitCode = await main(process.argv.slice(2));\n`);
 const rows = [];
@@ -55,7 +57,7 @@ for (const c of index.clips) {
   }
   const t0 = Date.now();
   const r = spawnSync(process.execPath, [runner, 'decode', '--weights', weights, '--latents', join(dir, `${c.name}.latents.npy`),
-    '--source', join(dir, `${c.name}.source.npy`), '--out', join(tmp, 'v.npy'), '--json', '--progress', 'off', ...(args['dawn-flags'] ? ['--dawn-flags', args['dawn-flags']] : [])],
+    '--source', join(dir, `${c.name}.source.npy`), '--out', args.keep ? join(resolve(args.keep), `${c.name}.decode.npy`) : join(tmp, 'v.npy'), '--json', '--progress', 'off', ...(args['dawn-flags'] ? ['--dawn-flags', args['dawn-flags']] : [])],
   { encoding: 'utf8', timeout: perClip * 1000, maxBuffer: 1 << 24 });
   const last = r.stdout?.trim().split('\n').at(-1) ?? '';
   let j = null;
@@ -77,7 +79,8 @@ const stats = (rs, key) => {
   const v = rs.map((r) => r[key]).filter((x) => typeof x === 'number');
   return v.length ? { n: v.length, mean: +(v.reduce((a, b) => a + b, 0) / v.length).toFixed(3), min: +Math.min(...v).toFixed(3), max: +Math.max(...v).toFixed(3) } : null;
 };
-const sets = [
+// index.sets ([[label, set or '*'], ...], evalset.py) names the sets of other clip lists; else heldout.py's sets
+const sets = index.sets ? index.sets.map(([label, set]) => [label, set === '*' ? () => true : (r) => r.set === set]) : [
   ['photo clips (unseen camera moves over the training photographs)', (r) => r.set === 'photo-clip'],
   ['the unseen photograph chelsea', (r) => r.set === 'unseen-photo'],
   ['procedural scenes', (r) => r.set === 'procedural'],

@@ -83,7 +83,8 @@ class AttentionBlock(nn.Module):
         x = x.permute(0, 2, 1, 3, 4).reshape(b * t, c, h, w)
         x = self.norm(x)
         q, k, v = self.to_qkv(x).reshape(b * t, 1, c * 3, -1).permute(0, 1, 3, 2).contiguous().chunk(3, dim=-1)
-        if q.dtype == torch.float64:  # the reference decodes: plain math, no fused kernel
+        if q.dtype == torch.float64 or not hasattr(F, 'scaled_dot_product_attention'):
+            # the reference decodes (and PyTorch < 2.0, e.g. Debian bookworm's 1.13): plain math, no fused kernel
             x = torch.softmax((q @ k.transpose(-1, -2)) / math.sqrt(c), dim=-1) @ v
         else:
             x = F.scaled_dot_product_attention(q, k, v)

@@ -14,15 +14,17 @@ if [ "$(id -u)" != 0 ]; then SUDO=(sudo -E); fi
 t0=$SECONDS
 
 # Mesa >= 25 lavapipe (bookworm-backports; Debian 12's Mesa 22 is rejected by Dawn) for Node + Dawn,
-# chromium for browser tests (SwiftShader WebGPU).
+# chromium for browser tests (SwiftShader WebGPU), firefox-esr for the Firefox demo test (WebGPU on wgpu,
+# over the same lavapipe; Deno's wgpu for test/wgpu comes from npm, the `deno` devDependency).
 mesa_ok() {
   local v
   v=$(dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null) || return 1
   dpkg --compare-versions "$v" ge 25 && [ -e /usr/share/vulkan/icd.d/lvp_icd.json ]
 }
 chromium_ok() { [ -x /usr/bin/chromium ]; }
+firefox_ok() { [ -x /usr/bin/firefox-esr ]; }
 
-if ! mesa_ok || ! chromium_ok; then
+if ! mesa_ok || ! chromium_ok || ! firefox_ok; then
   if ! grep -rqs '^Suites:.*bookworm-backports' /etc/apt/sources.list.d/ \
      && ! grep -rqs '^deb .* bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
     say "adding bookworm-backports apt source"
@@ -40,9 +42,14 @@ if ! mesa_ok || ! chromium_ok; then
     say "installing chromium"
     "${SUDO[@]}" apt-get install -y -qq --no-install-recommends chromium >&2
   fi
+  if ! firefox_ok; then
+    say "installing firefox-esr"
+    "${SUDO[@]}" apt-get install -y -qq --no-install-recommends firefox-esr >&2
+  fi
 fi
 mesa_ok || { say "lavapipe from Mesa >= 25 is still missing"; exit 1; }
 chromium_ok || { say "/usr/bin/chromium is still missing"; exit 1; }
+firefox_ok || { say "/usr/bin/firefox-esr is still missing"; exit 1; }
 say "system packages ready ($((SECONDS - t0)) s)"
 
 # npm ci also builds dist/cli.js through the `prepare` script.

@@ -1,4 +1,5 @@
-// The README's code blocks run as written (issue 28), so an example cannot drift from the API:
+// The code blocks of README.md, docs/embedding.md and docs/cli.md (readme-blocks.ts DOC_FILES) run as
+// written (issue 28), so an example cannot drift from the API:
 // - every `wan-vae` command of its shell blocks runs through the CLI built from the current sources, in
 //   a temporary folder, and must exit 0 (--json: its last line is JSON). Inputs the line names that a
 //   reader brings (--weights, --latents files) are stand-ins of the same kind and name: generated
@@ -22,9 +23,9 @@ import { COMMANDS } from '../../src/node/cli';
 import { optionReference } from '../../src/node/cli-options';
 import { buildCli, repoRoot, runCli } from '../helpers/cli';
 import { needGpu } from '../helpers/need';
-import { readmeBlocks, shellCommands, synopsisFlags, where, type Block } from './readme-blocks';
+import { docBlocks, shellCommands, synopsisFlags, where, type Block } from './readme-blocks';
 
-const blocks = readmeBlocks();
+const blocks = docBlocks();
 const cliLines = blocks.filter((b) => b.kind === 'cli').flatMap((b) => shellCommands(b.code).map((c) => ({ block: b, ...c })));
 const runnable = cliLines.filter((c) => c.args !== null);
 const hasFfmpeg = (() => {
@@ -88,10 +89,10 @@ function small(args: string[]): { args: string[]; changed: string[] } {
   return { args: out, changed };
 }
 
-describe('README.md code blocks', () => {
+describe('README.md, docs/embedding.md, docs/cli.md code blocks', () => {
   it('has CLI lines, a Node block and a page block to run, and every skipped block says why', () => {
     const count = (k: Block['kind']) => blocks.filter((b) => b.kind === k).length;
-    console.log(`README blocks: ${blocks.map((b) => `${b.line}:${b.lang || '-'}:${b.kind}`).join(' ')}`);
+    console.log(`doc blocks: ${blocks.map((b) => `${b.file}:${b.line}:${b.lang || '-'}:${b.kind}`).join(' ')}`);
     expect(runnable.length, 'wan-vae command lines').toBeGreaterThan(0);
     expect(count('node'), 'Node blocks').toBeGreaterThan(0);
     expect(count('page'), 'page blocks').toBeGreaterThan(0);

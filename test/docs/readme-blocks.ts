@@ -11,7 +11,7 @@
 // - a block without a language whose lines start with `wan-vae `: a synopsis (each flag it names must be
 //   a flag of that command);
 // - `<!-- doc-test: skip reason -->`: not run, the reason printed (a fragment that cannot run alone).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type BlockKind = 'cli' | 'node' | 'page' | 'html' | 'synopsis' | 'skip' | 'other';
@@ -130,6 +130,14 @@ const repoRoot = join(import.meta.dirname, '..', '..');
 /** The blocks of a markdown file of the repository (README.md by default; docs/embedding.md works the same). */
 export function readmeBlocks(file = 'README.md'): Block[] {
   return extractBlocks(readFileSync(join(repoRoot, file), 'utf8'), file);
+}
+
+/** The markdown files whose blocks the doc tests run: the README and the pages it sends an embedder or a CLI user to. */
+export const DOC_FILES = ['README.md', 'docs/embedding.md', 'docs/cli.md'] as const;
+
+/** Every block of every DOC_FILES file that exists. */
+export function docBlocks(): Block[] {
+  return DOC_FILES.filter((f) => existsSync(join(repoRoot, f))).flatMap((f) => readmeBlocks(f));
 }
 
 /** Where a block is, for messages: `README.md:123 (js)`. */

@@ -2,10 +2,15 @@
 // Recognised without flags: ComfyUI's SaveLatent `.latent` files (safetensors: `latent_tensor` [1, z, T, h, w]
 // plus an empty `latent_format_version_0`), diffusers `output_type="latent"` tensors saved with
 // safetensors (`latents`, or the only tensor, [1, z, T, h, w]), and the golden files (`@latents`, with
-// `@mean` / `@std`). All of them hold normalised latents, as a Wan pipeline gives the VAE.
+// `@mean` / `@std`), and `.pt` files written by torch.save (a tensor, or a dict holding one: read by the
+// restricted pickle reader, never run). All of them hold normalised latents, as a Wan pipeline gives the VAE.
 import { DecoderError } from '../gpu/errors';
+import { bytesToF32 } from './checkpoint';
 import { parseNpy } from './npy';
+import { pthIndex } from './pth';
 import { parseSafetensors, toFloat32 } from './safetensors';
+import { bytesSource } from './weight-source';
+import { isZip } from './zip';
 import type { LatentStats } from './stats';
 
 export interface Latents {
@@ -76,4 +81,24 @@ export function parseStats(bytes: Uint8Array, source: string): LatentStats {
   const std = toFloat32(s);
   if (std.some((v) => !(v > 0))) throw new DecoderError('bad-input', `${source}: '@std' must be positive everywhere`);
   return { mean: toFloat32(m), std };
+}
+
+/**
+ * Latents from a file's bytes, any format parseLatents reads plus torch.save `.pt` files (a zip): a tensor
+ * alone, or the tensor `key` / one of LATENT_KEYS / the only float tensor of a dict.
+ */
+export async function readLatents(bytes: Uint8Array, source: string, key?: string): Promise<Latents> {
+  if (!isZip(bytes)) return parseLatents(bytes, source, key);
+  const src = bytesSource(bytes, source);
+  const idx = await pthIndex(src);
+  const names = [...idx.tensors.keys()];
+  const name = key ?? LATENT_KEYS.find((k) => idx.tensors.has(k) || idx.skipped.has(k)) ?? (names.length === 1 ? names[0] : undefined);
+  const has = `has: ${[...names, ...idx.skipped.keys()].slice(0, 8).join(', ')}`;
+  if (!name) throw new DecoderError('bad-input', `${source}: ${names.length} tensors and none named ${LATENT_KEYS.map((k) => `'${k}'`).join(', ')}: pass the tensor name (--latents-key; ${has})`);
+  if (idx.skipped.has(name)) throw new DecoderError('bad-input', `${source}: tensor '${name}' has dtype ${idx.skipped.get(name)}, expected a float dtype (F32, F16, BF16 or F64)`);
+  const t = idx.tensors.get(name);
+  if (!t) throw new DecoderError('bad-input', `${source}: no tensor named '${name}' (${has})`);
+  const lat = toLatents(t.shape, bytesToF32(t, src.readSync!(t.offset, t.byteLength), false), name === 'tensor' && names.length === 1 ? source : `${source}:${name}`);
+  lat.format = 'pt';
+  return lat;
 }

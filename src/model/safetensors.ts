@@ -1,6 +1,8 @@
 // Reader and writer of the .safetensors format (8-byte little-endian header length, JSON header, raw data).
 // Reads F32 / F16 / BF16 / F64 tensors into Float32Array; keeps the header metadata.
 import { DecoderError } from '../gpu/errors';
+import type { CheckpointIndex, IndexedTensor } from './checkpoint';
+import type { WeightSource } from './weight-source';
 
 export type StDtype = 'F32' | 'F16' | 'BF16' | 'F64';
 
@@ -92,6 +94,25 @@ export function parseSafetensors(buf: Uint8Array, source = 'safetensors file'): 
   const tensors = new Map<string, StTensor>();
   for (const e of h.entries) tensors.set(e.name, { name: e.name, dtype: e.dtype, shape: e.shape, bytes: data.subarray(e.begin, e.end) });
   return { tensors, metadata: h.metadata, skipped: h.skipped };
+}
+
+/**
+ * The tensors of a safetensors file at `src`, located, not read: 8 bytes, then the header (checked as
+ * parseSafetensors checks it). Any size: offsets are numbers up to 2^53.
+ */
+export async function safetensorsIndex(src: WeightSource): Promise<CheckpointIndex> {
+  if (src.size < 8) throw new DecoderError('bad-input', `${src.name}: ${src.size} bytes, too short for a safetensors header`);
+  const head = await src.read(0, 8);
+  const n = Number(new DataView(head.buffer, head.byteOffset, 8).getBigUint64(0, true));
+  if (n <= 0 || 8 + n > src.size || n > MAX_HEADER_BYTES)
+    throw new DecoderError('bad-input', `${src.name}: header length ${n} does not fit the file (${src.size} bytes); not a safetensors file?`);
+  const buf = new Uint8Array(8 + n);
+  buf.set(head);
+  buf.set(await src.read(8, n), 8);
+  const h = parseHeader(buf, src.size, src.name);
+  const tensors = new Map<string, IndexedTensor>();
+  for (const e of h.entries) tensors.set(e.name, { name: e.name, dtype: e.dtype, shape: e.shape, offset: 8 + h.n + e.begin, byteLength: e.end - e.begin });
+  return { format: 'safetensors', tensors, skipped: h.skipped, metadata: h.metadata };
 }
 
 /**

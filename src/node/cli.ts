@@ -4,10 +4,11 @@
 import { readFileSync } from 'node:fs';
 import { WanVaeDecoder, type DecodeOptions } from '../decoder';
 import { DecoderError } from '../gpu/errors';
-import { parseLatents, parseStats, type Latents } from '../model/latents';
+import { parseStats, readLatents, type Latents } from '../model/latents';
 import { OFFICIAL, syntheticLatents, syntheticWeights } from '../model/synthetic';
 import { embeddedDefault, GENERATED_DEFAULT } from '../model/default-model';
-import { Weights } from '../model/weights';
+import { openWeights, Weights, type WeightsProgress } from '../model/weights';
+import { fileSource, type FileSource } from './file-source';
 import { framesFor, inferConfig } from '../model/config';
 import { plan, type Plan } from '../plan/planner';
 import { busText, hostLines, hostText } from '../plan/host-text';
@@ -30,6 +31,24 @@ function readInput(path: string, what: string): Uint8Array {
   } catch (e) {
     throw new DecoderError('bad-input', `cannot read ${what} file ${path}: ${ioProblem(e)}`);
   }
+}
+
+/** --weights progress on stderr as --progress says (auto: on a TTY, one line rewritten; on: a line per tensor elsewhere), bytes of the file per tensor read. */
+function weightsProgress(a: Args): WeightsProgress | undefined {
+  const tty = !!process.stderr.isTTY;
+  if (!(a.progress === 'on' || ((a.progress === undefined || a.progress === 'auto') && tty))) return undefined;
+  return ({ tensor, bytesDone, bytesTotal }) => {
+    const line = `[weights] ${mib(bytesDone)} / ${mib(bytesTotal)}  ${tensor}`;
+    const cols = (process.stderr.columns || 80) - 1;
+    if (tty) process.stderr.write(`\r${line.slice(0, cols).padEnd(cols)}${bytesDone >= bytesTotal ? '\n' : ''}`);
+    else process.stderr.write(`${line}\n`);
+  };
+}
+
+/** The weight load's figures for --json: format, bytes read, peak CPU window, time. */
+function weightLoadSummary(w: Weights): Record<string, unknown> {
+  const l = w.load!;
+  return { format: l.format, fileBytes: l.fileBytes, decoderBytes: l.decoderBytes, bytesRead: l.bytesRead, tensorReads: l.reads, peakWindowBytes: l.peakWindowBytes, indexMs: Number(l.indexMs.toFixed(1)), readMs: Number(l.readMs.toFixed(1)), lazy: l.lazy };
 }
 
 function mib(n: number): string {
@@ -70,9 +89,12 @@ async function decodeCmd(a: Args): Promise<number> {
   let latents: Latents;
   let source: string;
   let sample: LoadedSample | undefined;
+  let weightFile: FileSource | undefined;
   if (typeof a.weights === 'string' && typeof a.latents === 'string') {
-    dec = WanVaeDecoder.fromSafetensors(readInput(a.weights, 'weights'), a.weights);
-    latents = parseLatents(readInput(a.latents, 'latents'), a.latents, typeof a['latents-key'] === 'string' ? a['latents-key'] : undefined);
+    // read by ranges (any size, safetensors or torch.save): the decoder's tensors are read as the GPU upload packs them
+    weightFile = fileSource(a.weights);
+    dec = new WanVaeDecoder(await openWeights(weightFile, { onProgress: weightsProgress(a) }));
+    latents = await readLatents(readInput(a.latents, 'latents'), a.latents, typeof a['latents-key'] === 'string' ? a['latents-key'] : undefined);
     source = a.weights;
   } else if (a.synthetic !== undefined) {
     const v = choice(a, 'synthetic', ['2.1', '2.2'] as const, '2.1');
@@ -195,6 +217,7 @@ async function decodeCmd(a: Args): Promise<number> {
     firstFrameSeconds: firstFrameMs === undefined ? null : Number((firstFrameMs / 1000).toFixed(3)),
     backend: r.backend, adapter: r.adapter, options: r.options, plan: reason,
     peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, memory: r.memory,
+    ...(dec.weights.load ? { weightLoad: weightLoadSummary(dec.weights) } : {}),
     ...(psnr === undefined || sample ? {} : { sourceClip: a.source, psnrVsSource: Number(psnr.toFixed(3)), ssimVsSource: Number(ssimSrc.toFixed(4)) }),
     ...(psnr === undefined || !sample ? {} : { sample: sample.info.name, psnrVsSource: Number(psnr.toFixed(3)), ssimVsSource: Number(ssimSrc!.toFixed(4)), psnrTorch: sample!.info.psnrTorch }),
     // each plan used after a GPU fault (out of memory: real, or WAN_VAE_INJECT_OOM=N), with its reason

@@ -55,7 +55,7 @@ export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<S
       // Weights.get checks the count and the first dim (as the JS path's packWeight does)
       const t = weights.get(w.key, [cout, cin, rows / cin]);
       const buf = arena.create('weights', w.key, w.conv.blocked * 2, storageUsage());
-      jobs.push({ key: w.key, buf, data: t.data, cout, cin, taps: rows / cin });
+      jobs.push({ key: w.key, buf, get data() { return t.data; }, cout, cin, taps: rows / cin });
       out.set(w.key, buf);
       continue;
     }
@@ -64,7 +64,7 @@ export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<S
       const { r, cout, cin, kt } = w.wino;
       const t = weights.get(w.wino.src, [cout, cin, kt * 9]);
       const buf = arena.create('weights', w.key, Math.ceil((w.elems * (elem === 'f16' ? 2 : 4)) / 4) * 4, storageUsage());
-      jobs.push({ key: w.key, buf, data: t.data, cout, cin, taps: kt * 9, wino: r, winoElem: elem });
+      jobs.push({ key: w.key, buf, get data() { return t.data; }, cout, cin, taps: kt * 9, wino: r, winoElem: elem });
       out.set(w.key, buf);
       continue;
     }
@@ -73,7 +73,7 @@ export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<S
       const { cout, cin, rows } = w.conv;
       const t = weights.get(w.key, [cout, cin, rows / cin]);
       const buf = arena.create('weights', w.key, w.elems * (elem === 'f16' ? 2 : 4), storageUsage());
-      jobs.push({ key: w.key, buf, data: t.data, cout, cin, taps: rows / cin, portable: elem });
+      jobs.push({ key: w.key, buf, get data() { return t.data; }, cout, cin, taps: rows / cin, portable: elem });
       out.set(w.key, buf);
       continue;
     }
@@ -89,8 +89,8 @@ export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<S
 export interface BlockedWeightJob extends BlockedShape {
   key: string;
   buf: GPUBuffer;
-  /** the PyTorch-order f32 weight [cout, cin, taps] (shape checked) */
-  data: Float32Array;
+  /** the PyTorch-order f32 weight [cout, cin, taps] (shape checked; a getter: lazy weights read it from their file when the job runs) */
+  readonly data: Float32Array;
   /** set: conv3d's portable layout in this storage precision (exec/weights-pack.ts), not the blocked one */
   portable?: Elem;
   /** set: a Winograd conv's U = G g G^T (exec/wino-weights.ts; taps = kt * 9), not the blocked layout */

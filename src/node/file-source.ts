@@ -1,0 +1,44 @@
+// A weight source over a file on disk (Node): positioned reads of a file descriptor, synchronous and
+// asynchronous, any file size (offsets up to 2^53). The descriptor stays open while the decoder may read
+// weights again (a replan builds a new GPU decoder from the same file); close() ends it.
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { DecoderError } from '../gpu/errors';
+import { checkRange, type WeightSource } from '../model/weight-source';
+
+export interface FileSource extends WeightSource {
+  close(): void;
+}
+
+export function fileSource(path: string, name = path): FileSource {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    throw new DecoderError('bad-input', `cannot read ${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  const st = fstatSync(fd);
+  if (!st.isFile()) {
+    closeSync(fd);
+    throw new DecoderError('bad-input', `cannot read ${name}: not a file`);
+  }
+  const src: FileSource = {
+    name,
+    size: st.size,
+    bytesRead: 0,
+    readSync(offset, length) {
+      checkRange(src, offset, length);
+      const out = new Uint8Array(length);
+      // readSync reads at most 2 GiB - 1 per call: loop
+      for (let at = 0; at < length; ) {
+        const n = readSync(fd, out, at, Math.min(length - at, 2 ** 30), offset + at);
+        if (n <= 0) throw new DecoderError('bad-input', `${name}: read ended at byte ${offset + at} of ${src.size}; the file shrank?`);
+        at += n;
+      }
+      src.bytesRead += length;
+      return out;
+    },
+    read: async (offset, length) => src.readSync!(offset, length),
+    close: () => closeSync(fd),
+  };
+  return src;
+}

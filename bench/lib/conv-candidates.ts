@@ -11,9 +11,10 @@
 // unrolled (ms_<label>_gemmu); bands_ and scratchMiB_ say how the scratch cap (WINO_SCRATCH_BYTES) banded the frame.
 import { encodeParams, resolveOverrides, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
 import { conv3d, conv3dTuning, conv3dTuningForCout } from '../../src/kernels/conv3d';
-import { conv3dTiled, conv3dTiledFor, tiledShapeError, type TiledShape } from '../../src/kernels/conv3d-tiled';
+import { conv3dTiled, tiledShapeError, type TiledShape } from '../../src/kernels/conv3d-tiled';
+import { conv3dTiledFor } from '../../src/plan/conv-form';
 import { winogradGemm, winogradIn, winogradOut, winoGemmShape, winoOverrides, type WinoGemmShape, type WinoParams, type WinoScratch } from '../../src/kernels/winograd';
-import { winoBandParams, winoPlanFor, winoScratchElems } from '../../src/kernels/winograd-plan';
+import { winoBandParams, winoPlanFor, winoScratchElems } from '../../src/plan/conv-form';
 import { packWinogradWeight, winoWeightLength, type WinoR } from '../../src/kernels/winograd-transforms';
 import { storageBytes } from '../../src/runtime/f16';
 import { PassTimer } from './gpu-timer';

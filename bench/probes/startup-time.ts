@@ -17,7 +17,8 @@ import { conv3dTuning } from '../../src/kernels/conv3d';
 import { inferConfig } from '../../src/model/config';
 import { OFFICIAL, syntheticWeights } from '../../src/model/synthetic';
 import { plan } from '../../src/plan/planner';
-import { kindOf, weightBuffers, type BindCtx } from '../../src/plan/step-kinds';
+import { weightBuffers } from '../../src/plan/step-kinds';
+import { stepKernels, type BindCtx } from '../../src/runtime/exec/step-kernels';
 import { packWeight } from '../../src/runtime/exec/weights';
 import { installNodeWebGPU } from '../../src/node/install-webgpu';
 
@@ -49,7 +50,7 @@ const ctx: BindCtx = {
 const pipes = new Map<string, { def: AnyKernelDef; overrides: Record<string, number>; uses: number; label: string }>();
 let kernelsUsed = 0;
 for (const s of steps)
-  for (const k of kindOf(s).kernels(s, ctx)) {
+  for (const k of stepKernels(s, ctx)) {
     kernelsUsed++;
     const key = pipelineKey(k.def, k.overrides, elem);
     const e = pipes.get(key);

@@ -16,6 +16,7 @@ import { DEFAULT_NORM_CHUNK, plan, type Plan } from '../plan/planner';
 import { problem } from '../options/check';
 import type { DecodeOptions, DecodeResult } from '../options/decode-options';
 import { OPTIONS } from '../options/schema';
+import { deviceTensorCores } from '../plan/conv-form';
 import { DeviceSlot, lostWithin, OOM_TEXT, type GpuEntry } from './device';
 
 /** The OOM injection of a decode: opts.injectOom, else WAN_VAE_INJECT_OOM from the environment (Node). */
@@ -145,9 +146,9 @@ export class GpuSession {
 
   /** One attempt: (re)build the GPU decoder for `p` if needed and decode under error scopes, racing device loss. */
   private async run(d: GpuEntry, p: Plan, input: Float32Array, place: (f: Frame) => unknown, opts: DecodeOptions, inj: OomInjection | null, result: DecodeResult): Promise<void> {
-    // tensor cores where the plan counted them and the device offers them; else the same plan without their operand copy
-    if (p.opts.tensorCores && !d.mma) p = plan(this.cfg, { ...p.opts, tensorCores: false });
-    const mma = p.opts.tensorCores && d.mma ? d.mma : null;
+    // tensor cores where the plan counted them and the device offers them; else the same plan without their operand copy (conv-form.ts)
+    if (deviceTensorCores(p.opts, d.mma).replan) p = plan(this.cfg, { ...p.opts, tensorCores: false });
+    const mma = deviceTensorCores(p.opts, d.mma).mma;
     const key = JSON.stringify([p.opts, !!mma]);
     if (this.gpu?.key !== key || this.gpu.device !== d.device) {
       // a new plan on the same device: the weights stay on the GPU, adopted by the new decoder

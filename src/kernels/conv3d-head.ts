@@ -32,7 +32,5 @@ export const conv3dHead: KernelDef<Conv3dParams> = {
   cost: (p, ov, elem) => conv3d.cost(p, { ...conv3d.overrides, ...ov }, elem),
 };
 
-/** The overrides of conv3d-head for a conv with `cout` output channels and kernel kt x ks x ks, upsampling `up`, or null when it does not apply. */
-export function conv3dHeadFor(cout: number, ks: number, up: number): { COUT4: number } | null {
-  return ks === 3 && up === 0 && cout <= 4 * MAX_C4 ? { COUT4: Math.ceil(cout / 4) } : null;
-}
+/** MAX_C4 of shaders/conv3d-head.wgsl: the head kernel's largest output (vec4s); src/plan/conv-form.ts HEAD_MAX_C4 equals it (test/structure). */
+export const HEAD_SHADER_MAX_C4 = MAX_C4;

@@ -14,34 +14,14 @@ import pack from '../../shaders/conv3d-mma-pack.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
 import { conv3d, type Conv3dParams } from './conv3d';
+import { mmaGeometry, mmaPaddedWidth } from './conv-layout';
+
+export { blockedConvWeightLength, mmaGeometry, mmaPaddedWidth, mmaScratchElems, packConvWeightBlocked } from './conv-layout';
 
 /** result tiles per subgroup along cout and along pixels (constants of the shader) */
 export const MMA_TM = wgslConst(common, 'TM');
 export const MMA_TN = wgslConst(common, 'TN');
 const PACK_WG = wgslConst(pack, 'WG');
-
-/** Block counts of one conv call: 16-channel input / output blocks, 16-pixel blocks per row, operand rows, pixel blocks. */
-export function mmaGeometry(p: { cin: number; cout: number; h: number; w: number }, ks: number) {
-  const cb = Math.ceil(p.cin / 16);
-  const xb = Math.ceil(p.w / 16);
-  return { cb, xb, ob: Math.ceil(p.cout / 16), rows: p.h + ks - 1, tiles: p.h * xb };
-}
-
-/** Padded columns of one operand row (the row's 16-pixel blocks plus the KS - 1 padding columns). */
-export function mmaPaddedWidth(w: number, ks: number): number {
-  return Math.ceil(w / 16) * 16 + ks - 1;
-}
-
-/**
- * Elements of the operand copy `s` one conv call needs (every temporal tap, tap0 = 0): one copy of each
- * of the KT input frames, channels innermost padded to 16, width padded to 16 plus KS - 1 columns, plus
- * the padding rows. At 96 channels 480x832 (3x3x3): 3 x 96 x 482 x 834 = 116 M elements (232 MB in f16;
- * the three x-shifted copies before 2026-12-01 (e96e7c0) took 3x that).
- */
-export function mmaScratchElems(p: { cin: number; cout: number; h: number; w: number }, kt: number, ks: number): number {
-  const g = mmaGeometry(p, ks);
-  return kt * g.cb * g.rows * mmaPaddedWidth(p.w, ks) * 16;
-}
 
 function mmaDispatch(tm: number, tn: number) {
   return (p: Conv3dParams, ov: Record<string, number>): [number, number, number] => {
@@ -159,34 +139,6 @@ export const conv3dMmaPack: KernelDef<Conv3dParams> = {
     return { flops: 0, bytes: (frames * (p.cin + (ov.NORM ? 1 : 0)) * hwIn + frames * g.cb * g.rows * mmaPaddedWidth(p.w, ks) * 16) * bpe };
   },
 };
-
-/** Number of elements `packConvWeightBlocked` returns. */
-export function blockedConvWeightLength(cout: number, cin: number, kt: number, ks: number): number {
-  const g = mmaGeometry({ cin, cout, h: 1, w: 1 }, ks);
-  return kt * ks * ks * g.ob * g.cb * 256;
-}
-
-/**
- * PyTorch weight [cout, cin, kt, ks, ks] -> conv3d-mma's [tap][ob][cb][16 cout][16 cin] (each 16x16
- * tile contiguous; zeros pad cout and cin to multiples of 16). Tap order (dt, dy, dx) as conv3d's.
- */
-export function packConvWeightBlocked(w: Float32Array, cout: number, cin: number, kt: number, ks: number): Float32Array {
-  const taps = kt * ks * ks;
-  if (w.length !== cout * cin * taps)
-    throw new DecoderError('bad-input', `packConvWeightBlocked: ${w.length} values for [${cout}, ${cin}, ${kt}, ${ks}, ${ks}]`);
-  const { ob, cb } = mmaGeometry({ cin, cout, h: 1, w: 1 }, ks);
-  const out = new Float32Array(taps * ob * cb * 256);
-  const plane = ob * cb * 256; // one tap's tiles
-  for (let o = 0; o < cout; o++) {
-    const row = (o >> 4) * cb * 256 + (o & 15) * 16;
-    let src = o * cin * taps;
-    for (let c = 0; c < cin; c++, src += taps) {
-      const dst = row + (c >> 4) * 256 + (c & 15);
-      for (let t = 0, d = dst; t < taps; t++, d += plane) out[d] = w[src + t]!;
-    }
-  }
-  return out;
-}
 
 /** Moved to gpu/adapter.ts (adapter probing in one place); re-exported for existing imports. */
 export { subgroupMatrixSupport } from '../gpu/adapter';

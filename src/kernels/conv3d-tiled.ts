@@ -17,36 +17,11 @@ import wElem from '../../shaders/conv3d-w.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import type { KernelDef } from '../gpu/kernel';
 import { conv3d, type Conv3dParams } from './conv3d';
+import { tiledShapeError, type TiledShape } from './conv3d-tiled-shape';
 
-/** One tile shape: WG_N x WG_M invocations, each TM4 vec4 channel groups x TN4 pixel quads; BK channels per step. */
-export interface TiledShape {
-  wgN: number;
-  wgM: number;
-  tm4: number;
-  tn4: number;
-  bk: number;
-  /** multiply-adds as fma() (one rounding; FFMA on NVIDIA) instead of `c += a * b` (two roundings as WGSL writes it) */
-  fma?: boolean;
-  /** the BK loop written out (constant workgroup-memory offsets) instead of a loop */
-  unroll?: boolean;
-  /** im2col loads in two copies, from the cache binding and from x, chosen once per quad row instead of per load */
-  split?: boolean;
-}
+export { tiledShapeError, type TiledShape } from './conv3d-tiled-shape';
 
 export const range = (n: number) => [...Array(n).keys()];
-
-/** Why a shape cannot be generated, or null. */
-export function tiledShapeError(t: TiledShape, maxInvocations = 256): string | null {
-  const nt = t.wgN * t.wgM;
-  if (![t.wgN, t.wgM, t.tm4, t.tn4, t.bk].every((v) => Number.isInteger(v) && v >= 1)) return 'every size must be a positive integer';
-  if (nt > maxInvocations) return `${nt} invocations > ${maxInvocations}`;
-  // the im2col loader: one pixel quad per invocation, RB = WG_M / TN4 channel rows per pass
-  if (t.wgM % t.tn4 !== 0) return 'WG_M must be a multiple of TN4 (one loader quad per invocation)';
-  if (t.bk % (t.wgM / t.tn4) !== 0) return `BK must be a multiple of WG_M / TN4 = ${t.wgM / t.tn4}`;
-  const smem = 2 * t.bk * (t.wgM * t.tm4 + t.wgN * t.tn4) * 16;
-  if (smem > 16384 * 3) return `${smem} B of workgroup memory > 48 KiB`;
-  return null;
-}
 
 /** Derived sizes of a shape: invocations, vec4 channel groups / pixel quads per block, loader rows and registers. */
 export interface Geom extends TiledShape {
@@ -246,33 +221,3 @@ export function conv3dTiled(t: TiledShape): KernelDef<Conv3dParams> {
   }
   return def;
 }
-
-/**
- * The generated conv the decoder runs for a conv with `cout` output channels on `hw` output pixels, or
- * null for conv3d: GPU tunings only (MODE 1; CPU adapters keep conv3d's direct loops), channel counts
- * that fill 96- or 128-channel blocks (Wan's 96 ... 1024; the head's 3 and 12 run conv3d-head). The
- * table is the H200's per-shape best of 2026-12-01 (d4de518, bench/results/h200/portable-2026-12-01-d6f80d3/call2,
- * fma forms): 96-channel x 128-pixel blocks of 4 x 8 per invocation on large frames (29.0 TFLOP/s at
- * 96ch 480x832 and 192ch 240x416; the 8 x 8 form where 384 invocations do not fit, 27.3-27.8), and
- * 64-pixel blocks on frames under 50k pixels, where 128-pixel ones leave the last wave of workgroups
- * mostly empty (384ch 120x208: 128 x 64 at 29.7 vs 23.7 for 128 x 128; 384ch 60x104: 96 x 64 at 26.5).
- */
-export function conv3dTiledFor(tuning: Record<string, number>, cout: number, hw: number, maxInvocations = 256): TiledShape | null {
-  if (tuning.MODE !== 1) return null;
-  const small = hw < 50_000;
-  const options: TiledShape[] =
-    small && cout % 128 === 0 && hw >= 20_000 ? [TILED_GPU.c128p64]
-    : cout % 96 === 0 ? (small ? [TILED_GPU.c96p64] : [TILED_GPU.c96p128w, TILED_GPU.c96p128])
-    : cout % 128 === 0 ? (small ? [TILED_GPU.c128p64] : [TILED_GPU.c128p128])
-    : [];
-  return options.find((t) => !tiledShapeError(t, maxInvocations)) ?? null;
-}
-
-/** The decoder's shapes (fma: one rounding per multiply-add): blocks of 96 or 128 channels x 64 or 128 pixels. */
-export const TILED_GPU = {
-  c96p128w: { wgN: 16, wgM: 24, tm4: 1, tn4: 2, bk: 12, fma: true }, // 4 ch x 8 px per invocation, 384 invocations
-  c96p128: { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12, fma: true }, // 8 ch x 8 px, 192 invocations
-  c96p64: { wgN: 16, wgM: 12, tm4: 2, tn4: 1, bk: 12, fma: true }, // 8 ch x 4 px
-  c128p128: { wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 16, fma: true },
-  c128p64: { wgN: 16, wgM: 16, tm4: 2, tn4: 1, bk: 16, fma: true },
-} as const satisfies Record<string, TiledShape>;

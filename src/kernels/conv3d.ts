@@ -148,23 +148,4 @@ function check(p: Conv3dParams, o: Record<string, number>): void {
   if (o.UP && (p.h % 2 || p.w % 2)) throw bad('UP=1 needs an even output size');
 }
 
-/** Number of elements `packConvWeight` returns. */
-export function packedConvWeightLength(cout: number, cin: number, kt: number, ks: number): number {
-  return kt * ks * ks * cin * Math.ceil(cout / 4) * 4;
-}
-
-/**
- * PyTorch weight [cout, cin, kt, ks, ks] -> the shader's [kt*ks*ks taps][cin][cout4*4] (cout padded
- * with zeros to a multiple of 4; the shader reads it as vec4 along cout). Tap order (dt, dy, dx).
- */
-export function packConvWeight(w: Float32Array, cout: number, cin: number, kt: number, ks: number): Float32Array {
-  const taps = kt * ks * ks;
-  if (w.length !== cout * cin * taps)
-    throw new DecoderError('bad-input', `packConvWeight: ${w.length} values for [${cout}, ${cin}, ${kt}, ${ks}, ${ks}]`);
-  const co4 = Math.ceil(cout / 4) * 4;
-  const out = new Float32Array(taps * cin * co4);
-  for (let o = 0; o < cout; o++)
-    for (let c = 0; c < cin; c++)
-      for (let t = 0; t < taps; t++) out[(t * cin + c) * co4 + o] = w[(o * cin + c) * taps + t]!;
-  return out;
-}
+export { packConvWeight, packedConvWeightLength } from './conv-layout';

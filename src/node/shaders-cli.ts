@@ -15,7 +15,7 @@ import { conv3dTuning, conv3dTuningFor } from '../kernels/conv3d';
 import { inferConfig } from '../model/config';
 import { OFFICIAL, syntheticWeights } from '../model/synthetic';
 import type { Plan } from '../plan/planner';
-import { kindOf, type BindCtx } from '../plan/step-kinds';
+import { stepKernels, type BindCtx } from '../runtime/exec/step-kernels';
 import type { Command } from './cli-args';
 import { checkCliOptions, choice, cliValue, optionFlagSpecs, type Args } from './cli-options';
 import { ADAPTERS, planAdapter, planFor } from './cli-plan';
@@ -56,7 +56,7 @@ export function planShaders(p: Plan, target: ShaderTarget): PlanShader[] {
       inPlace: (v, y) => !!v && v.t !== y.t && !v.t.io && pp.slotOf[v.t.id] === pp.slotOf[y.t.id],
     };
     for (const s of pp.prog.steps)
-      for (const k of kindOf(s).kernels(s, ctx)) {
+      for (const k of stepKernels(s, ctx)) {
         const key = pipelineKey(k.def, k.overrides, elem);
         if (byKey.has(key)) continue;
         const code = specializedSource(k.def, k.overrides, elem);

@@ -15,7 +15,9 @@
 //  2. Add the field to DecodeOptions (src/options/decode-options.ts) typed `OptionValue<'key'>`, and pass
 //     it on where it acts (planner options, GpuDecoder). WorkerDecodeOptions picks it from DecodeOptions.
 //  3. The CLI reads it with `cliValue(args, 'key')` (src/node/cli-options.ts) where it builds the decode.
-import { DEFAULT_NORM_CHUNK } from '../plan/graph';
+
+/** --norm-chunk default: 64 Ki pixels (a 480x832 frame in 7 dispatches); plan/graph.ts re-exports it */
+export const DEFAULT_NORM_CHUNK = 65536;
 
 interface Base {
   /** CLI flag without the dashes; null: not a CLI option */

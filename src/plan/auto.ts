@@ -4,7 +4,8 @@
 // way; at each tiling the norm modes are tried in the order given (all three are exact). Pure TS.
 import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
-import type { WeightsPrecision } from '../model/quantize';
+import { convWeightFormat, type WeightsPrecision } from '../model/quantize';
+import { winogradAllowed } from './conv-form';
 import { plan, type Plan, type PlanOptions, type Precision } from './planner';
 import { streamedFloor, withWeightStream } from './weight-stream';
 import { expectedSeconds, flopRate, flopsSplit } from './expected-time';
@@ -106,9 +107,9 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
   // --budget 1024 took 39 s on the 2-core build machine): Winograd runs only in f32 plans with f32 weights held on
   // the GPU, so a direct plan with other storage could only be matched by a Winograd plan with other levers,
   // which is refused below anyway; and where no conv of the whole-frame f32 plan qualifies (Wan2.2's widths,
-  // small frames), no tile's smaller window does either (kernels/winograd-plan.ts: cout and frame size)
+  // small frames), no tile's smaller window does either (conv-form.ts: cout and frame size)
   const dp = direct.plan;
-  if (dp.opts.precision !== 'f32' || (dp.opts.weightsPrecision ?? 'f32') !== 'f32' || dp.weightStream) return direct;
+  if (!winogradAllowed({ precision: dp.opts.precision, wFormat: convWeightFormat(dp.opts.precision, dp.opts.weightsPrecision), weightsStream: !!dp.weightStream })) return direct;
   if (!winoConvCount(plan(cfg, { ...base, conv: 'auto', precision: 'f32', weightsPrecision: 'f32', weightsStream: false, tensorCores: false }))) return direct;
   let wino: Fit;
   try {
@@ -123,10 +124,10 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
   return { ...wino, reason: `${wino.reason}; ${n} convs as Winograd (--conv auto)` };
 }
 
-/** Convs of a plan's first chunk kind that run as Winograd (kernels/winograd-plan.ts). */
+/** Convs of a plan's first chunk kind that run as Winograd (the form conv-form.ts recorded on them). */
 function winoConvCount(p: Plan): number {
   const pps = Object.values(p.programs)[0] ?? [];
-  return pps.reduce((a, pp) => a + pp.prog.steps.filter((s) => s.kind === 'conv' && s.wino).length, 0);
+  return pps.reduce((a, pp) => a + pp.prog.steps.filter((s) => s.kind === 'conv' && s.form === 'winograd').length, 0);
 }
 
 /**

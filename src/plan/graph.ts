@@ -10,7 +10,7 @@
 // chunk (each tile keeps its own rings, frames stream per chunk); 'tile-major' splits it into a 'latent'
 // program that stores the latent-rate output of every chunk, and one program per tile that crops from
 // that store, so only one tile's rings exist at a time (frames complete with the last tile).
-import type { WinoPlan } from '../kernels/winograd-plan';
+import type { ConvForm, WinoPlan } from './conv-form';
 import type { DecoderConfig, DupUpCfg, ResBlockCfg, UpBlockCfg } from '../model/config';
 import type { Tile } from './tiling';
 import { tileWindows, type LevelWindow } from './tile-windows';
@@ -23,8 +23,8 @@ export type ChunkKind = 'first' | 'steady' | 'nocache';
  * planner aliases them; else a separate tensor as 'full'); 'fused' only a per-pixel inverse RMS is written
  * (one extra row of the input tensor) and the next conv applies x·inv·gamma (+ SiLU) while loading.
  */
-/** --norm-chunk default: 64 Ki pixels (a 480x832 frame in 7 dispatches) */
-export const DEFAULT_NORM_CHUNK = 65536;
+/** --norm-chunk default (the option's default, src/options/schema.ts) */
+export { DEFAULT_NORM_CHUNK } from '../options/schema';
 
 export interface NormMode {
   mode: 'full' | 'chunked' | 'fused';
@@ -68,7 +68,9 @@ export interface ConvStep {
   ringFrame: number;
   /** --norm fused: RMS_norm (gamma `gkey`) + optional SiLU applied to x while loading; x carries inv in row cin */
   norm?: { gkey: string; silu: boolean };
-  /** set by the planner (--conv): run as the non-fused Winograd conv, banded (kernels/winograd.ts) */
+  /** set by the planner (conv-form.ts assignConvForms): the kernel family of this conv */
+  form?: ConvForm;
+  /** set by the planner with form 'winograd' (--conv): the non-fused Winograd conv's tile side and band (kernels/winograd.ts) */
   wino?: WinoPlan;
 }
 

@@ -6,45 +6,18 @@ import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
 import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type NormMode, type Program, type Step, type TilePlan, type View } from './graph';
 import { convWeightFormat, type WeightsPrecision } from '../model/quantize';
-import { convFormFor, type ConvOption } from '../kernels/winograd-plan';
+import { assignConvForms, countsInt8Scratch, countsMmaScratch, planOnTensorCores, tensorCoresAllowed, type ConvFormContext, type ConvOption } from './conv-form';
 import { convWeightBytes, kindOf, mmaScratchOf, winoScratchOf, weightBuffers, wqScratchOf } from './step-kinds';
 import { makeTiles, type Tile } from './tiling';
 import { tiledOverhead, tileWindows, type LevelWindow } from './tile-windows';
-import { withWeightStream, type WeightStreamPlan } from './weight-stream';
+import { withWeightStream } from './weight-stream';
+import type { BusTraffic, HostBreakdown, MemoryBreakdown, ParkedTile, Plan, PlanOptions, ProgramPlan, RingPlan, Slot } from './types';
+import { BUS_BYTES_PER_S } from './types';
 import { optionError, problem } from '../options/check';
 import { WAN22_CACHE_OFF, type OptionValue } from '../options/schema';
 
-export type Precision = OptionValue<'precision'>;
-
-export interface TileOption {
-  /** tile core in latent pixels */
-  th: number;
-  tw: number;
-  mode: OptionValue<'tileMode'>;
-  order: OptionValue<'tileOrder'>;
-  /** halo in latent pixels (default 7 exact, 2 blend) */
-  halo?: number;
-  /**
-   * tile-major only: where the latent-rate output of every latent frame waits for the tiles. 'gpu'
-   * (default): a GPU buffer of all frames; 'cpu': read back per chunk into host memory and uploaded into
-   * a one-frame GPU window before each tile's run of that chunk (GPU bytes of one frame, PCIe traffic
-   * of one frame per tile and chunk).
-   */
-  store?: OptionValue<'tileStore'>;
-  /**
-   * fitPlan's search only (tile-major): plan one tile per distinct shape. Every GPU memory figure and
-   * limit equals the full plan's (test/levers/fit-grids.node.test.ts); tiles, bus and host figures do
-   * not, and such a plan is never run.
-   */
-  probe?: boolean;
-  /**
-   * exact tiles: crop each up block's input to the context that level still needs (tile-windows.ts:
-   * the same output, less compute and smaller tile rings). Default true; false = the tile's ext at
-   * every level (the plans before 2026-12-01, c4e0032, for comparisons); number[]: the margins per level
-   * (tests: a margin one short must change the output)
-   */
-  shrink?: boolean | number[];
-}
+export * from './types';
+export { DEFAULT_NORM_CHUNK } from './graph';
 
 /**
  * One tile per distinct (computed, kept, written) size, and window sizes at every level (shrinking
@@ -58,182 +31,6 @@ function distinctTiles(tiles: Tile[], windows: (t: Tile) => LevelWindow[]): Tile
     if (!seen.has(k)) seen.set(k, t);
   }
   return [...seen.values()];
-}
-
-export interface PlanOptions {
-  /** latent frames T */
-  frames: number;
-  /** latent size */
-  h: number;
-  w: number;
-  /** causal feature cache: 'on' exact, 'off' = official feat_cache=None loop (Wan2.1 only) */
-  cache: 'on' | 'off';
-  /** storage precision of weights, activations and cache (accumulation is f32) */
-  precision: Precision;
-  /**
-   * storage of the conv weights (default: = precision): 'int8' (per-output-channel scales) or 'f16' beside
-   * f32 storage are packed and dequantised in the portable conv's operand load (conv3d-wq; biases and
-   * gammas stay in `precision`); 'f32' needs f32 storage
-   */
-  weightsPrecision?: WeightsPrecision;
-  /** read back RGBA8 frames too (for display) */
-  rgba?: boolean;
-  /** spatial tiling; undefined = whole frames */
-  tile?: TileOption;
-  /** where RMS_norm results live (graph.ts NormMode); default 'full' */
-  norm?: NormMode['mode'];
-  /** pixels per norm dispatch with norm 'chunked' (default DEFAULT_NORM_CHUNK) */
-  normChunk?: number;
-  /** f16 only: the convs run on tensor cores (conv3d-mma), whose operand copy the plan counts (activations) */
-  tensorCores?: boolean;
-  /** f32 portable plans: the 3x3 convs' form (kernels/winograd.ts convFormFor; default 'direct': the API and CLI pass the option's default, 'auto'); others stay direct */
-  conv?: ConvOption;
-  /** conv weights stay in CPU memory and stream through a ring of GPU buffers (weight-stream.ts); exact */
-  weightsStream?: boolean;
-  /** ring slots of the weight stream (>= 2); default: the fewest with which no program run uploads a group twice */
-  weightsStreamSlots?: number;
-  /**
-   * frame-major tiling only: the causal cache rings of the tiles not being decoded are parked in CPU
-   * memory (read back after each tile's run of a chunk, uploaded before its next run), so the GPU holds
-   * the rings of one tile (plus a readback buffer of them) instead of every tile's (cache-park.ts)
-   */
-  cacheOffload?: boolean;
-}
-
-export { DEFAULT_NORM_CHUNK } from './graph';
-
-export interface Slot {
-  index: number;
-  bytes: number;
-}
-
-export interface ProgramPlan {
-  prog: Program;
-  /** slot index of each tensor id (-1 for io tensors) */
-  slotOf: Int32Array;
-}
-
-export type MemoryBreakdown = {
-  weights: number;
-  cache: number;
-  activations: number;
-  /** tile-major tiling: the latent-rate output of every latent frame */
-  store: number;
-  io: number;
-  staging: number;
-  uniforms: number;
-  total: number;
-};
-
-/**
- * CPU (host) memory the decoder itself keeps during a decode, by owner, bytes (the caller's copy of the
- * video, DecodeOptions.collect, is not counted). Tile-major's grows with the video length.
- */
-export type HostBreakdown = {
-  /** tile-major 'cpu' store: every latent frame's store entries (grows with the number of latent frames) */
-  store: number;
-  /** cache offload: every tile's parked cache rings (constant in the video length) */
-  cache: number;
-  /** weight streaming: the packed conv weights (plan/weight-stream.ts) */
-  weights: number;
-  /**
-   * frames being assembled (rgb f32, + rgba, + blend weights): tile-major order completes every frame
-   * with its last tile, so it holds ALL frames (grows with the video length); other orders one chunk's
-   */
-  frames: number;
-  total: number;
-};
-
-/** Bytes a decode moves between CPU and GPU memory, by cause, over the whole decode. */
-export type BusTraffic = {
-  /** tile-major 'cpu' store: each chunk's entries read back once and uploaded before every tile's run */
-  store: number;
-  /** cache offload: each tile's rings read back after its run of a chunk and uploaded before the next */
-  cache: number;
-  /** weight streaming: the conv weight groups written into the ring (plan/weight-stream.ts replay) */
-  weights: number;
-  /** the decoded frames (rgb f32, + rgba) read back */
-  frames: number;
-  total: number;
-  /** total / output frames */
-  perFrame: number;
-  /** the levers' traffic (store + cache + weights) at BUS_BYTES_PER_S: the time they may add where not overlapped */
-  leverSeconds: number;
-};
-
-/**
- * A tile's parked rings (cache offload): where each ring's bytes sit in host memory (`offset`) and, in
- * readback batch `batch`, in the readback buffer (`stagingOffset`). The readback buffer holds the largest
- * ring; consecutive rings share a batch while they fit (one map per batch).
- */
-export interface ParkedTile {
-  tile: number;
-  rings: { key: string; buffer: string; bytes: number; offset: number; batch: number; stagingOffset: number }[];
-  bytes: number;
-  batches: number;
-}
-
-/** Host <-> GPU bandwidth assumed for the time estimate of bus traffic (PCIe 4.0 x16, practical). */
-export const BUS_BYTES_PER_S = 16e9;
-
-export interface RingPlan {
-  key: string;
-  label: string;
-  /** elements of one frame (largest tile) */
-  frameElems: number;
-  bytes: number;
-  /** the GPU buffer holding it: = key, or (cache offload) one buffer shared by the same ring of every tile */
-  buffer: string;
-  /** frame-major tile rings: the tile index (null: the latent-rate part, or untiled / tile-major) */
-  tile: number | null;
-}
-
-export interface Plan {
-  cfg: DecoderConfig;
-  opts: PlanOptions & { rgba: boolean; norm: NormMode['mode']; normChunk: number };
-  elemBytes: number;
-  /** programs by chunk kind, in execution order within a chunk (latent, then tiles) */
-  programs: Partial<Record<ChunkKind, ProgramPlan[]>>;
-  tiles: Tile[] | null;
-  slots: Slot[];
-  rings: RingPlan[];
-  /** ring keys of the tile programs (zeroed at every tile start in tile-major order) */
-  tileRingKeys: string[];
-  /** store entry size in elements and entries per chunk (tile-major) */
-  storeFrameElems: number;
-  storePerChunk: number;
-  /** 'cpu': the store lives in host memory (hostStoreBytes) and the GPU holds one chunk's entries */
-  storeWhere: 'gpu' | 'cpu' | null;
-  hostStoreBytes: number;
-  /** CPU memory the plan keeps (the tile store, parked caches), by owner */
-  host: HostBreakdown;
-  /** bytes moved between CPU and GPU over the decode */
-  bus: BusTraffic;
-  /** cache offload: each tile's parked rings (null without it) */
-  park: ParkedTile[] | null;
-  /** cache offload: bytes of the rings' readback buffer (the largest tile's rings) */
-  parkStagingBytes: number;
-  outFrameElems: number;
-  framesOut: number;
-  height: number;
-  width: number;
-  /** largest rgb / rgba element counts any program writes */
-  outElems: number;
-  outRgbaElems: number;
-  uniformStride: number;
-  /** uniform slots of the longest program: one per step, one per chunk of a chunked norm */
-  maxDispatches: number;
-  memory: MemoryBreakdown;
-  /** largest single buffer (maxBufferSize) */
-  largestBuffer: number;
-  /** largest range bound to a shader (maxStorageBufferBindingSize): the store is bound one entry at a time */
-  largestBinding: number;
-  /** bytes of one store entry, padded to the 256-byte storage offset alignment */
-  storeEntryBytes: number;
-  /** conv work of the tiled part over the untiled frame's (1 untiled; tile-windows.ts tiledOverhead) */
-  tileOverhead: number;
-  /** weightsStream: the ring, its groups and the bus bytes of a decode (memory.weights counts the ring) */
-  weightStream: WeightStreamPlan | null;
 }
 
 const UNIFORM_STRIDE = 256; // minUniformBufferOffsetAlignment upper bound in the spec
@@ -372,9 +169,9 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
     throw new DecoderError('unsupported', WAN22_CACHE_OFF);
   const elemBytes = opts.precision === 'f16' ? 2 : 4;
   const wFormat = convWeightFormat(opts.precision, opts.weightsPrecision); // throws for f32 weights with f16 storage
-  // packed weights run the portable conv3d-wq (no tensor cores, no operand copy), except int8 with f16
-  // storage: tensor cores (dequant-int8 expands each conv's weights to f16 just before its GEMM)
-  if (wFormat !== 'elem' && !(wFormat === 'int8' && opts.precision === 'f16')) opts.tensorCores = false;
+  // the conv forms (conv-form.ts): packed weights keep tensor cores only as int8 with f16 storage
+  if (!tensorCoresAllowed(opts.precision, wFormat)) opts.tensorCores = false;
+  const forms: ConvFormContext = { precision: opts.precision, wFormat, tensorCores: !!opts.tensorCores, weightsStream: !!opts.weightsStream, conv: opts.conv ?? 'direct' };
   const allTiles = opts.tile ? makeTiles(h, w, { th: opts.tile.th, tw: opts.tile.tw, mode: opts.tile.mode, halo: opts.tile.halo }) : null;
   // fitPlan's probe (tile-major): one tile per distinct shape, whose programs stand for all the others
   // (tile rings and slots are sized by the largest tile; tiles of one shape share a slot assignment)
@@ -393,9 +190,8 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
       return { prog, slotOf: new Int32Array(0) };
     });
   }
-  // --conv: the Winograd form of each eligible conv (f32 storage, f32 weights held on the GPU; banded scratch below)
-  if (opts.precision === 'f32' && wFormat === 'elem' && !opts.weightsStream)
-    for (const p of all) for (const s of p.steps) if (s.kind === 'conv') s.wino = convFormFor(opts.conv ?? 'direct', s) ?? undefined;
+  // every conv's form, recorded on its step (conv-form.ts; Winograd: banded scratch below)
+  for (const p of all) assignConvForms(p.steps, forms);
   const slotOfs = assignSlots(all, elemBytes, slots);
   let next = 0;
   for (const k of kinds) for (const pp of programs[k]!) pp.slotOf = slotOfs[next++]!;
@@ -453,14 +249,14 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
     throw new DecoderError('bad-input', "a CPU store needs tile-major order (frame-major keeps no store)");
   const storeBytes = storeEntryBytes * storePerChunk * frames;
   // tensor cores: one operand copy of the largest conv call (exec/resources.ts allocates it, bound whole)
-  const mmaScratchBytes = opts.tensorCores && opts.precision === 'f16' && wFormat !== 'f16' ? align4(mmaScratchOf(all.flatMap((g) => g.steps)) * elemBytes) : 0;
+  const mmaScratchBytes = countsMmaScratch(forms) ? align4(mmaScratchOf(all.flatMap((g) => g.steps)) * elemBytes) : 0;
   // + int8 weights: the f16 blocked weights of the largest conv (dequant-int8 writes them before each GEMM)
-  const wqScratchBytes = opts.tensorCores && opts.precision === 'f16' && wFormat === 'int8' ? align4(wqScratchOf(weightSteps(programs)) * 2) : 0;
+  const wqScratchBytes = countsInt8Scratch(forms) ? align4(wqScratchOf(weightSteps(programs)) * 2) : 0;
   // Winograd convs: V + M of the largest band (exec/resources.ts allocates it; kernels/winograd.ts caps it)
   const winoScratchBytes = align4(winoScratchOf(all.flatMap((g) => g.steps)) * 4);
   const memory: MemoryBreakdown = {
     // conv weights by the weights precision (int8: 1 byte per weight + a 4-byte scale per output channel)
-    weights: weightBuffers(weightSteps(programs)).reduce((a, w) => a + (w.conv ? convWeightBytes(w.conv, wFormat, elemBytes, !!opts.tensorCores && opts.precision === 'f16') : align4(w.elems * elemBytes)), 0),
+    weights: weightBuffers(weightSteps(programs)).reduce((a, w) => a + (w.conv ? convWeightBytes(w.conv, wFormat, elemBytes, planOnTensorCores(opts)) : align4(w.elems * elemBytes)), 0),
     // cache offload: the shared buffers of one tile's rings (+ the latent-rate part's rings)
     cache: [...ringBuffers.values()].reduce((a, b) => a + b, 0),
     // + tensor cores: one operand copy of the largest conv call (exec/resources.ts allocates it); int8: + the f16 weights of one conv

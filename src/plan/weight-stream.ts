@@ -13,40 +13,13 @@
 import { DecoderError } from '../gpu/errors';
 import { convWeightFormat } from '../model/quantize';
 import type { Program, Step } from './graph';
-import { BUS_BYTES_PER_S, type Plan } from './planner';
+import { BUS_BYTES_PER_S, type Plan, type StreamEntry, type WeightStreamPlan } from './types';
 import { convWeightBytes, kindOf, weightBuffers } from './step-kinds';
 
 /** Storage-buffer offsets must be multiples of minStorageBufferOffsetAlignment: 256 is its largest allowed value. */
 export const STREAM_ALIGN = 256;
 
-export interface StreamEntry {
-  key: string;
-  group: number;
-  /** byte offset inside the group (= inside its ring slot) */
-  offset: number;
-  bytes: number;
-}
-
-export interface WeightStreamPlan {
-  /** GPU ring slots; group g lives in slot g mod slots, each slot as large as its largest group */
-  slots: number;
-  slotBytes: number[];
-  /** bytes of each group (its entries, aligned) */
-  groups: number[];
-  /** every streamed conv weight, by key */
-  entries: Map<string, StreamEntry>;
-  /** host (CPU) bytes of the streamed weights: all of them, packed as the GPU reads them */
-  hostBytes: number;
-  /** GPU bytes the streamed weights would take resident (one buffer each) */
-  residentBytes: number;
-  /** bytes uploaded during one decode (the replay below) and per latent chunk (that / T) */
-  busBytes: number;
-  busBytesPerChunk: number;
-  /** uploads during one decode (one writeBuffer of a group each) */
-  uploads: number;
-  /** the fewest slots with which no program run uploads a group twice (the default) */
-  slotsNoRepeat: number;
-}
+export type { StreamEntry, WeightStreamPlan } from './types';
 
 /** The streamed weight key of a step (a conv's weight), or null. */
 export function streamedKey(s: Step): string | null {

@@ -14,7 +14,7 @@ import { kernels } from '../../src/kernels/index';
 import { inferConfig } from '../../src/model/config';
 import { syntheticWeights } from '../../src/model/synthetic';
 import { plan, type PlanOptions } from '../../src/plan/planner';
-import { kindOf, type BindCtx } from '../../src/plan/step-kinds';
+import { stepKernels, type BindCtx } from '../../src/runtime/exec/step-kernels';
 import { getTestDevice } from '../helpers/gpu';
 import { needDevice, needF16, notOnThisAdapter } from '../helpers/need';
 
@@ -45,7 +45,7 @@ function variants(elem: Elem, tuning: Record<string, number>, mma: BindCtx['mma'
               inPlace: (v, y) => !!v && v.t !== y.t && !v.t.io && pp.slotOf[v.t.id] === pp.slotOf[y.t.id],
             };
             for (const s of pp.prog.steps)
-              for (const k of kindOf(s).kernels(s, ctx)) out.set(pipelineKey(k.def, k.overrides, elem), { def: k.def, overrides: k.overrides, elem });
+              for (const k of stepKernels(s, ctx)) out.set(pipelineKey(k.def, k.overrides, elem), { def: k.def, overrides: k.overrides, elem });
           }
         }
   return out;

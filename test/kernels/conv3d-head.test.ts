@@ -8,7 +8,8 @@
 // channel index; NORM cases (raw frames + their inverse-RMS row) fail without the norm on load.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Elem } from '../../src/gpu/kernel';
-import { conv3dHead, conv3dHeadFor } from '../../src/kernels/conv3d-head';
+import { conv3dHead } from '../../src/kernels/conv3d-head';
+import { conv3dHeadFor } from '../../src/plan/conv-form';
 import { expectClose } from '../helpers/compare';
 import { conv3dBindings, convCase, type ConvCase } from '../helpers/conv-case';
 import { getTestDevice, withDevice } from '../helpers/gpu';

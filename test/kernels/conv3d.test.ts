@@ -7,13 +7,14 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Elem } from '../../src/gpu/kernel';
 import { conv3d, conv3dTuning, conv3dTuningForCout, packConvWeight } from '../../src/kernels/conv3d';
-import { conv3dTiled, conv3dTiledFor, TILED_GPU, type TiledShape } from '../../src/kernels/conv3d-tiled';
+import { conv3dTiled, type TiledShape } from '../../src/kernels/conv3d-tiled';
+import { conv3dTiledFor, TILED_GPU } from '../../src/plan/conv-form';
 import type { AnyKernelDef } from '../../src/gpu/kernel';
 import { inferConfig } from '../../src/model/config';
 import { syntheticWeights } from '../../src/model/synthetic';
 import type { Step } from '../../src/plan/graph';
 import { plan } from '../../src/plan/planner';
-import { kindOf, type BindCtx } from '../../src/plan/step-kinds';
+import { stepKernels, type BindCtx } from '../../src/runtime/exec/step-kernels';
 import { expectClose } from '../helpers/compare';
 import { isBrowser } from '../helpers/env';
 import { conv3dBindings, convCase, type ConvCase } from '../helpers/conv-case';
@@ -171,7 +172,7 @@ describe('conv3d', () => {
           storeEntry: () => ({ buffer: buf }), inPlace: () => false,
         };
         for (const s of pp.prog.steps as Step[])
-          if (s.kind === 'conv') for (const k of kindOf(s).kernels(s, ctx) as { def: AnyKernelDef }[]) out.push({ id: k.def.id, cout: s.cout });
+          if (s.kind === 'conv') for (const k of stepKernels(s, ctx) as { def: AnyKernelDef }[]) out.push({ id: k.def.id, cout: s.cout });
       }
       return out;
     };

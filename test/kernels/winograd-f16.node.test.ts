@@ -10,7 +10,7 @@
 // Node only (lavapipe offers shader-f16; SwiftShader in the browser project has none).
 import { beforeEach, describe, expect, it } from 'vitest';
 import { winogradGemm, winogradIn, winogradOut, winoGemmShape, winoOverrides, type WinoGemmShape, type WinoScratch } from '../../src/kernels/winograd';
-import { winoBandParams, winoScratchElems } from '../../src/kernels/winograd-plan';
+import { winoBandParams, winoScratchElems } from '../../src/plan/conv-form';
 import { packWinogradWeight, type WinoR } from '../../src/kernels/winograd-transforms';
 import { expectClose } from '../helpers/compare';
 import { convCase, type ConvCase } from '../helpers/conv-case';

@@ -10,7 +10,7 @@
 // ~1e-6 on lavapipe). Node only: lavapipe compiles the 96-channel GEMM in a second, SwiftShader would not.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { winogradGemm, winogradIn, winogradOut, winoGemmShape, winoOverrides } from '../../src/kernels/winograd';
-import { winoBandParams, winoPlanFor, winoScratchElems, WINO_SCRATCH_BYTES } from '../../src/kernels/winograd-plan';
+import { winoBandParams, winoPlanFor, winoScratchElems, WINO_SCRATCH_BYTES } from '../../src/plan/conv-form';
 import { packWinogradWeight, type WinoR } from '../../src/kernels/winograd-transforms';
 import type { TiledShape } from '../../src/kernels/conv3d-tiled';
 import { inferConfig } from '../../src/model/config';

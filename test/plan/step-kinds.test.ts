@@ -12,7 +12,8 @@ import { inferConfig } from '../../src/model/config';
 import { syntheticWeights } from '../../src/model/synthetic';
 import type { Step } from '../../src/plan/graph';
 import { plan, type PlanOptions } from '../../src/plan/planner';
-import { kindOf, type BindCtx } from '../../src/plan/step-kinds';
+import { kindOf } from '../../src/plan/step-kinds';
+import { stepKernels, type BindCtx } from '../../src/runtime/exec/step-kernels';
 
 const CASES = [
   { version: '2.1', dim: 4, zDim: 4 },
@@ -36,7 +37,8 @@ describe.each(CASES)('step-kind table, Wan$version', (spec) => {
   ] as const)('every step, %s: bindings, params, dispatches, ring/store sources and weights agree', (_n, mma) => {
     const buf = {} as GPUBuffer;
     let steps = 0;
-    for (const p of plans)
+    // tensor cores run where the plan records them (src/plan/conv-form.ts): plans made with tensorCores
+    for (const p of mma ? plans.map((q) => plan(cfg, { ...q.opts, tensorCores: true })) : plans)
       for (const pp of Object.values(p.programs).flat()) {
         const ctx: BindCtx = {
           elem: 'f16', cfg, tuning: conv3dTuning.cpu, maxInvocations: 256, mma,
@@ -50,7 +52,7 @@ describe.each(CASES)('step-kind table, Wan$version', (spec) => {
           const label = `${pp.prog.name} ${pp.prog.kind} ${s.label}`;
           const params = kind.params(s, () => 1);
           expect(params.length, label).toBe(kind.dispatches(s));
-          for (const k of kind.kernels(s, ctx) as { def: AnyKernelDef; bindings: unknown[]; overrides: Record<string, number> }[]) {
+          for (const k of stepKernels(s, ctx) as { def: AnyKernelDef; bindings: unknown[]; overrides: Record<string, number> }[]) {
             expect(k.bindings.length, `${label} ${k.def.id} bindings`).toBe(k.def.bindings.length);
             for (const prm of params) for (const f of k.def.params) expect(typeof prm[f.name], `${label} ${k.def.id} param ${f.name}`).toBe('number');
             for (const o of Object.keys(k.overrides)) expect(k.def.overrides, `${label} ${k.def.id} override ${o}`).toHaveProperty(o);

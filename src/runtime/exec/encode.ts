@@ -1,5 +1,5 @@
 // Step encoding: every pipeline and bind group of every program, built once from the step-kind table
-// (step-kinds.ts: each step's kernels, overrides, bindings and params), then one program run recorded
+// (step-kernels.ts / plan/step-kinds.ts: each step's kernels, overrides, bindings and params), then one program run recorded
 // into a command encoder per chunk: its uniforms (one 256-byte slot per dispatch), its dispatches, and
 // the copies after a step (the ring push of a cached conv, a store entry). Dispatch sizes are checked
 // against the device's maxComputeWorkgroupsPerDimension when the decoder is built.
@@ -7,7 +7,8 @@ import { DecoderError } from '../../gpu/errors';
 import { checkDispatch, encodeParams, type AnyKernelDef, type Elem, type PipelineCache } from '../../gpu/kernel';
 import type { Program, Step } from '../../plan/graph';
 import type { Plan, ProgramPlan } from '../../plan/planner';
-import { kindOf, type BindCtx } from '../../plan/step-kinds';
+import { kindOf } from '../../plan/step-kinds';
+import { stepKernels, type BindCtx } from './step-kernels';
 import type { Resources } from './resources';
 import type { StoreWindow } from './store-window';
 
@@ -101,7 +102,7 @@ export class StepEncoder {
       const ctx = this.ctx(pp, 0);
       const list = pp.prog.steps.map((step): Encoded => {
         const kind = kindOf(step);
-        const ks = kind.kernels(step, ctx);
+        const ks = stepKernels(step, ctx);
         const perChunk = kind.perChunk(step);
         // the kernels of a step share one uniform slot per dispatch: one params layout
         const names = (d: AnyKernelDef) => d.params.map((x) => `${x.name}:${x.type}`).join(',');
@@ -132,7 +133,7 @@ export class StepEncoder {
     const key = `${pp.prog.name}|${pp.prog.kind}|${i}|${j}|${this.plan.storeWhere === 'cpu' ? 0 : chunk}`;
     let g = this.chunkGroups.get(key);
     if (!g) {
-      const k = kindOf(step).kernels(step, this.ctx(pp, chunk))[j]!;
+      const k = stepKernels(step, this.ctx(pp, chunk))[j]!;
       g = this.group(`${step.label} chunk ${chunk}`, k.def, k.bindings);
       this.chunkGroups.set(key, g);
     }

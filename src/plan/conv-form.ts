@@ -1,0 +1,279 @@
+// The conv form of every step, decided here and nowhere else: which kernel family runs each conv of a
+// plan (Winograd F(2x2) / F(4x4), tensor cores with f16 or int8-dequantised weights, the portable conv
+// over packed weights, or the portable direct conv), the eligibility rules, the per-shape tables and the
+// measured costs behind them. The planner records the plan-time part on each conv step (ConvStep.form,
+// and ConvStep.wino for Winograd's tile side and band); the adapter-dependent part of the portable conv
+// (the head kernel, the generated tiled conv or conv3d, by the adapter's tuning) is `portableVariant`,
+// which the executor calls (runtime/exec/step-kernels.ts). auto.ts, gpu-session.ts, the planner and the
+// step kinds read these functions instead of deciding. Pure TS: no kernel module with shaders.
+import type { ConvWeightFormat } from '../model/quantize';
+import type { OptionValue } from '../options/schema';
+import { tiledShapeError, type TiledShape } from '../kernels/conv3d-tiled-shape';
+import { winoPositions, type WinoR } from '../kernels/winograd-transforms';
+
+/** The --conv option (src/options/schema.ts). */
+export type ConvOption = OptionValue<'conv'>;
+
+/** The shape of a conv step this module decides on (graph.ts ConvStep has these fields). */
+export interface ConvShape {
+  ks: number;
+  kt: number;
+  cin: number;
+  cout: number;
+  up?: number;
+  /** output spatial size */
+  h: number;
+  w: number;
+}
+
+/**
+ * The plan-time form of a conv step:
+ *   'winograd'  the non-fused Winograd conv (kernels/winograd.ts; tile side and band in ConvStep.wino)
+ *   'mma'       tensor cores: operand copy + the blocked f16 GEMM (kernels/conv3d-mma-flat.ts)
+ *   'mma-int8'  tensor cores with int8 weights: dequant-int8 into an f16 scratch, then 'mma'
+ *   'wq'        the portable conv over packed weights (int8, or f16 beside f32 storage), dequantised in its operand load
+ *   'portable'  the portable direct conv: conv3d-head, conv3d-tiled or conv3d by the adapter (portableVariant)
+ */
+export type ConvForm = 'winograd' | 'mma' | 'mma-int8' | 'wq' | 'portable';
+
+// ---------------------------------------------------------------------------------------------------
+// Tensor cores
+
+/**
+ * Tensor cores run every conv, the 3-channel head too (its output block is 16 channels wide, 13 of them
+ * computed and dropped: 312 ms of the 4.96 s Wan2.1 480x832x81 decode on the portable conv at 1.6 TFLOP/s,
+ * H200 profile 2026-12-01).
+ */
+export const onTensorCores = (_s: ConvShape): boolean => true;
+
+/**
+ * Whether a plan with `tensorCores` asked may keep them: packed weights run the portable conv3d-wq (no
+ * tensor cores, no operand copy), except int8 with f16 storage (dequant-int8 expands each conv's weights
+ * to f16 just before its GEMM).
+ */
+export function tensorCoresAllowed(precision: 'f32' | 'f16', wFormat: ConvWeightFormat): boolean {
+  return wFormat === 'elem' || (wFormat === 'int8' && precision === 'f16');
+}
+
+/** A plan's convs run on tensor cores: asked (and allowed, tensorCoresAllowed) with f16 storage. */
+export const planOnTensorCores = (o: { tensorCores?: boolean; precision: 'f32' | 'f16' }): boolean => !!o.tensorCores && o.precision === 'f16';
+
+/**
+ * The tensor cores a decode of a plan runs on a device: the device's subgroup-matrix configuration where
+ * the plan counted them (opts.tensorCores), else null. `replan`: the plan asked for them and the device
+ * has none, so the same plan without their operand copy must be made (gpu-session.ts).
+ */
+export function deviceTensorCores<M>(o: { tensorCores?: boolean }, deviceMma: M | null): { mma: M | null; replan: boolean } {
+  if (o.tensorCores && !deviceMma) return { mma: null, replan: true };
+  return { mma: o.tensorCores && deviceMma ? deviceMma : null, replan: false };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Winograd: where it runs, its bands and scratch
+
+/**
+ * Largest scratch (V + M, bytes) of one conv's band: 128 MiB, WebGPU's default maxStorageBufferBindingSize
+ * (the scratch is bound whole), so Winograd never needs a larger binding than the adapter's default
+ * (Wan2.1 96ch 480x832 unbanded would be 2.4 GB for F(2x2), 1.4 GB for F(4x4)). Measured on the H200 at
+ * 256 MiB and at 128 MiB (bench/results/h200/, Winograd per-layer rows of 2026-12-01).
+ */
+export const WINO_SCRATCH_BYTES = 128 * 2 ** 20;
+
+/** Tile count rounded up to the GEMM's 4-tile stride (V and M rows). */
+const stride = (nt: number) => Math.ceil(nt / 4) * 4;
+
+/** A conv's Winograd form in a plan: tile side r and tiles per band (a multiple of 128, or all the frame's tiles). */
+export interface WinoPlan {
+  r: WinoR;
+  band: number;
+}
+
+/** Output tiles of an h x w frame. */
+export const winoTiles = (r: WinoR, h: number, w: number): number => Math.ceil(h / r) * Math.ceil(w / r);
+
+/** Scratch elements of a band of `band` tiles: V [E][kt*cin][band] + M [E][cout][band]. */
+export function winoScratchElems(r: WinoR, band: number, cin: number, cout: number, kt: number): number {
+  return winoPositions(r) * (kt * cin + cout) * stride(band);
+}
+
+/**
+ * The Winograd form of a conv, or null where it stays direct: 3x3 spatial taps and >= `minCout` output
+ * channels (Wan's 3x3x3 causal convs and upsample Conv2d; 1x1, 3x1x1 and the 3- or 12-channel head stay
+ * direct). Tiles per band: the most (a multiple of 128) whose scratch fits `capBytes`.
+ */
+export function winoPlanFor(r: WinoR, s: ConvShape, minCout = 96, capBytes = WINO_SCRATCH_BYTES): WinoPlan | null {
+  if (s.ks !== 3 || s.cout < Math.max(16, minCout)) return null;
+  const all = winoTiles(r, s.h, s.w);
+  const perTile = winoPositions(r) * (s.kt * s.cin + s.cout) * 4;
+  const fit = Math.max(128, Math.floor(capBytes / perTile / 128) * 128);
+  return { r, band: Math.min(fit, stride(all)) };
+}
+
+/** Bands (dispatches of each of the three kernels) of a conv with an h x w output. */
+export const winoBandCount = (wp: WinoPlan, h: number, w: number): number => Math.ceil(winoTiles(wp.r, h, w) / wp.band);
+
+/** Params of each band dispatch of a conv whose direct params are `p` (kernels/winograd.ts WinoParams). */
+export function winoBandParams<P extends { h: number; w: number; cin: number }>(wp: WinoPlan, p: P, kt: number): (P & { t0: number; nt: number; m_off: number })[] {
+  const all = winoTiles(wp.r, p.h, p.w);
+  const m_off = winoPositions(wp.r) * kt * p.cin * stride(wp.band);
+  const out: (P & { t0: number; nt: number; m_off: number })[] = [];
+  for (let t0 = 0; t0 < all; t0 += wp.band) out.push({ ...p, t0, nt: Math.min(wp.band, all - t0), m_off });
+  return out;
+}
+
+/**
+ * Per-layer milliseconds of the three forms at the shapes 'auto' was chosen from (H200, Dawn, f32, one
+ * 3x3x3 conv): Wan2.1's four ANCHORS layers (build of df5671f, 2026-12-01) and Wan2.2's three largest
+ * (build of 7117f36, 2026-12-01); bench/results/h200/ holds the runs. Effective 70-94 TFLOP/s for F(4x4)
+ * against 26.5-29.8 direct at Wan2.1's widths; at 1024 channels F(4x4)'s 36 GEMMs over K = 3072 lose to F(2x2).
+ */
+export const WINO_MEASURED_MS: readonly { cout: number; h: number; w: number; direct: number; f2: number; f4: number }[] = [
+  { cout: 96, h: 480, w: 832, direct: 6.84, f2: 4.28, f4: 2.66 },
+  { cout: 192, h: 240, w: 416, direct: 6.86, f2: 3.68, f4: 2.15 },
+  { cout: 384, h: 120, w: 208, direct: 6.68, f2: 3.48, f4: 2.11 },
+  { cout: 384, h: 60, w: 104, direct: 1.87, f2: 0.95, f4: 0.71 },
+  { cout: 256, h: 352, w: 640, direct: 30.61, f2: 15.37, f4: 9.15 },
+  { cout: 512, h: 176, w: 320, direct: 31.53, f2: 14.46, f4: 10.09 },
+  { cout: 1024, h: 88, w: 160, direct: 28.66, f2: 14.29, f4: 17.19 },
+];
+
+/**
+ * 'auto' only on frames of at least AUTO_MIN_PIXELS (60x104, the smallest layer of WINO_MEASURED_MS):
+ * below it nothing was measured, and at small decodes the fixed costs dominate (U, 4x the 3x3 weights,
+ * transformed at upload; three more pipelines per conv form). On lavapipe the CLI test's 1x2x2 latent
+ * (frames of 2x2 to 16x16 px) took 3 s direct and 8.5 s as F(4x4), 2026-12-01.
+ */
+export const AUTO_MIN_PIXELS = 60 * 104;
+
+/**
+ * 'auto' (WINO_MEASURED_MS): F(4x4) for the 3x3 convs of Wan2.1's widths (output channels a multiple of
+ * 96) and of Wan2.2's 256 and 512 channels, F(2x2) at 1024 channels and more, the direct conv elsewhere.
+ */
+function autoWino(s: ConvShape): WinoR | null {
+  if (s.ks !== 3 || s.cout < 96 || s.h * s.w < AUTO_MIN_PIXELS) return null;
+  if (s.cout >= 1024 && s.cout % 128 === 0) return 2;
+  return s.cout % 96 === 0 || s.cout % 128 === 0 ? 4 : null;
+}
+
+/**
+ * The Winograd form of one conv under --conv: null = a direct conv. 'winograd' / 'winograd4': every 3x3
+ * conv with >= 16 output channels (the golden cases' small widths too); 'auto': the form measured fastest
+ * for the conv's shape (autoWino).
+ */
+export function convFormFor(o: ConvOption, s: ConvShape): WinoPlan | null {
+  if (o === 'winograd') return winoPlanFor(2, s, 16);
+  if (o === 'winograd4') return winoPlanFor(4, s, 16);
+  if (o === 'auto') {
+    const r = autoWino(s);
+    return r ? winoPlanFor(r, s) : null;
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The plan-time decision, recorded on the steps
+
+/** What the plan-time decision depends on: the plan's storage, weight format and levers. */
+export interface ConvFormContext {
+  precision: 'f32' | 'f16';
+  wFormat: ConvWeightFormat;
+  /** tensor cores asked and allowed (tensorCoresAllowed) */
+  tensorCores: boolean;
+  weightsStream: boolean;
+  conv: ConvOption;
+}
+
+/**
+ * Winograd runs in f32 plans with f32 weights held on the GPU (the U weights are made at upload; streamed
+ * and packed weights are not transformed).
+ */
+export const winogradAllowed = (c: Pick<ConvFormContext, 'precision' | 'wFormat' | 'weightsStream'>): boolean => c.precision === 'f32' && c.wFormat === 'elem' && !c.weightsStream;
+
+/** The plan-time form of one conv (the Winograd plan where it is 'winograd'). */
+export function decideConvForm(s: ConvShape, c: ConvFormContext): { form: ConvForm; wino?: WinoPlan } {
+  const wino = winogradAllowed(c) ? convFormFor(c.conv, s) : null;
+  if (wino) return { form: 'winograd', wino };
+  const tc = c.tensorCores && c.precision === 'f16' && onTensorCores(s);
+  if (tc) return { form: c.wFormat === 'int8' ? 'mma-int8' : 'mma' };
+  if (c.wFormat !== 'elem') return { form: 'wq' };
+  return { form: 'portable' };
+}
+
+/** Records the form of every conv step among `steps` (ConvStep.form, ConvStep.wino). */
+export function assignConvForms(steps: Iterable<{ kind: string }>, c: ConvFormContext): void {
+  for (const s of steps)
+    if (s.kind === 'conv') {
+      const cs = s as unknown as ConvShape & { form?: ConvForm; wino?: WinoPlan };
+      const d = decideConvForm(cs, c);
+      cs.form = d.form;
+      if (d.wino) cs.wino = d.wino;
+    }
+}
+
+/** Whether a plan's scratch counts the tensor-core operand copy / the int8 weights' f16 scratch (planner). */
+export const countsMmaScratch = (c: Pick<ConvFormContext, 'tensorCores' | 'precision' | 'wFormat'>): boolean => c.tensorCores && c.precision === 'f16' && c.wFormat !== 'f16';
+export const countsInt8Scratch = (c: Pick<ConvFormContext, 'tensorCores' | 'precision' | 'wFormat'>): boolean => c.tensorCores && c.precision === 'f16' && c.wFormat === 'int8';
+
+// ---------------------------------------------------------------------------------------------------
+// The adapter-dependent part: the kernel of a conv step on a device
+
+/** The head kernel (shaders/conv3d-head.wgsl) holds at most this many output vec4 (its MAX_C4; test/structure checks). */
+export const HEAD_MAX_C4 = 3;
+
+/** The overrides of conv3d-head for a conv with `cout` output channels and kernel ks, upsampling `up`, or null when it does not apply. */
+export function conv3dHeadFor(cout: number, ks: number, up: number): { COUT4: number } | null {
+  return ks === 3 && up === 0 && cout <= 4 * HEAD_MAX_C4 ? { COUT4: Math.ceil(cout / 4) } : null;
+}
+
+/** The generated tiled conv's shapes the decoder runs (fma: one rounding per multiply-add): blocks of 96 or 128 channels x 64 or 128 pixels. */
+export const TILED_GPU = {
+  c96p128w: { wgN: 16, wgM: 24, tm4: 1, tn4: 2, bk: 12, fma: true }, // 4 ch x 8 px per invocation, 384 invocations
+  c96p128: { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12, fma: true }, // 8 ch x 8 px, 192 invocations
+  c96p64: { wgN: 16, wgM: 12, tm4: 2, tn4: 1, bk: 12, fma: true }, // 8 ch x 4 px
+  c128p128: { wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 16, fma: true },
+  c128p64: { wgN: 16, wgM: 16, tm4: 2, tn4: 1, bk: 16, fma: true },
+} as const satisfies Record<string, TiledShape>;
+
+/**
+ * The generated conv the decoder runs for a conv with `cout` output channels on `hw` output pixels, or
+ * null for conv3d: GPU tunings only (MODE 1; CPU adapters keep conv3d's direct loops), channel counts
+ * that fill 96- or 128-channel blocks (Wan's 96 ... 1024; the head's 3 and 12 run conv3d-head). The
+ * table is the H200's per-shape best (2026-12-01, fma forms, bench/results/h200/): 96-channel x 128-pixel
+ * blocks of 4 x 8 per invocation on large frames (29.0 TFLOP/s at 96ch 480x832 and 192ch 240x416; the
+ * 8 x 8 form where 384 invocations do not fit, 27.3-27.8), and 64-pixel blocks on frames under 50k
+ * pixels, where 128-pixel ones leave the last wave of workgroups mostly empty (384ch 120x208: 128 x 64
+ * at 29.7 vs 23.7 for 128 x 128; 384ch 60x104: 96 x 64 at 26.5).
+ */
+export function conv3dTiledFor(tuning: Record<string, number>, cout: number, hw: number, maxInvocations = 256): TiledShape | null {
+  if (tuning.MODE !== 1) return null;
+  const small = hw < 50_000;
+  const options: TiledShape[] =
+    small && cout % 128 === 0 && hw >= 20_000 ? [TILED_GPU.c128p64]
+    : cout % 96 === 0 ? (small ? [TILED_GPU.c96p64] : [TILED_GPU.c96p128w, TILED_GPU.c96p128])
+    : cout % 128 === 0 ? (small ? [TILED_GPU.c128p64] : [TILED_GPU.c128p128])
+    : [];
+  return options.find((t) => !tiledShapeError(t, maxInvocations)) ?? null;
+}
+
+/** The portable direct conv's kernel on an adapter: conv3d-head, the generated tiled conv, or conv3d. */
+export type PortableVariant = { kind: 'head'; head: { COUT4: number } } | { kind: 'tiled'; shape: TiledShape } | { kind: 'conv3d' };
+
+/** The portable direct conv's kernel for conv `s` with the adapter's conv3d `tuning` (GPUs: head, then tiled; else conv3d). */
+export function portableVariant(s: ConvShape, tuning: Record<string, number>, maxInvocations: number): PortableVariant {
+  const head = tuning.MODE === 1 ? conv3dHeadFor(s.cout, s.ks, s.up ?? 0) : null;
+  if (head) return { kind: 'head', head };
+  const shape = conv3dTiledFor(tuning, s.cout, s.h * s.w, maxInvocations);
+  return shape ? { kind: 'tiled', shape } : { kind: 'conv3d' };
+}
+
+/**
+ * The kernel family of a conv step on a device: the form the planner recorded, except that the
+ * tensor-core forms run the portable conv where no tensor cores are given (`mma` false; the executor's
+ * tensor cores follow the plan: gpu-session.ts replans without them where the device has none). A step
+ * with no recorded form (built outside plan()) gets the form its weight format and `mma` imply.
+ */
+export function deviceConvForm(s: ConvShape & { form?: ConvForm; wino?: WinoPlan }, mma: boolean, wFormat: ConvWeightFormat): ConvForm {
+  const f = s.form ?? (s.wino ? 'winograd' : mma && onTensorCores(s) && wFormat !== 'f16' ? (wFormat === 'int8' ? 'mma-int8' : wFormat === 'elem' ? 'mma' : 'wq') : wFormat !== 'elem' ? 'wq' : 'portable');
+  if ((f === 'mma' || f === 'mma-int8') && !mma) return f === 'mma-int8' ? 'wq' : 'portable';
+  return f;
+}

@@ -19,7 +19,7 @@ import { framesFor, inferConfig } from '../../src/model/config';
 import { embeddedDefault } from '../../src/model/default-model';
 import { defaultSample, MODEL_DECODER_FILE } from '../../src/model/samples';
 import { SAMPLES } from '../../src/model/samples';
-import { pageHtml, readmeBlocks, where, type Block } from '../docs/readme-blocks';
+import { docBlocks, pageHtml, where, type Block } from '../docs/readme-blocks';
 import { install, ok, openPage, pack, removeWork, run, serve, TOOLS, treeBytes, viteDev, webpackBuild, type Installed, type Packed, type PageOutcome } from './harness';
 
 const MiB = 1024 * 1024;
@@ -241,9 +241,11 @@ describe('browser apps (headless Chromium, SwiftShader)', () => {
   }, 600_000);
 });
 
-describe('README.md code blocks, as written, against the installed package', () => {
-  const blocks = readmeBlocks();
+describe('README.md (and docs/embedding.md) code blocks, as written, against the installed package', () => {
+  const blocks = docBlocks();
   const app = () => installed.app;
+  /** a file name for a block: its markdown file and line */
+  const slug = (b: Block) => `${b.file.replace(/\W+/g, '-')}-${b.line}`;
   /** The block as JavaScript: ts blocks with their types stripped by esbuild (imports left as they are). */
   async function asJs(b: Block, name: string): Promise<string> {
     if (!/^t/.test(b.lang)) return b.code;
@@ -257,8 +259,8 @@ describe('README.md code blocks, as written, against the installed package', () 
   const nodeBlocks = blocks.filter((b) => b.kind === 'node');
   it.each(nodeBlocks.map((b) => [where(b), b] as const))('%s runs as a Node module (.mjs) in the app', async (_, b) => {
     expect(existsSync(join(app(), 'node_modules', 'webgpu')), 'webgpu installed by the Node 20 tests').toBe(true);
-    const file = join(app(), `readme-${b.line}.mjs`);
-    writeFileSync(file, await asJs(b, `node-${b.line}`));
+    const file = join(app(), `readme-${slug(b)}.mjs`);
+    writeFileSync(file, await asJs(b, `node-${slug(b)}`));
     const r = await run(process.execPath, [file], { cwd: app(), timeoutMs: 480_000 });
     expect(r.code, `${where(b)} exited ${r.code}:\n${r.stderr.slice(-2000)}`).toBe(0);
   }, 600_000);
@@ -279,11 +281,11 @@ describe('README.md code blocks, as written, against the installed package', () 
   it.each(pageBlocks.map((b) => [where(b), b] as const))("%s runs in a page (headless Chromium); its plan equals its decode's peak", async (_, b) => {
     const dir = join(app(), 'readme');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `page-${b.line}.html`), pageHtml(await asJs(b, `page-${b.line}`)));
+    writeFileSync(join(dir, `page-${slug(b)}.html`), pageHtml(await asJs(b, `page-${slug(b)}`)));
     const s = await serve(app());
     try {
       // the trained model's 128x128 sample took 178 s in SwiftShader here (2026-12-01): a generous wait
-      const o = (await page(`README ${b.line}`, `${s.url}/readme/page-${b.line}.html`, 540_000)) as PageOutcome & { peak?: number };
+      const o = (await page(where(b), `${s.url}/readme/page-${slug(b)}.html`, 540_000)) as PageOutcome & { peak?: number };
       expect(o.error, `${where(b)}: ${o.error}`).toBeUndefined();
       expect(o.planned, `${where(b)}: plan.plannedPeakGpuBytes (the block names its plan \`plan\`)`).toBeTypeOf('number');
       expect(o.peak, `${where(b)}: result.peakGpuBytes (the block names its decode's result \`result\`)`).toBeTypeOf('number');

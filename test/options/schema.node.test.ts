@@ -16,7 +16,7 @@ import { WanVaeDecoder } from '../../src/decoder';
 import { syntheticWeights } from '../../src/model/synthetic';
 import { allowedValues, checkDecodeOptions, problem } from '../../src/options/check';
 import { OPTION_KEYS, OPTIONS, spec, WAN22_CACHE_OFF, type OptionKey } from '../../src/options/schema';
-import { cliValue, optionFlags, optionKeys, parseArgs, tensorCoreNote } from '../../src/node/cli-options';
+import { cliValue, optionFlags, optionKeys, optionReference, parseArgs, tensorCoreNote } from '../../src/node/cli-options';
 import { main } from '../../src/node/cli';
 import { DEFAULT_OPTIONS } from '../../src/demo/options';
 import { OPTIONS_FORM_MARK, optionsFormHtml } from '../../src/demo/options-form';
@@ -101,16 +101,19 @@ describe('the CLI takes every option with a flag, as the schema says', () => {
       });
     }
 
-  it('the --help text lists every flag with its values and help', async () => {
+  it('COMMAND --help lists every flag of the command with its values; docs/cli-reference.md has the schema help', async () => {
     vi.spyOn(console, 'log').mockImplementation((...m: unknown[]) => void logs.push(m.join(' ')));
-    expect(await main(['--help'])).toBe(0);
-    const help = logs.join('\n');
-    for (const key of OPTION_KEYS) {
-      const s = spec(key);
-      if (!s.flag) continue;
-      expect(help).toContain(`--${s.flag} `);
-      expect(help).toContain(s.help);
+    for (const command of ['decode', 'plan'] as const) {
+      logs.length = 0;
+      expect(await main([command, '--help'])).toBe(0);
+      const help = logs.join('\n');
+      for (const key of optionKeys(command)) {
+        expect(help, `${command} --help`).toContain(`--${spec(key).flag} `);
+        for (const v of allowedValues(key, 'cli') ?? []) expect(help, `${command} --help: --${spec(key).flag} ${v}`).toContain(v);
+      }
     }
+    // the schema's long text (internals, measurements) is the reference page's, not the terminal's
+    for (const key of OPTION_KEYS) if (spec(key).flag) expect(optionReference()).toContain(spec(key).help);
   });
 });
 

@@ -9,7 +9,9 @@
 # .h200/checkpoint/wan-ref/{vae21,vae22}.py (the official modules) and .h200/checkpoint/whl/einops-*.whl
 # (as the speed scenario carries them: cp -r .h200/speed/{wan-ref,whl} .h200/checkpoint/). Results: $OUT/checkpoint.jsonl
 # (make, decode lines with rss_peak_bytes and the CLI's weightLoad, cmp lines).
-# Dry run here: V=2.1 LAT=1x2x2 SKIPBOOT=1 OUT=/tmp/ck bash bench/h200/run.sh checkpoint
+# Dry run here (2026-12-01, 2-core Debian machine, lavapipe, torch 1.13 which lacks the official modules' SDPA, so no
+# reference): PY=/usr/bin/python3 V=2.1 LAT=1x2x2 SKIPBOOT=1 OUT=/tmp/ck bash bench/h200/run.sh checkpoint: full.pth
+# 507,633,841 bytes (the official Wan2.1_VAE.pth is 507,609,880), both decodes rc 0, peak window 16.0 MB.
 V=${V:-2.2} LAT=${LAT:-31x44x80} PY=${PY:-python3}
 CK=${CK:-.h200/checkpoint} DIR=${CKDIR:-/tmp/ck-files}
 IFS=x read -r LT LH LW <<< "$LAT"
@@ -31,7 +33,7 @@ for f in full.pth decoder.safetensors; do
   late "decode-$f" && continue
   t0=$SECONDS
   echo "{\"step\":\"decode\",\"file\":\"$f\",\"run\":$(rss timeout 200 ${WAN_VAE_CLI:-node bin/wan-vae.mjs} decode --dawn-flags "$F" --json --progress off --weights "$DIR/$f" --latents "$DIR/z.npy" --latent-stats none --out "$DIR/o-$f.npy")}" >> "$OUT/checkpoint.jsonl"
-  echo "== decode $f $((SECONDS - t0)) s: $(tail -1 "$OUT/checkpoint.jsonl" | grep -o '"rc": *[0-9]*\|"rss_peak_bytes": *[0-9]*\|"seconds":[0-9.]*\|"weightLoad":{[^}]*}' | tr '\n' ' ' | cut -c1-400)"
+  echo "== decode $f $((SECONDS - t0)) s: $(tail -1 "$OUT/checkpoint.jsonl" | grep -o '"rc": *[0-9]*\|"rss_peak_bytes": *[0-9]*\|"seconds": *[0-9.]*\|"weightLoad": *{[^}]*}' | tr '\n' ' ' | cut -c1-400)"
   timeout 120 $PY $CK/fullsize-check.py cmp "$DIR/ref.npy" "$DIR/o-$f.npy" "$f" >> "$OUT/checkpoint.jsonl" 2>> "$OUT/logs/cmp.err"
   tail -1 "$OUT/checkpoint.jsonl" | cut -c1-300
   rm -f "$DIR/o-$f.npy"

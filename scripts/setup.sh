@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Setup on a fresh Debian 12 machine (root or sudo; no GPU needed): the WebGPU-on-CPU system packages
 # (Mesa >= 25 lavapipe from bookworm-backports for Node + Dawn, Debian's chromium for the browser tests,
-# see ../shared/TOOLING.md), then `npm ci` (which also builds the CLI). Idempotent; quick when done.
+# see ../shared/TOOLING.md), then `npm ci` and the CLI build (`npm run build:cli`). Idempotent; quick when done.
 # Other systems: any Vulkan driver works for Node (set VK_ICD_FILENAMES), any WebGPU browser for the page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,9 +52,9 @@ chromium_ok || { say "/usr/bin/chromium is still missing"; exit 1; }
 firefox_ok || { say "/usr/bin/firefox-esr is still missing"; exit 1; }
 say "system packages ready ($((SECONDS - t0)) s)"
 
-# npm ci also builds dist/cli.js through the `prepare` script.
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund >&2
   say "npm ci done ($((SECONDS - t0)) s)"
 fi
-[ -f dist/cli.js ] || npm run build:cli >&2
+# the CLI bundle (the package has no prepare script): built when missing or older than the sources
+[ -f dist/cli.js ] && [ -z "$(find src shaders vite.cli.config.ts -newer dist/cli.js -print -quit)" ] || npm run build:cli >&2

@@ -2,7 +2,7 @@
 // CLI would choose for the same flags (fitOptions + fitPlan, as src/node/cli.ts `decode`), generated
 // official-shape weights (their generation timed apart: the CLI does it before its timed decode), then
 // `--repeat` decodes of one WanVaeDecoder: the first builds the GPU decoder (weights prepared and
-// uploaded, pipelines compiled: lastBuild, weightPrep.last), the later ones reuse it (warm).
+// uploaded, pipelines compiled: DecodeResult.startup), the later ones reuse it (warm).
 // Run from the Node bench bundle:
 //   node dist/bench-node.js --timing --model 2.2 --latent 31x44x80 [--repeat 2] [--prep gpu|js]
 //     [--dawn-flags F] [CLI decode flags: --budget 1536, --norm fused, ...]
@@ -13,10 +13,8 @@ import { OFFICIAL, syntheticLatents, syntheticWeights } from '../src/model/synth
 import { fitPlan } from '../src/plan/auto';
 import { cliValue, fitOptions, optionFlags, parseArgs } from '../src/node/cli-options';
 import { installNodeWebGPU } from '../src/node/install-webgpu';
-import { weightPrep } from '../src/runtime/exec/weights';
 import { weightPack } from '../src/runtime/exec/weights-pack';
 import { plan } from '../src/plan/planner';
-import { lastBuild } from '../src/runtime/gpu-decoder';
 
 export async function timingMain(argv: string[]): Promise<number> {
   const a = parseArgs(argv.slice(1), ['model', 'latent', 'repeat', 'prep', 'dawn-flags', ...optionFlags('decode')], []);
@@ -27,12 +25,13 @@ export async function timingMain(argv: string[]): Promise<number> {
   const repeat = Number(a.repeat ?? 2);
   const prep = (a.prep ?? 'gpu') as 'gpu' | 'js';
   if (prep !== 'gpu' && prep !== 'js') throw new DecoderError('bad-input', `--prep must be gpu or js, got '${String(a.prep)}'`);
-  weightPrep.mode = prep;
   await installNodeWebGPU(typeof a['dawn-flags'] === 'string' ? [a['dawn-flags']] : []);
   const tGen = performance.now();
   const weights = syntheticWeights({ ...OFFICIAL[v], seed: 1 });
   const genMs = performance.now() - tGen;
   const dec = new WanVaeDecoder(weights);
+  // the weight preparation of this decoder's GPU session (src/decode/gpu-session.ts weightPrep)
+  (dec as unknown as { gpu: { weightPrep: 'gpu' | 'js' } }).gpu.weightPrep = prep;
   const latents = { data: syntheticLatents(dec.cfg.zDim, T, h, w), shape: [dec.cfg.zDim, T, h, w] as [number, number, number, number] };
   // the CLI's plan for these flags (src/node/cli.ts)
   const { cache, req } = fitOptions(a, await dec.gpuLimits());
@@ -56,7 +55,7 @@ export async function timingMain(argv: string[]): Promise<number> {
     const r = await dec.decode(latents, opts);
     console.log(JSON.stringify({
       model: v, latent: [T, h, w], args: argv.slice(1).filter((x, k, all) => x !== '--dawn-flags' && all[k - 1] !== '--dawn-flags').join(' '), run: i, cold: i === 0, seconds: Number(r.seconds.toFixed(3)), firstFrameMs: firstFrameMs === null ? null : Math.round(firstFrameMs), genMs: Math.round(genMs),
-      prep, build: i === 0 ? { ...lastBuild, planMs: Number(planMs.toFixed(1)), weightPrep: weightPrep.last, weightPack: weightPack.last } : null, plan: fit.reason, options: r.options, frames: r.frames, peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, adapter: r.adapter,
+      prep, build: i === 0 ? { ...r.startup, planMs: Number(planMs.toFixed(1)), weightPrep: r.startup?.prep, weightPack: weightPack.last } : null, plan: fit.reason, options: r.options, frames: r.frames, peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, adapter: r.adapter,
     }));
   }
   dec.dispose();

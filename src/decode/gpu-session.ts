@@ -17,6 +17,7 @@ import { problem } from '../options/check';
 import type { DecodeOptions, DecodeResult } from '../options/decode-options';
 import { OPTIONS } from '../options/schema';
 import { deviceTensorCores } from '../plan/conv-form';
+import type { WeightPrepMode } from '../runtime/exec/weights';
 import { DeviceSlot, lostWithin, OOM_TEXT, type GpuEntry } from './device';
 
 /** The OOM injection of a decode: opts.injectOom, else WAN_VAE_INJECT_OOM from the environment (Node). */
@@ -33,6 +34,8 @@ export class GpuSession {
   private readonly slot: DeviceSlot;
   /** the GpuDecoder of the last plan and the device it lives on (a new device after a loss: rebuilt) */
   private gpu: { key: string; dec: GpuDecoder; device: GPUDevice } | null = null;
+  /** how this session's decoders prepare the tensor-core weights (exec/weights.ts; benches compare 'js') */
+  weightPrep: WeightPrepMode = 'gpu';
 
   /** `stop`: aborted by the decoder's dispose() (a GpuDecoder finished after it is freed at once). */
   constructor(
@@ -156,7 +159,7 @@ export class GpuSession {
       this.free();
       let dec: GpuDecoder;
       try {
-        dec = await withOomInjection(inj, () => GpuDecoder.create(d.device, p, this.weights, { tuning: conv3dTuningFor(d.info), mma, reuse: kept }));
+        dec = await withOomInjection(inj, () => GpuDecoder.create(d.device, p, this.weights, { tuning: conv3dTuningFor(d.info), mma, reuse: kept, weightPrep: this.weightPrep }));
       } finally {
         if (kept) destroyReleased(kept.buffers.values());
       }
@@ -195,5 +198,6 @@ export class GpuSession {
     result.peakGpuBytes = dec.arena.peak;
     result.plannedPeakGpuBytes = p.memory.total;
     result.memory = { ...dec.arena.bytes };
+    result.startup = { ...dec.build, prep: { ...dec.build.prep } };
   }
 }

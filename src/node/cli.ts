@@ -23,7 +23,6 @@ import { parseSourceClip, type Clip, type LoadedSample } from '../model/samples'
 import { QualityAccumulator } from '../model/quality';
 import { ioProblem, openOutput, OUTPUT_KINDS, resolveOutput } from './output/write';
 import { Progress } from './output/progress';
-import { lastBuild } from '../runtime/gpu-decoder';
 
 function readInput(path: string, what: string): Uint8Array {
   try {
@@ -222,9 +221,9 @@ async function decodeCmd(a: Args): Promise<number> {
     ...(psnr === undefined || !sample ? {} : { sample: sample.info.name, psnrVsSource: Number(psnr.toFixed(3)), ssimVsSource: Number(ssimSrc!.toFixed(4)), psnrTorch: sample!.info.psnrTorch }),
     // each plan used after a GPU fault (out of memory: real, or WAN_VAE_INJECT_OOM=N), with its reason
     replans: r.replans,
-    // the start-up inside `seconds`: building the GPU decoder (ms; runtime/gpu-decoder.ts lastBuild: allocation + JS
+    // the start-up inside `seconds`: building the GPU decoder (ms; DecodeResult.startup, runtime/gpu-decoder.ts BuildReport: allocation + JS
     // weight packing, pipeline compiles and GPU weight preparation, which share the JS thread, and their total)
-    ...(backend === 'webgpu' ? { startup: Object.fromEntries(Object.entries(lastBuild).map(([k, v]) => [k, Math.round(v)])) } : {}),
+    ...(backend === 'webgpu' && r.startup ? { startup: { resourcesMs: Math.round(r.startup.resourcesMs), pipelinesMs: Math.round(r.startup.pipelinesMs), prepMs: Math.round(r.startup.prepMs), totalMs: Math.round(r.startup.totalMs) } } : {}),
   };
   if (a.json) console.log(JSON.stringify(summary));
   else {

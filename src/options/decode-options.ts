@@ -88,4 +88,6 @@ export interface DecodeResult {
   memory?: MemoryBreakdown;
   /** every plan used after a GPU fault, in order (empty: the first plan ran through) */
   replans: Replan[];
+  /** GPU only: where building the decoder that ran spent its time, ms (runtime/gpu-decoder.ts BuildReport; a decoder kept from an earlier decode reports its build) */
+  startup?: { resourcesMs: number; pipelinesMs: number; prepMs: number; totalMs: number; prep: { mode: 'gpu' | 'js'; gpu: number; js: number; chunks: number; uploadedBytes: number; ms: number } };
 }

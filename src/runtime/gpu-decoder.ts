@@ -21,7 +21,7 @@ import { StepEncoder } from './exec/encode';
 import { Resources } from './exec/resources';
 import { StoreWindow } from './exec/store-window';
 import { Segments } from './exec/weight-stream';
-import { prepareBlockedWeights } from './exec/weights';
+import { prepareBlockedWeights, type PrepCounts, type WeightPrepMode } from './exec/weights';
 import { preparePackedWeights } from './exec/weights-pack';
 import { prepareWinoWeights } from './exec/wino-weights';
 import { storageBytes } from './f16';
@@ -50,12 +50,19 @@ export interface ReleasedWeights {
 }
 
 /**
- * Where the last GpuDecoder.create spent its time (ms): allocation, the JS weight packing and its uploads
- * (resourcesMs), the pipelines' compilation (pipelinesMs, from the end of resourcesMs), the GPU weight
- * preparation until submitted (prepMs, same start: weightPrep.last / weightPack.last; Dawn compiles on
- * this thread, so the two add up rather than overlap), all (totalMs).
+ * Where a GpuDecoder's build (GpuDecoder.create) spent its time (ms): allocation, the JS weight packing and
+ * its uploads (resourcesMs), the pipelines' compilation (pipelinesMs, from the end of resourcesMs), the GPU
+ * weight preparation until submitted (prepMs, same start; Dawn compiles on this thread, so the two add up
+ * rather than overlap), all (totalMs); `prep`: what the tensor-core weights' preparation did, and how.
+ * Each decoder's own (GpuDecoder.build, DecodeResult.startup), so two decoders never read each other's.
  */
-export const lastBuild = { resourcesMs: 0, pipelinesMs: 0, prepMs: 0, totalMs: 0 };
+export interface BuildReport {
+  resourcesMs: number;
+  pipelinesMs: number;
+  prepMs: number;
+  totalMs: number;
+  prep: PrepCounts & { mode: WeightPrepMode };
+}
 
 export class GpuDecoder {
   readonly arena: Arena;
@@ -75,6 +82,8 @@ export class GpuDecoder {
    * nothing unchecked). Resolves to the fault, never rejects.
    */
   private unchecked: Promise<DecoderError | null> | null = null;
+  /** where this decoder's build spent its time (filled by create) */
+  readonly build: BuildReport = { resourcesMs: 0, pipelinesMs: 0, prepMs: 0, totalMs: 0, prep: { mode: 'gpu', gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 } };
 
   private constructor(
     readonly device: GPUDevice,
@@ -93,7 +102,7 @@ export class GpuDecoder {
    * `tuning`: conv3d tiling overrides for the adapter (conv3dTuningFor(info)); default the CPU-adapter tuning.
    * `mma`: run the convs on tensor cores (conv3d-mma; needs f16 storage and the device's subgroup-matrix feature).
    */
-  static async create(device: GPUDevice, plan: Plan, weights: Weights, opts: { tuning?: Record<string, number>; mma?: { subgroupSize: number; emulate?: boolean } | null; reuse?: ReleasedWeights | null } = {}): Promise<GpuDecoder> {
+  static async create(device: GPUDevice, plan: Plan, weights: Weights, opts: { tuning?: Record<string, number>; mma?: { subgroupSize: number; emulate?: boolean } | null; reuse?: ReleasedWeights | null; weightPrep?: WeightPrepMode } = {}): Promise<GpuDecoder> {
     checkLimits(plan, device.limits);
     if (plan.opts.precision === 'f16' && !device.features.has('shader-f16'))
       throw new DecoderError('unsupported', "f16 storage needs the WebGPU feature 'shader-f16', which this adapter does not offer: use precision f32");
@@ -109,7 +118,9 @@ export class GpuDecoder {
       // the previous decoder's weight buffers when they hold the same weights packed the same way
       const reuse = opts.reuse && opts.reuse.weights === weights && opts.reuse.format === d.weightFormat ? opts.reuse.buffers : undefined;
       const t0 = performance.now();
-      d.res = new Resources(device, d.arena, plan, weights, !!d.mma, reuse);
+      const prepMode = opts.weightPrep ?? 'gpu';
+      d.build.prep.mode = prepMode;
+      d.res = new Resources(device, d.arena, plan, weights, !!d.mma, reuse, prepMode);
       d.store = new StoreWindow(device, plan, d.res);
       if (plan.park) d.park = new CachePark(device, plan, d.res);
       d.encoder = new StepEncoder(device, d.cache, plan, d.res, d.store, { tuning: d.tuning, mma: d.mma });
@@ -124,20 +135,20 @@ export class GpuDecoder {
       // latents: 4.4 s against 2.3 s)
       const staging = d.tuning.MODE === 1 ? d.res.slots.reduce<GPUBuffer | null>((a, b) => (a && a.size >= b.size ? a : b), null) : null;
       const prepared = (async () => {
-        await prepareBlockedWeights(device, d.cache, jobs.filter((j) => !j.portable && !j.wino), d.res.mmaScratch, d.res.uniforms, plan.uniformStride);
+        d.build.prep = { ...(await prepareBlockedWeights(device, d.cache, jobs.filter((j) => !j.portable && !j.wino), d.res.mmaScratch, d.res.uniforms, plan.uniformStride, prepMode)), mode: prepMode };
         await preparePackedWeights(device, d.cache, jobs.filter((j) => j.portable), staging, d.res.uniforms, plan.uniformStride);
         // Winograd convs' U through the Winograd scratch (CPU adapters too: its parts are whole weights)
         await prepareWinoWeights(device, d.cache, jobs.filter((j) => j.wino), d.res.winoScratch, d.res.uniforms);
         jobs.length = 0;
-        lastBuild.prepMs = performance.now() - t1;
+        d.build.prepMs = performance.now() - t1;
       })();
       prepared.catch(() => undefined);
-      const built = d.encoder.build().then(() => (lastBuild.pipelinesMs = performance.now() - t1));
+      const built = d.encoder.build().then(() => (d.build.pipelinesMs = performance.now() - t1));
       built.catch(() => undefined);
       await prepared;
       await built;
-      lastBuild.resourcesMs = t1 - t0;
-      lastBuild.totalMs = performance.now() - t0;
+      d.build.resourcesMs = t1 - t0;
+      d.build.totalMs = performance.now() - t0;
     } catch (e) {
       failure = e;
     }

@@ -14,7 +14,7 @@ import { isBrowser } from '../helpers/env';
 import { packConvWeight } from '../../src/kernels/conv3d';
 import type { BlockedShape } from '../../src/kernels/weights-block';
 import { packChunks } from '../../src/kernels/weights-pack';
-import { weightPrep, type BlockedWeightJob } from '../../src/runtime/exec/weights';
+import type { BlockedWeightJob } from '../../src/runtime/exec/weights';
 import { preparePackedWeights, weightPack } from '../../src/runtime/exec/weights-pack';
 import { storageBytes } from '../../src/runtime/f16';
 import { GpuDecoder } from '../../src/runtime/gpu-decoder';
@@ -116,19 +116,14 @@ describe('preparePackedWeights (GPU) = storageBytes(packConvWeight(w), elem) (JS
 describe('GpuDecoder.create packs the portable conv weights on the GPU', () => {
   for (const elem of ['f32', 'f16'] as const)
     it.skipIf(isBrowser)(`${elem}: every conv weight buffer equals the JS-packed one; nothing allocated beyond the plan (peak = planned)`, async (ctx) => {
-      // the decoder built with weightPrep.mode 'js' is the reference; a wrongly packed buffer, a weight left
+      // the decoder built with weightPrep 'js' is the reference; a wrongly packed buffer, a weight left
       // to JS silently (last.gpu) or a staging of its own (arena peak) fails here. GPU tuning: the
       // conv3d-tiled convs of a GPU adapter read this layout too.
       const { device } = elem === 'f16' ? needF16(ctx, gpu) : needDevice(ctx, gpu);
       const weights = syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 5 });
       const p = plan(inferConfig(weights), { frames: 1, h: 4, w: 6, cache: 'on', precision: elem });
       const build = async (mode: 'gpu' | 'js') => {
-        weightPrep.mode = mode;
-        try {
-          return await GpuDecoder.create(device, p, weights, { tuning: { ...conv3dTuning.gpu } });
-        } finally {
-          weightPrep.mode = 'gpu';
-        }
+        return await GpuDecoder.create(device, p, weights, { tuning: { ...conv3dTuning.gpu }, weightPrep: mode });
       };
       const js = await build('js');
       const dec = await build('gpu');

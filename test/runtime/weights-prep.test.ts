@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { halfEdgeValues } from '../helpers/half';
 import { packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
 import { blockChunks, type BlockedShape } from '../../src/kernels/weights-block';
-import { prepareBlockedWeights, weightPrep, type BlockedWeightJob } from '../../src/runtime/exec/weights';
+import { prepareBlockedWeights, type BlockedWeightJob } from '../../src/runtime/exec/weights';
 import { storageBytes } from '../../src/runtime/f16';
 import { GpuDecoder } from '../../src/runtime/gpu-decoder';
 import { plan } from '../../src/plan/planner';
@@ -91,13 +91,12 @@ describe('prepareBlockedWeights (GPU) = storageBytes(packConvWeightBlocked(w), f
         const staging = buffer(stagingWords * 4, STORAGE);
         const uniforms = buffer(parts * 256, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
         const all = [...jobs];
-        expect(weightPrep.mode).toBe('gpu');
         device.pushErrorScope('validation');
-        await prepareBlockedWeights(device, cache, jobs, staging, uniforms, 256);
+        const last = await prepareBlockedWeights(device, cache, jobs, staging, uniforms, 256);
         expect((await device.popErrorScope())?.message).toBeUndefined();
         // the last weight's row (400 x 27 words) is over either staging: JS; the rest on the GPU
-        expect(weightPrep.last).toMatchObject({ gpu: shapes.length - 1, js: 1 });
-        expect(weightPrep.last.chunks).toBeGreaterThan(stagingWords === 3000 ? 8 : 4);
+        expect(last).toMatchObject({ gpu: shapes.length - 1, js: 1 });
+        expect(last.chunks).toBeGreaterThan(stagingWords === 3000 ? 8 : 4);
         const got = await Promise.all([...all.map((j) => j.buf), staging].map((b) => readBytes(device, b)));
         all.forEach((j, i) => {
           const g = new Uint16Array(got[i]!.buffer), w = new Uint16Array(want[i]!.buffer);
@@ -114,18 +113,13 @@ describe('prepareBlockedWeights (GPU) = storageBytes(packConvWeightBlocked(w), f
 
 describe('GpuDecoder.create prepares the tensor-core weights on the GPU', () => {
   it('every conv weight buffer equals the JS-prepared one; nothing allocated beyond the plan (peak = planned)', async (ctx) => {
-    // a decoder built with weightPrep.mode 'js' is the reference; a buffer prepared wrongly, or a weight left
+    // a decoder built with weightPrep 'js' is the reference; a buffer prepared wrongly, or a weight left
     // to the JS path silently (last.gpu), or a staging buffer of its own (arena peak) fails here
     const { device, info } = needF16(ctx, gpu);
     const weights = syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 5 });
     const p = plan(inferConfig(weights), { frames: 1, h: 2, w: 3, cache: 'on', precision: 'f16', tensorCores: true });
     const build = async (mode: 'gpu' | 'js') => {
-      weightPrep.mode = mode;
-      try {
-        return await GpuDecoder.create(device, p, weights, { tuning: conv3dTuningFor(info), mma: { subgroupSize: 32, emulate: true } });
-      } finally {
-        weightPrep.mode = 'gpu';
-      }
+      return await GpuDecoder.create(device, p, weights, { tuning: conv3dTuningFor(info), mma: { subgroupSize: 32, emulate: true }, weightPrep: mode });
     };
     const js = await build('js');
     const dec = await build('gpu');
@@ -134,7 +128,8 @@ describe('GpuDecoder.create prepares the tensor-core weights on the GPU', () => 
       // the conv weights this plan uploads (a 1-frame plan runs no time_conv)
       const convs = [...bufs(dec).keys()].filter((k) => k.endsWith('.weight') && weights.map.get(k)!.shape.length >= 4);
       expect(convs.length).toBeGreaterThan(30);
-      expect(weightPrep.last.gpu).toBe(convs.length);
+      expect(dec.build.prep.gpu).toBe(convs.length);
+      expect(js.build.prep).toMatchObject({ mode: 'js', gpu: 0 });
       expect(dec.arena.peak).toBe(p.memory.total);
       for (const k of convs) expect(Buffer.from(await readBytes(device, bufs(dec).get(k)!)).equals(Buffer.from(await readBytes(device, bufs(js).get(k)!))), k).toBe(true);
     } finally {

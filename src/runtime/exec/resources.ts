@@ -10,7 +10,7 @@ import { mmaScratchOf, winoScratchOf, wqScratchOf } from '../../plan/step-kinds'
 import { convWeightFormat } from '../../model/quantize';
 import { readbackUsage, storageUsage } from './usage';
 import { WeightStream } from './weight-stream';
-import { uploadWeights, type BlockedWeightJob } from './weights';
+import { uploadWeights, type BlockedWeightJob, type WeightPrepMode } from './weights';
 
 export class Resources {
   readonly weights: Map<string, GPUBuffer>;
@@ -42,12 +42,12 @@ export class Resources {
   readonly weightJobs: BlockedWeightJob[] = [];
 
   /** `reuse`: weight buffers of the previous decoder on this device (same model and packing), adopted by key */
-  constructor(device: GPUDevice, readonly arena: Arena, readonly plan: Plan, weights: Weights, mma: boolean, reuse?: Map<string, GPUBuffer>) {
+  constructor(device: GPUDevice, readonly arena: Arena, readonly plan: Plan, weights: Weights, mma: boolean, reuse?: Map<string, GPUBuffer>, prep: WeightPrepMode = 'gpu') {
     const p = plan;
     const elem: Elem = p.opts.precision;
     const steps = Object.values(p.programs).flat().flatMap((pp) => pp.prog.steps);
     const sp = p.weightStream;
-    this.weights = uploadWeights(device, arena, steps, weights, elem, mma, p.opts.weightsPrecision, sp?.entries, reuse, this.weightJobs);
+    this.weights = uploadWeights(device, arena, steps, weights, elem, mma, p.opts.weightsPrecision, sp?.entries, reuse, this.weightJobs, prep);
     if (sp) this.stream = new WeightStream(device, arena, sp, steps, weights, elem, mma, p.opts.weightsPrecision);
     // one GPU buffer per ring `buffer` (cache offload: ring s<k> of every tile shares one, sized for the largest)
     const ringBuffers = new Map<string, GPUBuffer>();

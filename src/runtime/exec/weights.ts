@@ -29,16 +29,16 @@ export function packWeight(w: WeightUse, weights: Weights, elem: Elem, mma: bool
   }
   const data = w.data(weights, blocked);
   const packed = w.conv && format === 'int8' ? packInt8(data, w.conv.cout, w.conv.rows) : w.conv && format === 'f16' ? packF16Pairs(data) : null;
-  return packed ? new Uint8Array(packed.buffer as ArrayBuffer) : storageBytes(data, elem);
+  return packed ? new Uint8Array(packed.buffer as ArrayBuffer) : storageBytes(data, w.wino?.f32 ? 'f32' : elem);
 }
 
 /**
  * Uploads every weight buffer `steps` read, except the keys in `skip` (streamed ones), adopting the ones
  * in `reuse` (by key; taken out of it); returns them by key. Shapes are checked (DecoderError naming the key).
- * `jobs` given (and weightPrep.mode 'gpu'): the blocked f16 conv weights of tensor-core plans are created
+ * `jobs` given (and `mode` 'gpu', the default): the blocked f16 conv weights of tensor-core plans are created
  * but not written; they are pushed there for prepareBlockedWeights.
  */
-export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<Step>, weights: Weights, elem: Elem, mma: boolean, weightsPrecision?: WeightsPrecision, skip?: ReadonlySet<string> | ReadonlyMap<string, unknown>, reuse?: Map<string, GPUBuffer>, jobs?: BlockedWeightJob[]): Map<string, GPUBuffer> {
+export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<Step>, weights: Weights, elem: Elem, mma: boolean, weightsPrecision?: WeightsPrecision, skip?: ReadonlySet<string> | ReadonlyMap<string, unknown>, reuse?: Map<string, GPUBuffer>, jobs?: BlockedWeightJob[], mode: WeightPrepMode = 'gpu'): Map<string, GPUBuffer> {
   const out = new Map<string, GPUBuffer>();
   for (const w of weightBuffers(steps)) {
     if (skip?.has(w.key)) continue;
@@ -50,7 +50,7 @@ export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<S
       continue;
     }
     // tensor cores, f16 weights: conv3d-mma's blocked layout, prepared on the GPU from the f32 rows
-    if (jobs && weightPrep.mode === 'gpu' && w.conv && w.conv.blocked > 0 && mma && elem === 'f16' && convWeightFormat(elem, weightsPrecision) === 'elem') {
+    if (jobs && mode === 'gpu' && w.conv && w.conv.blocked > 0 && mma && elem === 'f16' && convWeightFormat(elem, weightsPrecision) === 'elem') {
       const { cout, cin, rows } = w.conv;
       // Weights.get checks the count and the first dim (as the JS path's packWeight does)
       const t = weights.get(w.key, [cout, cin, rows / cin]);
@@ -60,16 +60,17 @@ export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<S
       continue;
     }
     // Winograd convs (portable f32 / f16 plans): U = G g G^T in the storage type, prepared on the GPU from the f32 rows (exec/wino-weights.ts)
-    if (jobs && weightPrep.mode === 'gpu' && w.wino) {
+    if (jobs && mode === 'gpu' && w.wino) {
       const { r, cout, cin, kt } = w.wino;
       const t = weights.get(w.wino.src, [cout, cin, kt * 9]);
-      const buf = arena.create('weights', w.key, Math.ceil((w.elems * (elem === 'f16' ? 2 : 4)) / 4) * 4, storageUsage());
-      jobs.push({ key: w.key, buf, get data() { return t.data; }, cout, cin, taps: kt * 9, wino: r, winoElem: elem });
+      const uElem: Elem = w.wino.f32 ? 'f32' : elem;
+      const buf = arena.create('weights', w.key, Math.ceil((w.elems * (uElem === 'f16' ? 2 : 4)) / 4) * 4, storageUsage());
+      jobs.push({ key: w.key, buf, get data() { return t.data; }, cout, cin, taps: kt * 9, wino: r, winoElem: uElem });
       out.set(w.key, buf);
       continue;
     }
     // portable convs, conv weights stored in `elem`: conv3d's layout, prepared on the GPU from the f32 rows (exec/weights-pack.ts)
-    if (jobs && weightPrep.mode === 'gpu' && w.conv && !mma && convWeightFormat(elem, weightsPrecision) === 'elem') {
+    if (jobs && mode === 'gpu' && w.conv && !mma && convWeightFormat(elem, weightsPrecision) === 'elem') {
       const { cout, cin, rows } = w.conv;
       const t = weights.get(w.key, [cout, cin, rows / cin]);
       const buf = arena.create('weights', w.key, w.elems * (elem === 'f16' ? 2 : 4), storageUsage());
@@ -103,12 +104,19 @@ export interface BlockedWeightJob extends BlockedShape {
  * How the blocked f16 weights of tensor-core plans are prepared: 'gpu' (default) uploads the f32 rows and
  * re-blocks + rounds them with weights-block (shaders/weights-block.wgsl), 'js' packs them here
  * (packConvWeightBlocked + storageBytes: 11.0 s for Wan2.2's 530 M weights on the H200's host, GPU path 0.91 s, 2026-12-01, 22f5ac7).
- * Same bytes either way (test/runtime/weights-prep.test.ts). `last`: what the last preparation did.
+ * Same bytes either way (test/runtime/weights-prep.test.ts). A decoder's choice (GpuDecoder.create's
+ * `weightPrep`), not a module setting: two decoders of one process may differ.
  */
-export const weightPrep: { mode: 'gpu' | 'js'; last: { gpu: number; js: number; chunks: number; uploadedBytes: number; ms: number } } = {
-  mode: 'gpu',
-  last: { gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 },
-};
+export type WeightPrepMode = 'gpu' | 'js';
+
+/** What one preparation did: weights prepared on the GPU / in JS, submissions, f32 bytes uploaded, ms until all was submitted. */
+export interface PrepCounts {
+  gpu: number;
+  js: number;
+  chunks: number;
+  uploadedBytes: number;
+  ms: number;
+}
 
 /** Upper bound of one staged upload (bytes): the f32 rows of one submission. */
 export const PREP_CHUNK_BYTES = 64 * 2 ** 20;
@@ -127,10 +135,11 @@ function prepareInJs(device: GPUDevice, j: BlockedWeightJob): void {
  * which the decode rewrites per run (queue order keeps the two apart). Both are the plan's own buffers:
  * the preparation allocates no GPU memory (peak = planned). Resolves once everything is submitted.
  */
-export async function prepareBlockedWeights(device: GPUDevice, cache: PipelineCache, jobs: BlockedWeightJob[], staging: GPUBuffer | null, uniforms: GPUBuffer, stride: number): Promise<void> {
-  const last = (weightPrep.last = { gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 });
-  const words = staging && weightPrep.mode === 'gpu' ? stagingWords(device, staging) : 0;
+export async function prepareBlockedWeights(device: GPUDevice, cache: PipelineCache, jobs: BlockedWeightJob[], staging: GPUBuffer | null, uniforms: GPUBuffer, stride: number, mode: WeightPrepMode = 'gpu'): Promise<PrepCounts> {
+  const last: PrepCounts = { gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 };
+  const words = staging && mode === 'gpu' ? stagingWords(device, staging) : 0;
   await runStagedPrep(device, cache, jobs, staging, words, uniforms, stride, { def: weightsBlock, overrides: {}, chunks: blockChunks, params: blockParams, inJs: prepareInJs }, last);
+  return last;
 }
 
 /** f32 words of `staging` one staged chunk may use: its size, the binding limit and PREP_CHUNK_BYTES. */
@@ -160,7 +169,7 @@ export interface StagedPrep<P extends Record<string, number>> {
  * slots, one submission per chunk; jobs no chunk takes (one output-channel group larger than the staging)
  * in JS. `staging` is cleared to zeros afterwards (as created). Records what it did in `last`.
  */
-export async function runStagedPrep<P extends Record<string, number>>(device: GPUDevice, cache: PipelineCache, jobs: BlockedWeightJob[], staging: GPUBuffer | null, words: number, uniforms: GPUBuffer, stride: number, k: StagedPrep<P>, last: typeof weightPrep.last): Promise<void> {
+export async function runStagedPrep<P extends Record<string, number>>(device: GPUDevice, cache: PipelineCache, jobs: BlockedWeightJob[], staging: GPUBuffer | null, words: number, uniforms: GPUBuffer, stride: number, k: StagedPrep<P>, last: PrepCounts): Promise<void> {
   const t0 = performance.now();
   const { chunks, tooLarge } = k.chunks(jobs, words, Math.max(1, Math.floor(uniforms.size / stride)));
   for (const j of tooLarge) k.inJs(device, jobs[j]!);

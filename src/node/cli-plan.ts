@@ -98,8 +98,8 @@ export function weightOwners(p: Plan): WeightOwner[] | null {
   let replaced = 0; // f32 bytes of the 3x3 weights the Winograd copies stand in for
   for (const w of weightBuffers(steps)) {
     const o = w.wino ? acc.winograd : w.conv ? acc.conv : acc.other;
-    if (w.wino) replaced += w.wino.cout * w.wino.cin * w.wino.kt * 9 * 4;
-    o.bytes += w.conv ? convWeightBytes(w.conv, wFormat, p.elemBytes, tc) : Math.ceil((w.elems * (w.wino ? 4 : p.elemBytes)) / 4) * 4;
+    if (w.wino) replaced += w.wino.cout * w.wino.cin * w.wino.kt * 9 * p.elemBytes;
+    o.bytes += w.conv ? convWeightBytes(w.conv, wFormat, p.elemBytes, tc) : Math.ceil((w.elems * (w.wino?.f32 || (w.wino && p.elemBytes === 4) ? 4 : p.elemBytes)) / 4) * 4;
     o.count++;
   }
   if (acc.conv.bytes + acc.winograd.bytes + acc.other.bytes !== p.memory.weights) return null; // an owner this view does not know: show the total only

@@ -109,7 +109,7 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
   // which is refused below anyway; and where no conv of the whole-frame f32 plan qualifies (Wan2.2's widths,
   // small frames), no tile's smaller window does either (conv-form.ts: cout and frame size)
   const dp = direct.plan;
-  if (!winogradAllowed({ precision: dp.opts.precision, wFormat: convWeightFormat(dp.opts.precision, dp.opts.weightsPrecision), weightsStream: !!dp.weightStream })) return direct;
+  if (!winogradAllowed({ precision: dp.opts.precision, wFormat: convWeightFormat(dp.opts.precision, dp.opts.weightsPrecision), weightsStream: !!dp.weightStream, tensorCores: !!dp.opts.tensorCores })) return direct;
   if (!winoConvCount(plan(cfg, { ...base, conv: 'auto', precision: 'f32', weightsPrecision: 'f32', weightsStream: false, tensorCores: false }))) return direct;
   let wino: Fit;
   try {

@@ -10,6 +10,7 @@ import type { ConvWeightFormat } from '../model/quantize';
 import type { OptionValue } from '../options/schema';
 import { tiledShapeError, type TiledShape } from '../kernels/conv3d-tiled-shape';
 import { winoPositions, type WinoR } from '../kernels/winograd-transforms';
+import type { WinoScratch } from '../kernels/winograd';
 
 /** The --conv option (src/options/schema.ts). */
 export type ConvOption = OptionValue<'conv'>;
@@ -86,6 +87,8 @@ const stride = (nt: number) => Math.ceil(nt / 4) * 4;
 export interface WinoPlan {
   r: WinoR;
   band: number;
+  /** V, M and U in f32 or in the storage type (kernels/winograd.ts WinoScratch; winoScratchFor; absent: 'elem') */
+  scratch?: WinoScratch;
 }
 
 /** Output tiles of an h x w frame. */
@@ -101,13 +104,30 @@ export function winoScratchElems(r: WinoR, band: number, cin: number, cout: numb
  * channels (Wan's 3x3x3 causal convs and upsample Conv2d; 1x1, 3x1x1 and the 3- or 12-channel head stay
  * direct). Tiles per band: the most (a multiple of 128) whose scratch fits `capBytes`.
  */
-export function winoPlanFor(r: WinoR, s: ConvShape, minCout = 96, capBytes = WINO_SCRATCH_BYTES): WinoPlan | null {
+export function winoPlanFor(r: WinoR, s: ConvShape, minCout = 96, capBytes = WINO_SCRATCH_BYTES, elemBytes = 4): WinoPlan | null {
   if (s.ks !== 3 || s.cout < Math.max(16, minCout)) return null;
   const all = winoTiles(r, s.h, s.w);
-  const perTile = winoPositions(r) * (s.kt * s.cin + s.cout) * 4;
+  const scratch = winoScratchFor(r, elemBytes);
+  const perTile = winoPositions(r) * (s.kt * s.cin + s.cout) * winoScratchBytes(scratch, elemBytes);
   const fit = Math.max(128, Math.floor(capBytes / perTile / 128) * 128);
-  return { r, band: Math.min(fit, stride(all)) };
+  return { r, band: Math.min(fit, stride(all)), scratch };
 }
+
+/**
+ * V, M and U of F(r x r) in plans whose storage takes `elemBytes`: in f16 plans F(2x2) keeps them in f16 and
+ * F(4x4) in f32. F(4x4) rounds through coefficients up to 25 (B^T) and 8 (A^T): with f16 V, M and U the Wan2.1
+ * 480x832x81 decode came to 58.8 dB against the f32 decode (H200, 2026-12-01, 8afd812 + its probe patch,
+ * bench/results/h200/probe-f16-wino-2026-12-01-8afd812), under the 60 dB of f16 paths; F(2x2) with f16 ones
+ * 65.9 dB. Per layer (test/kernels/winograd-f16.node.test.ts, 96 channels, lavapipe) F(4x4) with an f32
+ * scratch adds nothing measurable to the f16 output rounding (NMSE 4.6e-8), with an f16 one 10x that; whole
+ * decode on lavapipe (2x8x13 latents, every conv F(4x4)): 67.6 dB against 57.9 dB.
+ */
+export function winoScratchFor(r: WinoR, elemBytes: number): WinoScratch {
+  return elemBytes === 2 && r === 4 ? 'f32' : 'elem';
+}
+
+/** Bytes of one scratch (and U) element. */
+export const winoScratchBytes = (sc: WinoScratch | undefined, elemBytes: number): number => (sc === 'f32' ? 4 : elemBytes);
 
 /** Bands (dispatches of each of the three kernels) of a conv with an h x w output. */
 export const winoBandCount = (wp: WinoPlan, h: number, w: number): number => Math.ceil(winoTiles(wp.r, h, w) / wp.band);
@@ -160,12 +180,12 @@ function autoWino(s: ConvShape): WinoR | null {
  * conv with >= 16 output channels (the golden cases' small widths too); 'auto': the form measured fastest
  * for the conv's shape (autoWino).
  */
-export function convFormFor(o: ConvOption, s: ConvShape): WinoPlan | null {
-  if (o === 'winograd') return winoPlanFor(2, s, 16);
-  if (o === 'winograd4') return winoPlanFor(4, s, 16);
+export function convFormFor(o: ConvOption, s: ConvShape, elemBytes = 4): WinoPlan | null {
+  if (o === 'winograd') return winoPlanFor(2, s, 16, WINO_SCRATCH_BYTES, elemBytes);
+  if (o === 'winograd4') return winoPlanFor(4, s, 16, WINO_SCRATCH_BYTES, elemBytes);
   if (o === 'auto') {
     const r = autoWino(s);
-    return r ? winoPlanFor(r, s) : null;
+    return r ? winoPlanFor(r, s, 96, WINO_SCRATCH_BYTES, elemBytes) : null;
   }
   return null;
 }
@@ -184,14 +204,16 @@ export interface ConvFormContext {
 }
 
 /**
- * Winograd runs in f32 plans with f32 weights held on the GPU (the U weights are made at upload; streamed
- * and packed weights are not transformed).
+ * Winograd runs in portable plans (f32, or f16 without tensor cores: the stock-browser path) with weights in
+ * the storage type held on the GPU (the U weights are made at upload; streamed and packed weights are not
+ * transformed). f16 plans on tensor cores keep their GEMM (faster there, H200 2026-12-01: 4.08 s against
+ * 5.37 s for Wan2.1 480x832x81).
  */
-export const winogradAllowed = (c: Pick<ConvFormContext, 'precision' | 'wFormat' | 'weightsStream'>): boolean => c.precision === 'f32' && c.wFormat === 'elem' && !c.weightsStream;
+export const winogradAllowed = (c: Pick<ConvFormContext, 'precision' | 'wFormat' | 'weightsStream' | 'tensorCores'>): boolean => (c.precision === 'f32' || !c.tensorCores) && c.wFormat === 'elem' && !c.weightsStream;
 
 /** The plan-time form of one conv (the Winograd plan where it is 'winograd'). */
 export function decideConvForm(s: ConvShape, c: ConvFormContext): { form: ConvForm; wino?: WinoPlan } {
-  const wino = winogradAllowed(c) ? convFormFor(c.conv, s) : null;
+  const wino = winogradAllowed(c) ? convFormFor(c.conv, s, c.precision === 'f16' ? 2 : 4) : null;
   if (wino) return { form: 'winograd', wino };
   const tc = c.tensorCores && c.precision === 'f16' && onTensorCores(s);
   if (tc) return { form: c.wFormat === 'int8' ? 'mma-int8' : 'mma' };

@@ -253,10 +253,10 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   // + int8 weights: the f16 blocked weights of the largest conv (dequant-int8 writes them before each GEMM)
   const wqScratchBytes = countsInt8Scratch(forms) ? align4(wqScratchOf(weightSteps(programs)) * 2) : 0;
   // Winograd convs: V + M of the largest band (exec/resources.ts allocates it; kernels/winograd.ts caps it)
-  const winoScratchBytes = align4(winoScratchOf(all.flatMap((g) => g.steps)) * 4);
+  const winoScratchBytes = align4(winoScratchOf(all.flatMap((g) => g.steps), elemBytes));
   const memory: MemoryBreakdown = {
     // conv weights by the weights precision (int8: 1 byte per weight + a 4-byte scale per output channel)
-    weights: weightBuffers(weightSteps(programs)).reduce((a, w) => a + (w.conv ? convWeightBytes(w.conv, wFormat, elemBytes, planOnTensorCores(opts)) : align4(w.elems * elemBytes)), 0),
+    weights: weightBuffers(weightSteps(programs)).reduce((a, w) => a + (w.conv ? convWeightBytes(w.conv, wFormat, elemBytes, planOnTensorCores(opts)) : align4(w.elems * (w.wino?.f32 ? 4 : elemBytes))), 0),
     // cache offload: the shared buffers of one tile's rings (+ the latent-rate part's rings)
     cache: [...ringBuffers.values()].reduce((a, b) => a + b, 0),
     // + tensor cores: one operand copy of the largest conv call (exec/resources.ts allocates it); int8: + the f16 weights of one conv

@@ -5,7 +5,7 @@
 // Adding or re-laying-out an op is an edit of its record there and here (as ONNX Runtime's op table).
 // Pure planning: no kernel module carrying shaders (test/structure/no-cycles.test.ts).
 import { blockedConvWeightLength, mmaScratchElems, packConvWeight, packConvWeightBlocked, packedConvWeightLength } from '../kernels/conv-layout';
-import { onTensorCores, winoBandCount, winoBandParams, winoScratchElems } from './conv-form';
+import { onTensorCores, winoBandCount, winoBandParams, winoScratchBytes, winoScratchElems } from './conv-form';
 import { packWinogradWeight, winoWeightLength } from '../kernels/winograd-transforms';
 import { int8BlockedBytes, packedWeightBytes } from '../model/quantize';
 import type { Weights } from '../model/weights';
@@ -23,8 +23,8 @@ export interface WeightUse {
    * f16 weights hold that instead: convWeightBytes)
    */
   conv?: { cout: number; rows: number; blocked: number; cin: number };
-  /** a Winograd conv's U (f32): made on the GPU from the model's weight `src` where the executor can (exec/wino-weights.ts) */
-  wino?: { r: 2 | 4; src: string; cout: number; cin: number; kt: number };
+  /** a Winograd conv's U (in the storage type, or f32 where `f32`: the conv's scratch type, conv-form.ts winoScratchFor): made on the GPU from the model's weight `src` where the executor can (exec/wino-weights.ts) */
+  wino?: { r: 2 | 4; src: string; cout: number; cin: number; kt: number; f32: boolean };
 }
 
 export interface StepKind<S extends Step> {
@@ -55,11 +55,11 @@ export function convWeightBytes(w: NonNullable<WeightUse['conv']>, format: Param
 }
 
 /** A Winograd conv's weight: U = G g G^T in float64 ([E][kt*cin][cout4*4], f32; its own key, (r+2)^2/9 of the 3x3 weights). */
-function winoWeight(s: ConvStep, r: 2 | 4): WeightUse {
+function winoWeight(s: ConvStep, r: 2 | 4, f32: boolean): WeightUse {
   return {
     key: `${s.wkey}.weight.wino${r}`,
     elems: winoWeightLength(r, s.cout, s.cin, s.kt),
-    wino: { r, src: `${s.wkey}.weight`, cout: s.cout, cin: s.cin, kt: s.kt },
+    wino: { r, src: `${s.wkey}.weight`, cout: s.cout, cin: s.cin, kt: s.kt, f32 },
     data(w) {
       const want = s.up ? [s.cout, s.cin, 3, 3] : [s.cout, s.cin, s.kt, 3, 3];
       return packWinogradWeight(w.get(`${s.wkey}.weight`, want).data, r, s.cout, s.cin, s.kt);
@@ -72,7 +72,7 @@ const conv: StepKind<ConvStep> = {
   // conv3d HAS_RES=2: the conv reads its residual at the output pixel only, so y may take its slot
   inPlace: (s) => (s.res && s.res.t !== s.x.t ? [s.res, s.y] : null),
   weights: (s) => [
-    s.wino ? winoWeight(s, s.wino.r) : {
+    s.wino ? winoWeight(s, s.wino.r, s.wino.scratch === 'f32') : {
       key: `${s.wkey}.weight`,
       elems: packedConvWeightLength(s.cout, s.cin, s.kt, s.ks),
       conv: { cout: s.cout, cin: s.cin, rows: s.kt * s.ks * s.ks * s.cin, blocked: blockedConvWeightLength(s.cout, s.cin, s.kt, s.ks) },
@@ -190,9 +190,9 @@ export function wqScratchOf(steps: Iterable<Step>): number {
   return elems;
 }
 
-/** Elements of the largest Winograd scratch (V + M of one band) of any conv among `steps` (0: none runs Winograd). */
-export function winoScratchOf(steps: Iterable<Step>): number {
+/** Bytes of the largest Winograd scratch (V + M of one band, in each conv's scratch type: f32, or the storage type of `elemBytes`) of any conv among `steps` (0: none runs Winograd). */
+export function winoScratchOf(steps: Iterable<Step>, elemBytes: number): number {
   let elems = 0;
-  for (const s of steps) if (s.kind === 'conv' && s.wino) elems = Math.max(elems, winoScratchElems(s.wino.r, s.wino.band, s.cin, s.cout, s.kt));
+  for (const s of steps) if (s.kind === 'conv' && s.wino) elems = Math.max(elems, winoScratchElems(s.wino.r, s.wino.band, s.cin, s.cout, s.kt) * winoScratchBytes(s.wino.scratch, elemBytes));
   return elems;
 }

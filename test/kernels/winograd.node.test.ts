@@ -105,7 +105,7 @@ describe('winoPlanFor: which convs, and bands under the scratch cap', () => {
     expect(winoPlanFor(2, { ...s, cout: 48 }, 16)?.r).toBe(2); // asked for (--conv winograd)
     expect(winoPlanFor(2, { ...s, cout: 12 }, 16)).toBe(null); // Wan2.2's 12-channel head
     // a small frame: one band of all its tiles (rounded up to a multiple of 4)
-    expect(winoPlanFor(2, { ...s, h: 6, w: 10 })).toEqual({ r: 2, band: 16 });
+    expect(winoPlanFor(2, { ...s, h: 6, w: 10 })).toEqual({ r: 2, band: 16, scratch: 'elem' });
   });
 });
 
@@ -115,7 +115,7 @@ describe('--conv auto: F(4x4) on Wan2.1 widths where it needs no other lever', (
   const limits = { maxStorageBufferBindingSize: 2 ** 31, maxBufferSize: 2 ** 40 };
   const base = { frames: 21, h: 60, w: 104, cache: 'on' as const, conv: 'auto' as const };
   const winos = (p: Plan) => Object.values(p.programs).flat().flatMap((pp) => pp.prog.steps).filter((s) => s.kind === 'conv' && s.wino).map((s) => (s as { wino: { r: number } }).wino.r);
-  it('plain plan() (no conv) is direct; auto, no budget: every 3x3 conv with a multiple of 96 channels on F(4x4); Wan2.2 by width; f16 stays direct', () => {
+  it('plain plan() (no conv) is direct; auto, no budget: every 3x3 conv with a multiple of 96 channels on F(4x4); Wan2.2 by width; f16 on tensor cores stays direct', () => {
     expect(winos(plan(wan21, { ...base, conv: undefined, precision: 'f32' }))).toEqual([]);
     const fit = fitPlan(wan21, base, { limits, precisions: ['f32'], tile: 'auto' });
     expect(winos(fit.plan).length).toBeGreaterThan(30);
@@ -130,7 +130,7 @@ describe('--conv auto: F(4x4) on Wan2.1 widths where it needs no other lever', (
     // direct, a 60x104 latent's every level is Winograd; an auto that ignored the frame size fails the first line
     expect(winos(fitPlan(wan21, { ...base, frames: 2, h: 2, w: 3 }, { limits, precisions: ['f32'], tile: 'auto' }).plan)).toEqual([]);
     expect(winos(plan(wan21, { ...base, frames: 2, h: 2, w: 3, precision: 'f32', conv: 'winograd4' })).length).toBeGreaterThan(30);
-    expect(winos(plan(wan21, { ...base, precision: 'f16' }))).toEqual([]);
+    expect(winos(plan(wan21, { ...base, precision: 'f16', tensorCores: true }))).toEqual([]);
   });
   it('a budget the direct plan fits in whole frames and the Winograd plan does not: the direct plan, not tiles', () => {
     // a fitPlan that kept Winograd at any cost would tile (slower and more memory traffic) instead

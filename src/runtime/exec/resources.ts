@@ -76,8 +76,8 @@ export class Resources {
       if (wq) this.wqScratch = arena.create('activations', 'int8 weights of one conv in f16 (dequant-int8)', wq * 2, storageUsage());
     }
     // Winograd convs (portable f32 plans): V + M of the largest band (the planner counts it as activations)
-    const wino = winoScratchOf(steps);
-    if (wino) this.winoScratch = arena.create('activations', 'Winograd V + M of one band', Math.ceil((wino * p.elemBytes) / 4) * 4, storageUsage());
+    const wino = winoScratchOf(steps, p.elemBytes);
+    if (wino) this.winoScratch = arena.create('activations', 'Winograd V + M of one band', Math.ceil(wino / 4) * 4, storageUsage());
     for (const k of [0, 1]) this.staging.push(arena.create('staging', `readback ${k}`, (p.outElems + p.outRgbaElems) * 4, readbackUsage()));
     this.uniforms = arena.create('uniforms', 'params', p.maxDispatches * p.uniformStride, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
   }

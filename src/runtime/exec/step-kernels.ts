@@ -70,10 +70,11 @@ const conv: Kernels<ConvStep> = (s, c): StepKernel[] => {
   if (form === 'winograd' && s.wino) {
     const ov = winoOverrides({ KT: s.kt, UP: s.up, HAS_RES: res, NORM: load.NORM, SILU: load.SILU });
     const shape = winoGemmShape(s.cout, c.maxInvocations)!;
+    const sc = s.wino.scratch ?? 'elem';
     return [
-      { def: winogradIn(s.wino.r), overrides: ov.in, bindings: [c.view(s.x), ring, gamma, c.winoScratch!] },
-      { def: winogradGemm(s.wino.r, shape), overrides: ov.gemm, bindings: [c.winoScratch!, c.weight(`${s.wkey}.weight.wino${s.wino.r}`)] },
-      { def: winogradOut(s.wino.r), overrides: ov.out, bindings: [c.winoScratch!, b, resBuf, c.view(s.y)] },
+      { def: winogradIn(s.wino.r, sc), overrides: ov.in, bindings: [c.view(s.x), ring, gamma, c.winoScratch!] },
+      { def: winogradGemm(s.wino.r, shape, sc), overrides: ov.gemm, bindings: [c.winoScratch!, c.weight(`${s.wkey}.weight.wino${s.wino.r}`)] },
+      { def: winogradOut(s.wino.r, sc), overrides: ov.out, bindings: [c.winoScratch!, b, resBuf, c.view(s.y)] },
     ];
   }
   // packed weights (int8, or f16 beside f32 activations): conv3d-wq dequantises them in its operand load

@@ -4,9 +4,9 @@
 // and the exact GPU bytes by owner. The arena allocates exactly this; nothing is allocated per frame.
 import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
-import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type NormMode, type Program, type Step, type TilePlan, type View } from './graph';
-import { convWeightFormat, type WeightsPrecision } from '../model/quantize';
-import { assignConvForms, countsInt8Scratch, countsMmaScratch, planOnTensorCores, tensorCoresAllowed, type ConvFormContext, type ConvOption } from './conv-form';
+import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type Program, type Step, type TilePlan, type View } from './graph';
+import { convWeightFormat } from '../model/quantize';
+import { assignConvForms, countsInt8Scratch, countsMmaScratch, planOnTensorCores, tensorCoresAllowed, type ConvFormContext } from './conv-form';
 import { convWeightBytes, kindOf, mmaScratchOf, winoScratchOf, weightBuffers, wqScratchOf } from './step-kinds';
 import { makeTiles, type Tile } from './tiling';
 import { tiledOverhead, tileWindows, type LevelWindow } from './tile-windows';
@@ -14,7 +14,7 @@ import { withWeightStream } from './weight-stream';
 import type { BusTraffic, HostBreakdown, MemoryBreakdown, ParkedTile, Plan, PlanOptions, ProgramPlan, RingPlan, Slot } from './types';
 import { BUS_BYTES_PER_S } from './types';
 import { optionError, problem } from '../options/check';
-import { WAN22_CACHE_OFF, type OptionValue } from '../options/schema';
+import { WAN22_CACHE_OFF } from '../options/schema';
 
 export * from './types';
 export { DEFAULT_NORM_CHUNK } from './graph';

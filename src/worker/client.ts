@@ -48,10 +48,11 @@ export interface DecoderClient {
 }
 
 /**
- * Start a decoder worker and load a model in it: safetensors bytes (official, diffusers or ComfyUI names)
+ * Start a decoder worker and load a model in it: a checkpoint (safetensors or torch.save; official,
+ * diffusers or ComfyUI names) as bytes or as a Blob / File (read by slices in the worker, any size),
  * or null for the embedded default. All GPU work happens in the worker.
  */
-export async function createDecoder(weights: Uint8Array | null, source = 'weights.safetensors'): Promise<DecoderClient> {
+export async function createDecoder(weights: Uint8Array | Blob | null, source = 'weights.safetensors'): Promise<DecoderClient> {
   const worker = await startWorker(); // its file, else the inline copy (spawn.ts)
   const api = Comlink.wrap<DecoderWorkerApi>(worker);
   let model: ModelInfo;
@@ -60,7 +61,8 @@ export async function createDecoder(weights: Uint8Array | null, source = 'weight
     worker.addEventListener('error', (ev) => reject(new DecoderError('no-webgpu', `the decoder worker failed to start: ${ev.message || 'error event'}`)), { once: true }),
   );
   try {
-    model = unwrap(await Promise.race([weights ? api.load(Comlink.transfer(weights, [weights.buffer]), source) : api.load(null, source), failed]));
+    // a Blob / File is posted as a handle (no copy): the worker reads it by slices
+    model = unwrap(await Promise.race([weights instanceof Uint8Array ? api.load(Comlink.transfer(weights, [weights.buffer]), source) : api.load(weights, source), failed]));
   } catch (e) {
     worker.terminate();
     throw e;

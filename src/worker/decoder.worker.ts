@@ -5,8 +5,10 @@
 import * as Comlink from 'comlink';
 import { WanVaeDecoder } from '../decoder';
 import { DecoderError } from '../gpu/errors';
-import { parseLatents, type Latents } from '../model/latents';
+import { readLatents, type Latents } from '../model/latents';
 import { defaultLatents, defaultWeights, EMBEDDED_DEFAULT_SOURCE } from '../model/default-model';
+import { blobSource, bytesSource } from '../model/weight-source';
+import { openWeights } from '../model/weights';
 import { liveArenas } from '../runtime/arena';
 import { fitPlan, type FitRequest } from '../plan/auto';
 import { checkDecodeOptions } from '../options/check';
@@ -56,21 +58,25 @@ function planInfo(p: Plan): PlanInfo {
 }
 
 const api = {
-  /** Load weights from safetensors bytes, or the embedded default model when `bytes` is null. */
-  load(bytes: Uint8Array | null, source: string): Promise<Wrapped<ModelInfo>> {
+  /**
+   * Load weights: a checkpoint's bytes, or a Blob / File (safetensors or torch.save, any size: read by
+   * slices through FileReaderSync as the GPU upload packs each tensor, never copied whole), or the
+   * embedded default model when `bytes` is null.
+   */
+  load(bytes: Uint8Array | Blob | null, source: string): Promise<Wrapped<ModelInfo>> {
     return wrap(async () => {
       await cancelAll();
       decoder?.dispose();
       decoder = null;
-      decoder = bytes ? WanVaeDecoder.fromSafetensors(bytes, source) : new WanVaeDecoder(await defaultWeights());
+      decoder = bytes ? new WanVaeDecoder(await openWeights(bytes instanceof Uint8Array ? bytesSource(bytes, source) : blobSource(bytes, source))) : new WanVaeDecoder(await defaultWeights());
       const c = decoder.cfg;
       return { version: c.version, dim: c.dim, zDim: c.zDim, scale: c.scale, params: decoder.weights.paramCount, source: bytes ? source : EMBEDDED_DEFAULT_SOURCE };
     });
   },
 
-  /** Parse latents (npy / safetensors) or make the embedded default latent. */
+  /** Parse latents (npy / safetensors / torch.save .pt) or make the embedded default latent. */
   latents(bytes: Uint8Array | null, source: string, key?: string): Promise<Wrapped<Latents>> {
-    return wrap(() => (bytes ? parseLatents(bytes, source, key) : defaultLatents()));
+    return wrap(() => (bytes ? readLatents(bytes, source, key) : defaultLatents()));
   },
 
   plan(shape: [number, number, number, number], opts: WorkerDecodeOptions = {}): Promise<Wrapped<PlanInfo>> {

@@ -32,6 +32,26 @@ describe.runIf(isBrowser)('decoder worker', () => {
     }
   });
 
+  it('loads a torch.save checkpoint from a File by slices (no ArrayBuffer of it) and decodes as the same weights in safetensors bytes', async (ctx) => {
+    await needGpu(ctx);
+    const get = async (n: string) => new Uint8Array(await (await fetch(new URL(`../fixtures/checkpoints/${n}`, import.meta.url))).arrayBuffer());
+    const [pth, st] = await Promise.all([get('full.pth'), get('w.safetensors')]);
+    const run = async (w: Uint8Array | Blob, name: string) => {
+      const dec = await createDecoder(w, name);
+      try {
+        const latents = await dec.latents(await get('latents.pt'), 'latents.pt');
+        return { model: dec.model, video: (await dec.decode(latents, { latentStats: 'none' })).video! };
+      } finally {
+        dec.dispose();
+      }
+    };
+    const a = await run(new File([pth], 'full.pth'), 'full.pth');
+    const b = await run(st, 'w.safetensors');
+    expect(a.model).toMatchObject({ version: '2.1', dim: 8, zDim: 4, source: 'full.pth' });
+    expect(a.video.length).toBe(3 * 9 * 32 * 48);
+    expect(Array.from(a.video)).toEqual(Array.from(b.video));
+  });
+
   it('rethrows errors from the worker as DecoderError with their code', async (ctx) => {
     await needGpu(ctx);
     const err = await createDecoder(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), 'junk.safetensors').catch((e: unknown) => e);

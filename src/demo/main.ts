@@ -204,7 +204,7 @@ async function loadModelFrom(source: Promise<Loaded | null>, refOf: (l: Loaded |
   await whileLoading(label === GENERATED ? `Loading ${label}` : `Loading model ${label}`, async () => {
     try {
       loaded = await source;
-      const next = await createDecoder(loaded?.bytes ?? null, loaded?.name ?? EMBEDDED_DEFAULT_SOURCE);
+      const next = await createDecoder(loaded?.blob ?? loaded?.bytes ?? null, loaded?.name ?? EMBEDDED_DEFAULT_SOURCE);
       client?.dispose();
       client = next;
       weightsRef = refOf(loaded);

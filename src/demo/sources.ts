@@ -6,6 +6,8 @@ import { cachedBytes, storeBytes } from './weights-cache';
 
 export interface Loaded {
   bytes: Uint8Array;
+  /** a picked or dropped File (weights are loaded from it by slices) */
+  blob?: Blob;
   name: string;
   url?: string;
   /** from the browser's cache (no download) */
@@ -16,8 +18,16 @@ export interface Loaded {
   cacheError?: string;
 }
 
+/** Files up to this size are also read into `bytes` (latents, small checkpoints); larger ones stay a File only. */
+export const COPY_FILE_BYTES = 256 * 2 ** 20;
+
+/**
+ * A picked or dropped file: `blob` is the File itself (the decoder worker reads a checkpoint from it by
+ * slices, any size, no copy); `bytes` its contents when it is at most COPY_FILE_BYTES (latents are read
+ * from them), else empty.
+ */
 export async function fromFile(file: File): Promise<Loaded> {
-  return { bytes: new Uint8Array(await file.arrayBuffer()), name: file.name };
+  return { bytes: file.size <= COPY_FILE_BYTES ? new Uint8Array(await file.arrayBuffer()) : new Uint8Array(0), blob: file, name: file.name };
 }
 
 /** Fetch a URL, reporting received bytes; errors name the URL and the HTTP status. */

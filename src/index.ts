@@ -3,8 +3,9 @@ export { WanVaeDecoder, type DecodeOptions, type DecodeResult, type Frame } from
 export { createDecoder, type DecoderClient } from './worker/client';
 export { DecoderError, type DecoderErrorCode } from './gpu/errors';
 export { requestDecoderDevice } from './gpu/device';
-export { parseLatents, parseStats, type Latents } from './model/latents';
-export { loadWeights, Weights } from './model/weights';
+export { parseLatents, parseStats, readLatents, type Latents } from './model/latents';
+export { loadWeights, openWeights, Weights, type WeightLoadStats, type WeightsProgress } from './model/weights';
+export { bytesSource, blobSource, urlSource, type WeightSource } from './model/weight-source';
 export { inferConfig, framesFor, type DecoderConfig } from './model/config';
 export { officialStats, type LatentStats } from './model/stats';
 export { plan, type Plan, type PlanOptions, type MemoryBreakdown } from './plan/planner';

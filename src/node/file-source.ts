@@ -4,22 +4,24 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { DecoderError } from '../gpu/errors';
 import { checkRange, type WeightSource } from '../model/weight-source';
+import { ioProblem } from './output/sink';
 
 export interface FileSource extends WeightSource {
   close(): void;
 }
 
-export function fileSource(path: string, name = path): FileSource {
+/** `what` names the file's role in the open errors ('cannot read weights file X: no such file or folder (ENOENT)'). */
+export function fileSource(path: string, what = 'weights', name = path): FileSource {
   let fd: number;
   try {
     fd = openSync(path, 'r');
   } catch (e) {
-    throw new DecoderError('bad-input', `cannot read ${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new DecoderError('bad-input', `cannot read ${what} file ${name}: ${ioProblem(e)}`);
   }
   const st = fstatSync(fd);
   if (!st.isFile()) {
     closeSync(fd);
-    throw new DecoderError('bad-input', `cannot read ${name}: not a file`);
+    throw new DecoderError('bad-input', `cannot read ${what} file ${name}: ${ioProblem({ code: st.isDirectory() ? 'EISDIR' : 'EINVAL' })}`);
   }
   const src: FileSource = {
     name,

@@ -10,7 +10,8 @@ import type { ConvWeightFormat } from '../model/quantize';
 import type { OptionValue } from '../options/schema';
 import { tiledShapeError, type TiledShape } from '../kernels/conv3d-tiled-shape';
 import { winoPositions, type WinoR } from '../kernels/winograd-transforms';
-import type { WinoScratch } from '../kernels/winograd';
+/** What a Winograd conv's scratch and U hold: f32, or the plan's storage type ('elem'; kernels/winograd.ts keeps the same type) */
+export type WinoScratch = 'f32' | 'elem';
 
 /** The --conv option (src/options/schema.ts). */
 export type ConvOption = OptionValue<'conv'>;

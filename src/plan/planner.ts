@@ -156,7 +156,13 @@ function dispatchesOf(s: Step): number {
   return kindOf(s).dispatches(s);
 }
 
-export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
+type PlanOpts = Plan['opts'];
+
+/**
+ * Stage 1, validation: the options with their defaults, checked (one-line errors naming the option), the
+ * conv weights' format and the context of the conv-form decision (conv-form.ts).
+ */
+function validated(cfg: DecoderConfig, options: PlanOptions): { opts: PlanOpts; elemBytes: number; wFormat: ReturnType<typeof convWeightFormat>; forms: ConvFormContext } {
   const opts = { ...options, rgba: options.rgba ?? false, norm: options.norm ?? 'full', normChunk: options.normChunk ?? DEFAULT_NORM_CHUNK };
   // the schema's checks (src/options/): one-line errors naming the option
   for (const k of ['norm', 'normChunk'] as const) if (problem(k, opts[k], 'api')) throw optionError(k, opts[k], 'api');
@@ -172,6 +178,12 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   // the conv forms (conv-form.ts): packed weights keep tensor cores only as int8 with f16 storage
   if (!tensorCoresAllowed(opts.precision, wFormat)) opts.tensorCores = false;
   const forms: ConvFormContext = { precision: opts.precision, wFormat, tensorCores: !!opts.tensorCores, weightsStream: !!opts.weightsStream, conv: opts.conv ?? 'direct' };
+  return { opts, elemBytes, wFormat, forms };
+}
+
+/** Stage 2, graph building: the tiles (a probe's distinct ones) and the programs of every chunk kind (graph.ts). */
+function chunkPrograms(cfg: DecoderConfig, opts: PlanOpts) {
+  const { frames, h, w } = opts;
   const allTiles = opts.tile ? makeTiles(h, w, { th: opts.tile.th, tw: opts.tile.tw, mode: opts.tile.mode, halo: opts.tile.halo }) : null;
   // fitPlan's probe (tile-major): one tile per distinct shape, whose programs stand for all the others
   // (tile rings and slots are sized by the largest tile; tiles of one shape share a slot assignment)
@@ -181,7 +193,6 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
     ? { order: opts.tile.order, tiles, overlap: opts.tile.mode === 'blend' ? (opts.tile.halo ?? 2) : 0, shrink }
     : undefined;
   const kinds: ChunkKind[] = opts.cache === 'off' ? ['nocache'] : frames > 1 ? ['first', 'steady'] : ['first'];
-  const slots: Slot[] = [];
   const programs: Partial<Record<ChunkKind, ProgramPlan[]>> = {};
   const all: Program[] = [];
   for (const k of kinds) {
@@ -190,12 +201,12 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
       return { prog, slotOf: new Int32Array(0) };
     });
   }
-  // every conv's form, recorded on its step (conv-form.ts; Winograd: banded scratch below)
-  for (const p of all) assignConvForms(p.steps, forms);
-  const slotOfs = assignSlots(all, elemBytes, slots);
-  let next = 0;
-  for (const k of kinds) for (const pp of programs[k]!) pp.slotOf = slotOfs[next++]!;
-  // rings: one per key, sized for its largest frame (tiles differ in size)
+  return { allTiles, shrink, tiles, tiling, kinds, programs, all };
+}
+
+/** Stage 4, the cache rings: one per key, their GPU buffers, and (cache offload) each tile's parked rings. */
+function planRings(all: Program[], opts: PlanOpts, elemBytes: number, tiles: Tile[] | null) {
+  // one ring per key, sized for its largest frame (tiles differ in size)
   const ringMap = new Map<string, RingPlan>();
   const tileRingKeys = new Set<string>();
   const frameMajorTiled = opts.tile?.order === 'frame-major';
@@ -231,6 +242,26 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
         pt.bytes += r.bytes;
       }
   }
+  return { rings, tileRingKeys, ringBuffers, park, parkStagingBytes };
+}
+
+/**
+ * The plan of a decode: validation (stage 1), the programs (2), each conv's form recorded on its step
+ * (3, conv-form.ts) and the slots by liveness, the rings (4), then the accounting (5): GPU bytes by owner,
+ * limits, host memory and bus traffic; weight streaming last (weight-stream.ts).
+ */
+export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
+  const { opts, elemBytes, wFormat, forms } = validated(cfg, options);
+  const { frames, h, w } = opts;
+  const { allTiles, shrink, tiles, tiling, kinds, programs, all } = chunkPrograms(cfg, opts);
+  const slots: Slot[] = [];
+  // every conv's form, recorded on its step (conv-form.ts; Winograd: banded scratch below)
+  for (const p of all) assignConvForms(p.steps, forms);
+  const slotOfs = assignSlots(all, elemBytes, slots);
+  let next = 0;
+  for (const k of kinds) for (const pp of programs[k]!) pp.slotOf = slotOfs[next++]!;
+  const { rings, tileRingKeys, ringBuffers, park, parkStagingBytes } = planRings(all, opts, elemBytes, tiles);
+  // stage 5, accounting
   const H = h * cfg.scale, W = w * cfg.scale;
   const outFrameElems = 3 * H * W;
   const steadyFrames = programs.steady ? Math.max(...programs.steady.map((p) => p.prog.framesOut)) : 0;

@@ -33,7 +33,7 @@ shift
 [ -z "${COMMIT:-}" ] && [ -f .h200/COMMIT ] && COMMIT=$(cat .h200/COMMIT)
 export OUT COMMIT=${COMMIT:-}
 if [ -z "${SKIPBOOT:-}" ]; then
-  if [ ! -f .gpu-bundle/node.xz ] && [ -f .gpu-bundle/np/node.xz.aa ]; then cat .gpu-bundle/np/node.xz.a? > .gpu-bundle/node.xz; fi
+  if [ ! -f .gpu-bundle/node.xz ] && ls .gpu-bundle/np/node.xz.a? > /dev/null 2>&1; then cat .gpu-bundle/np/node.xz.a? > .gpu-bundle/node.xz; fi
   if [ ! -f .gpu-bundle/boot.sh ]; then echo "bench/h200/run.sh: .gpu-bundle/boot.sh was not carried (docs/gpu-runs.md)" >&2; exit 2; fi
   source .gpu-bundle/boot.sh > "$OUT/boot.log" 2>&1 || { echo "bench/h200/run.sh: the bundle did not boot: $(tail -2 "$OUT/boot.log")" >&2; exit 2; }
 fi

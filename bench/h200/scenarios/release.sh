@@ -13,7 +13,7 @@ mkdir -p "$OUT/logs"
 both() { local n=$1 t=$2 fl=$3; shift 3; local c; c=$(fresh); F=$fl cli "$n-empty" "$t" "$c" "$@"; F=$fl cli "$n-filled" "$t" "$c" "$@"; }
 python3 -c 'import einops' 2>/dev/null || { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site $SP/whl/*.whl > "$OUT/logs/pip.log" 2>&1; export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}; }
 # 1. the official decode (WanVAE_.decode, cuDNN; fp32 = PyTorch's default TF32 convs; bf16 autocast)
-WAN_REF_DIR=$SP/wan-ref timeout 120 python3 $SP/official-decode-time.py 2.1:bf16:21:60:104 2.1:fp32:21:60:104 2.2:bf16:31:44:80 >> "$OUT/pytorch.jsonl" 2> "$OUT/logs/official.err"
+[ -n "${NO_OFFICIAL:-}" ] || WAN_REF_DIR=$SP/wan-ref timeout 120 python3 $SP/official-decode-time.py 2.1:bf16:21:60:104 2.1:fp32:21:60:104 2.2:bf16:31:44:80 >> "$OUT/pytorch.jsonl" 2> "$OUT/logs/official.err"
 cut -c1-200 "$OUT/pytorch.jsonl"
 # 2. Wan2.1 480x832x81
 both w21-stock-f32 60 "$STOCK" $S21 --precision f32

@@ -88,7 +88,8 @@ describe('the packed package', () => {
     expect(unwanted, 'files a user does not need').toEqual([]);
     // every sample `wan-vae samples` lists can be decoded from the package, and the trained entry is there
     for (const s of SAMPLES) for (const file of [s.files.latents, s.files.source]) expect(f.has(`models/samples/${file}`), `models/samples/${file} in the tarball`).toBe(true);
-    for (const need of ['models/samples/samples.json', 'dist/lib/trained.js', 'dist/types/model/trained.d.ts']) expect(f.has(need), `${need} in the tarball`).toBe(true);
+    // and the pages `wan-vae --help` sends a reader to
+    for (const need of ['models/samples/samples.json', 'dist/lib/trained.js', 'dist/types/model/trained.d.ts', 'docs/cli.md', 'docs/cli-reference.md']) expect(f.has(need), `${need} in the tarball`).toBe(true);
   });
 
   it('exports the trained model and its files, and has no install-time scripts (no prepare)', () => {

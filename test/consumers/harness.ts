@@ -60,7 +60,7 @@ export function ok(r: Run, what: string): Run {
 }
 
 /** Files and folders `npm pack` needs to build the package (prepack), copied as they are now. */
-const STAGE = ['package.json', 'README.md', 'LICENSE', 'bin', 'src', 'shaders', 'scripts', 'models', 'tsconfig.json', 'tsconfig.lib.json', 'vite.worker.config.ts', 'vite.lib.config.ts', 'vite.cli.config.ts'];
+const STAGE = ['package.json', 'README.md', 'LICENSE', 'bin', 'docs', 'src', 'shaders', 'scripts', 'models', 'tsconfig.json', 'tsconfig.lib.json', 'vite.worker.config.ts', 'vite.lib.config.ts', 'vite.cli.config.ts'];
 
 export interface Packed {
   work: string;

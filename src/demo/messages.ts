@@ -8,19 +8,7 @@ import { plainError } from './plain-error';
 
 export type StatusState = 'idle' | 'loading' | 'running' | 'done' | 'cancelled' | 'error';
 
-const HINTS: Partial<Record<DecoderError['code'], string>> = {
-  'no-webgpu': 'Try the cpu backend, or a browser with WebGPU.',
-  limits: 'The adapter is too small for this decode: try tiles, f16, norm fused or smaller latents.',
-  oom: 'The GPU ran out of memory: try tiles, f16, norm fused, a budget, or smaller latents.',
-  'device-lost': 'The GPU device was lost: reload the page.',
-  unsupported: '',
-};
-
-export function errorText(e: unknown): string {
-  if (e instanceof DecoderError) return [e.message, HINTS[e.code]].filter(Boolean).join(' ');
-  if (e instanceof Error) return e.message;
-  return String(e);
-}
+export { errorText } from './error-text';
 
 export class Messages {
   constructor(

@@ -3,7 +3,7 @@
 // sentences are read from the decoder's messages (src/model/safetensors.ts, weights.ts, npy.ts, the URL
 // loader of sources.ts); a message none of them matches is shown as it is.
 import { DecoderError } from '../gpu/errors';
-import { errorText } from './messages';
+import { errorText } from './error-text';
 
 export interface Plain {
   /** one or two sentences for the user */

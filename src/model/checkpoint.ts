@@ -3,26 +3,12 @@
 // bytes into f32. Nothing but the header (and, for a zip, its directory and data.pkl) is read here.
 import { DecoderError } from '../gpu/errors';
 import { pthIndex } from './pth';
-import { safetensorsIndex, toFloat32, type StDtype } from './safetensors';
+import { safetensorsIndex, toFloat32 } from './safetensors';
+import type { CheckpointIndex, IndexedTensor } from './checkpoint-index';
 import type { WeightSource } from './weight-source';
 import { isZip } from './zip';
 
-export interface IndexedTensor {
-  name: string;
-  dtype: StDtype;
-  shape: number[];
-  /** byte offset in the file (-1: not located, the tensor was not asked for) */
-  offset: number;
-  byteLength: number;
-}
-
-export interface CheckpointIndex {
-  format: 'safetensors' | 'pytorch';
-  tensors: Map<string, IndexedTensor>;
-  /** tensors of a dtype the decoder does not read: name -> dtype */
-  skipped: Map<string, string>;
-  metadata: Record<string, string>;
-}
+export type { CheckpointIndex, IndexedTensor } from './checkpoint-index';
 
 /** The index of the checkpoint at `src`; `want` picks the tensors a zip's storages are located for (safetensors: all, from the header). */
 export async function indexCheckpoint(src: WeightSource, want?: (names: string[]) => (name: string) => boolean): Promise<CheckpointIndex> {

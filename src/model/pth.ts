@@ -4,7 +4,7 @@
 // never run; the tensors are located in the file (storage entry offset + the tensor's offset), not read.
 // A state dict may be the pickled object itself or nested under state_dict / model / module.
 import { DecoderError } from '../gpu/errors';
-import type { CheckpointIndex, IndexedTensor } from './checkpoint';
+import type { CheckpointIndex, IndexedTensor } from './checkpoint-index';
 import { unpickle, type PickleValue, type TensorRef } from './pickle';
 import type { WeightSource } from './weight-source';
 import { entryDataOffset, readZipDirectory } from './zip';

@@ -1,10 +1,10 @@
 // Reader and writer of the .safetensors format (8-byte little-endian header length, JSON header, raw data).
 // Reads F32 / F16 / BF16 / F64 tensors into Float32Array; keeps the header metadata.
 import { DecoderError } from '../gpu/errors';
-import type { CheckpointIndex, IndexedTensor } from './checkpoint';
+import type { CheckpointIndex, IndexedTensor, StDtype } from './checkpoint-index';
 import type { WeightSource } from './weight-source';
 
-export type StDtype = 'F32' | 'F16' | 'BF16' | 'F64';
+export type { StDtype } from './checkpoint-index';
 
 export interface StTensor {
   name: string;

@@ -35,7 +35,8 @@ function variants(elem: Elem, tuning: Record<string, number>, mma: BindCtx['mma'
     for (const norm of ['full', 'chunked', 'fused'] as const)
       for (const tile of [undefined, { th: 2, tw: 2, mode: 'exact', order: 'tile-major' } as const])
         for (const cache of cfg.version === '2.1' ? (['on', 'off'] as const) : (['on'] as const)) {
-          const opts: PlanOptions = { frames: 2, h: 4, w: 4, cache, precision: elem, norm, normChunk: 5, tile, rgba: true };
+          // the conv form is decided at plan time (plan/conv-form.ts): tensor-core contexts plan with tensor cores on
+          const opts: PlanOptions = { frames: 2, h: 4, w: 4, cache, precision: elem, norm, normChunk: 5, tile, rgba: true, tensorCores: !!mma && elem === 'f16' };
           const p = plan(cfg, opts);
           for (const pp of Object.values(p.programs).flat()) {
             const ctx: BindCtx = {

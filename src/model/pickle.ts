@@ -9,6 +9,7 @@
 // Anything else (another global, INST / OBJ / NEWOBJ, EXT, a class in BUILD) is refused with one line
 // naming the opcode or the global. Sizes read from the stream are checked against what remains of it.
 import { DecoderError } from '../gpu/errors';
+import { printable } from './printable';
 
 /** PyTorch storage dtypes by storage class, with their element size ('F32'... as safetensors names them). */
 export const STORAGE_TYPES: Record<string, { dtype: string; bytes: number }> = {
@@ -115,7 +116,7 @@ export function unpickle(buf: Uint8Array, source: string): PickleValue {
     for (let i = 0; i < kv.length; i += 2) (d as Map<string | number, PickleValue>).set(dictKey(kv[i]!), kv[i + 1]!);
   };
   const global = (mod: string, name: string): Global => {
-    const full = `${mod}.${name}`;
+    const full = printable(`${mod}.${name}`);
     if (!ALLOWED_GLOBALS.has(full))
       fail(`pickle refers to ${full.slice(0, 120)}, which a state dict never holds; refused (a pickle is code: only tensors, storages and dicts are read)`);
     return new Global(full);

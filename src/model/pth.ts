@@ -4,6 +4,7 @@
 // never run; the tensors are located in the file (storage entry offset + the tensor's offset), not read.
 // A state dict may be the pickled object itself or nested under state_dict / model / module.
 import { DecoderError } from '../gpu/errors';
+import { printable } from './printable';
 import type { CheckpointIndex, IndexedTensor } from './checkpoint-index';
 import { unpickle, type PickleValue, type TensorRef } from './pickle';
 import type { WeightSource } from './weight-source';
@@ -27,7 +28,7 @@ function tensorsOf(v: PickleValue, source: string): Map<string, TensorRef> {
     if (!inner) break;
     v = inner as PickleValue;
   }
-  const keys = v instanceof Map ? [...v.keys()].slice(0, 8).join(', ') : '';
+  const keys = v instanceof Map ? [...v.keys()].slice(0, 8).map((k) => printable(String(k), 40)).join(', ') : '';
   throw new DecoderError('bad-input', `${source}: the pickled object holds no tensors${keys ? ` (keys: ${keys})` : ''}; expected a state dict (or one under ${NESTED.join(' / ')})`);
 }
 
@@ -58,7 +59,7 @@ export async function pthIndex(src: WeightSource, wanted?: (names: string[]) => 
     const entry: IndexedTensor = { name, dtype: st.dtype as IndexedTensor['dtype'], shape: t.shape, offset: -1, byteLength: numel * st.bytes };
     tensors.set(name, entry);
     if (!want(name)) continue;
-    const what = `${src.name}: tensor ${name.slice(0, 120)} (${st.dtype} [${t.shape}])`;
+    const what = `${src.name}: tensor ${printable(name)} (${st.dtype} [${t.shape}])`;
     // contiguous (C order; a dimension of size 1 may carry any stride)
     let s = 1;
     for (let i = t.shape.length - 1; i >= 0; i--) {

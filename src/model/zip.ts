@@ -3,6 +3,7 @@
 // for. Only stored (uncompressed) entries are read: torch.save writes them so (64-byte aligned); a
 // compressed entry is refused by name (no inflater: a zip bomb has nothing to expand).
 import { DecoderError } from '../gpu/errors';
+import { printable } from './printable';
 import type { WeightSource } from './weight-source';
 
 export interface ZipEntry {
@@ -82,7 +83,7 @@ export async function readZipDirectory(src: WeightSource): Promise<Map<string, Z
       if (id === 1) {
         let q = x + 4;
         const next = () => {
-          if (q + 8 > x + 4 + len) throw bad(`entry ${name}: zip64 extra field too short`);
+          if (q + 8 > x + 4 + len) throw bad(`entry ${printable(name)}: zip64 extra field too short`);
           const v = u64(dv, q);
           q += 8;
           return v;
@@ -93,7 +94,7 @@ export async function readZipDirectory(src: WeightSource): Promise<Map<string, Z
       }
       x += 4 + len;
     }
-    if (localOffset + 30 + compressedSize > src.size) throw bad(`entry ${name}: ${compressedSize} bytes at ${localOffset} lie past the end (${src.size} bytes)`);
+    if (localOffset + 30 + compressedSize > src.size) throw bad(`entry ${printable(name)}: ${compressedSize} bytes at ${localOffset} lie past the end (${src.size} bytes)`);
     out.set(name, { name, method, compressedSize, size, localOffset });
     p += 46 + nameLen + extraLen + commentLen;
   }
@@ -103,12 +104,12 @@ export async function readZipDirectory(src: WeightSource): Promise<Map<string, Z
 /** Offset in the file of a stored entry's bytes (reads its local header). Compressed entries are refused. */
 export async function entryDataOffset(src: WeightSource, e: ZipEntry): Promise<number> {
   if (e.method !== 0)
-    throw new DecoderError('bad-input', `${src.name}: zip entry ${e.name} is compressed (method ${e.method}); torch.save stores entries uncompressed: re-save the checkpoint with torch.save`);
-  if (e.compressedSize !== e.size) throw new DecoderError('bad-input', `${src.name}: zip entry ${e.name} is stored but its sizes differ (${e.compressedSize} vs ${e.size}); corrupt`);
+    throw new DecoderError('bad-input', `${src.name}: zip entry ${printable(e.name)} is compressed (method ${e.method}); torch.save stores entries uncompressed: re-save the checkpoint with torch.save`);
+  if (e.compressedSize !== e.size) throw new DecoderError('bad-input', `${src.name}: zip entry ${printable(e.name)} is stored but its sizes differ (${e.compressedSize} vs ${e.size}); corrupt`);
   const h = await src.read(e.localOffset, 30);
   const dv = new DataView(h.buffer, h.byteOffset, 30);
-  if (dv.getUint32(0, true) !== LOCAL) throw new DecoderError('bad-input', `${src.name}: zip entry ${e.name} has no local header at ${e.localOffset}; corrupt`);
+  if (dv.getUint32(0, true) !== LOCAL) throw new DecoderError('bad-input', `${src.name}: zip entry ${printable(e.name)} has no local header at ${e.localOffset}; corrupt`);
   const at = e.localOffset + 30 + dv.getUint16(26, true) + dv.getUint16(28, true);
-  if (at + e.size > src.size) throw new DecoderError('bad-input', `${src.name}: zip entry ${e.name}: ${e.size} bytes at ${at} lie past the end (${src.size} bytes); truncated?`);
+  if (at + e.size > src.size) throw new DecoderError('bad-input', `${src.name}: zip entry ${printable(e.name)}: ${e.size} bytes at ${at} lie past the end (${src.size} bytes); truncated?`);
   return at;
 }

@@ -3,7 +3,7 @@
 // count, the ring it pushes, the store entry it writes) and its params per dispatch; the kernels a step
 // dispatches, with overrides and bindings, are the executor's half (runtime/exec/step-kernels.ts).
 // Adding or re-laying-out an op is an edit of its record there and here (as ONNX Runtime's op table).
-// Pure planning: no kernel module carrying shaders (test/structure/no-cycles.test.ts).
+// Pure planning: no kernel module carrying shaders (test/structure/no-cycles.node.test.ts).
 import { blockedConvWeightLength, mmaScratchElems, packConvWeight, packConvWeightBlocked, packedConvWeightLength } from '../kernels/conv-layout';
 import { onTensorCores, winoBandCount, winoBandParams, winoScratchBytes, winoScratchElems } from './conv-form';
 import { packWinogradWeight, winoWeightLength } from '../kernels/winograd-transforms';

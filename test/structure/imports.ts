@@ -1,6 +1,6 @@
 // The import graph of src/: every relative import (type-only ones too) of every .ts file, parsed with the
 // TypeScript compiler's pre-processor (imports, re-exports, dynamic imports), resolved to files;
-// `?raw` suffixes (WGSL sources) are kept as the .wgsl file they name. For test/structure/no-cycles.test.ts.
+// `?raw` suffixes (WGSL sources) are kept as the .wgsl file they name. For test/structure/no-cycles.node.test.ts.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import ts from 'typescript';

@@ -8,7 +8,6 @@
 // docs/screenshot-demo-phone.png) are written only with WAN_VAE_SCREENSHOTS=1. Skips when
 // /usr/bin/chromium is absent outside CI.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +20,7 @@ import { isCI } from '../helpers/env';
 import { syntheticLatents, syntheticWeights } from '../../src/model/synthetic';
 import { writeSafetensors } from '../../src/model/safetensors';
 import { writeNpy } from '../../src/model/npy';
+import { freePort } from '../helpers/port';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = chromiumFlags();
@@ -33,17 +33,6 @@ const SHOTS = process.env.WAN_VAE_SCREENSHOTS === '1';
 const haveChromium = existsSync(CHROMIUM);
 const skip = !haveChromium && !isCI();
 if (skip) console.warn(`demo e2e skipped: ${CHROMIUM} is absent (install the Debian chromium package; CI fails instead of skipping)`);
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => ok(port));
-    });
-  });
-}
 
 const tid = (id: string) => `[data-testid="${id}"]`;
 

@@ -6,7 +6,6 @@
 // trained model's rocket-64 sample (5 frames of 64x64), each to a non-blank frame, without page errors.
 // Skips when /usr/bin/firefox-esr is absent outside CI (scripts/setup.sh installs it; CI fails instead).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +13,7 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { build, preview, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isCI } from '../helpers/env';
+import { freePort } from '../helpers/port';
 
 const FIREFOX = '/usr/bin/firefox-esr';
 /** WebGPU in Firefox on Linux: enabled, and the software Vulkan adapter (lavapipe) allowed past the blocklist. */
@@ -23,17 +23,6 @@ const demoRoot = join(repoRoot, 'src', 'demo');
 const haveFirefox = existsSync(FIREFOX);
 const skip = !haveFirefox && !isCI();
 if (skip) console.warn(`Firefox e2e skipped: ${FIREFOX} is absent (scripts/setup.sh installs Debian's firefox-esr; CI fails instead of skipping)`);
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => ok(port));
-    });
-  });
-}
 
 const tid = (id: string) => `[data-testid="${id}"]`;
 

@@ -12,7 +12,23 @@ export default tseslint.config(
     languageOptions: {
       ecmaVersion: 2022,
       sourceType: 'module',
-      globals: { console: 'readonly', process: 'readonly', performance: 'readonly', navigator: 'readonly', window: 'readonly', document: 'readonly', self: 'readonly', globalThis: 'readonly', GPUBufferUsage: 'readonly', GPUMapMode: 'readonly', GPUShaderStage: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
+      globals: {
+        console: 'readonly',
+        process: 'readonly',
+        performance: 'readonly',
+        navigator: 'readonly',
+        window: 'readonly',
+        document: 'readonly',
+        self: 'readonly',
+        globalThis: 'readonly',
+        GPUBufferUsage: 'readonly',
+        GPUMapMode: 'readonly',
+        GPUShaderStage: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
     },
     rules: {
       // unused names are caught by tsc (noUnusedLocals where set); `_`-prefixed parameters are deliberate

@@ -14,10 +14,32 @@ const out = [
   `Exact tiles, norm fused. GPU = planned peak (MiB); CPU = what the decoder keeps (MiB: store + parked caches + frames being assembled; the written video not counted); bus = MiB per output frame of the levers (store, caches); time = the levers' bus bytes at ${BUS_BYTES_PER_S / 1e9} GB/s.`,
   '',
 ];
-for (const [v, H, W, grids] of [['2.1', 480, 832, [[30, 52], [20, 35], [15, 26]]], ['2.2', 704, 1280, [[22, 40], [15, 27], [11, 20]]]] as const) {
+for (const [v, H, W, grids] of [
+  [
+    '2.1',
+    480,
+    832,
+    [
+      [30, 52],
+      [20, 35],
+      [15, 26],
+    ],
+  ],
+  [
+    '2.2',
+    704,
+    1280,
+    [
+      [22, 40],
+      [15, 27],
+      [11, 20],
+    ],
+  ],
+] as const) {
   const cfg = inferConfig(syntheticWeights(OFFICIAL[v], { values: false }));
-  const h = H / cfg.scale, w = W / cfg.scale;
-  for (const T of [(v === '2.1' ? 81 : 121 - 1) / 4 + 1 | 0, 1000]) {
+  const h = H / cfg.scale,
+    w = W / cfg.scale;
+  for (const T of [((v === '2.1' ? 81 : 121 - 1) / 4 + 1) | 0, 1000]) {
     const frames = 1 + 4 * (T - 1);
     out.push(`## Wan${v} ${H}x${W}, ${frames} frames (${T} latents)`, '', '| storage | tiles | order | GPU | CPU | bus / frame | lever bus time |', '|---|---:|---|---:|---:|---:|---:|');
     for (const precision of ['f32', 'f16'] as const)
@@ -25,7 +47,9 @@ for (const [v, H, W, grids] of [['2.1', 480, 832, [[30, 52], [20, 35], [15, 26]]
         const row = (label: string, o: Partial<PlanOptions>) => {
           const p = plan(cfg, { frames: T, h, w, cache: 'on', precision, norm: 'fused', ...o });
           const lever = p.bus.store + p.bus.cache;
-          out.push(`| ${precision} | ${p.tiles!.length} | ${label} | ${mib(p.memory.total)} | ${mib(p.host.total)} | ${(lever / p.framesOut / 2 ** 20).toFixed(1)} | ${(lever / BUS_BYTES_PER_S).toFixed(1)} s |`);
+          out.push(
+            `| ${precision} | ${p.tiles!.length} | ${label} | ${mib(p.memory.total)} | ${mib(p.host.total)} | ${(lever / p.framesOut / 2 ** 20).toFixed(1)} | ${(lever / BUS_BYTES_PER_S).toFixed(1)} s |`,
+          );
         };
         const tile = { th, tw, mode: 'exact' } as const;
         row('tile-major, GPU store', { tile: { ...tile, order: 'tile-major', store: 'gpu' } });

@@ -21,7 +21,12 @@ const rows: [string, DecodeOptions][] = [
 ];
 const mib = (n: number) => (n / 2 ** 20).toFixed(2);
 let ref: Float32Array | null = null;
-const out = [`dim ${dim}, latents [16, ${T}, ${h}, ${w}], tiles ${th}x${tw} latent px (exact), f32`, '', '| order | s | peak GPU MiB (planned) | CPU MiB (by owner) | bus MiB / frame (levers) | max abs err vs whole |', '|---|---:|---:|---|---:|---:|'];
+const out = [
+  `dim ${dim}, latents [16, ${T}, ${h}, ${w}], tiles ${th}x${tw} latent px (exact), f32`,
+  '',
+  '| order | s | peak GPU MiB (planned) | CPU MiB (by owner) | bus MiB / frame (levers) | max abs err vs whole |',
+  '|---|---:|---:|---|---:|---:|',
+];
 for (const [name, o] of rows) {
   const p = dec.plan(latents.shape, { ...o, latentStats: 'none' });
   await dec.decode(latents, { ...o, latentStats: 'none' }); // warm: pipelines compiled, buffers made
@@ -31,8 +36,13 @@ for (const [name, o] of rows) {
   ref ??= r.video;
   let err = 0;
   for (let i = 0; i < ref.length; i++) err = Math.max(err, Math.abs(r.video[i]! - ref[i]!));
-  const host = Object.entries(p.host).filter(([k, v]) => k !== 'total' && v).map(([k, v]) => `${k} ${mib(v)}`).join(', ');
-  out.push(`| ${name} | ${s.toFixed(2)} | ${mib(r.peakGpuBytes!)} (${mib(p.memory.total)}) | ${mib(p.host.total)} (${host}) | ${mib(p.bus.perFrame)} (${mib(p.bus.store + p.bus.cache)} in all) | ${err} |`);
+  const host = Object.entries(p.host)
+    .filter(([k, v]) => k !== 'total' && v)
+    .map(([k, v]) => `${k} ${mib(v)}`)
+    .join(', ');
+  out.push(
+    `| ${name} | ${s.toFixed(2)} | ${mib(r.peakGpuBytes!)} (${mib(p.memory.total)}) | ${mib(p.host.total)} (${host}) | ${mib(p.bus.perFrame)} (${mib(p.bus.store + p.bus.cache)} in all) | ${err} |`,
+  );
   console.error(out.at(-1));
 }
 dec.dispose();

@@ -20,7 +20,9 @@ export async function timingMain(argv: string[]): Promise<number> {
   const a = parseArgs(argv.slice(1), ['model', 'latent', 'repeat', 'prep', 'dawn-flags', ...optionFlags('decode')], []);
   const v = (a.model ?? '2.1') as '2.1' | '2.2';
   if (v !== '2.1' && v !== '2.2') throw new DecoderError('bad-input', `--model must be 2.1 or 2.2, got '${String(a.model)}'`);
-  const [T, h, w] = String(a.latent ?? '21x60x104').split('x').map(Number) as [number, number, number];
+  const [T, h, w] = String(a.latent ?? '21x60x104')
+    .split('x')
+    .map(Number) as [number, number, number];
   if (![T, h, w].every((n) => Number.isInteger(n) && n >= 1)) throw new DecoderError('bad-input', `--latent must be TxHxW, got '${String(a.latent)}'`);
   const repeat = Number(a.repeat ?? 2);
   const prep = (a.prep ?? 'gpu') as 'gpu' | 'js';
@@ -40,10 +42,24 @@ export async function timingMain(argv: string[]): Promise<number> {
   const fit = fitPlan(dec.cfg, { frames: T, h, w, cache, tensorCores, conv: cliValue(a, 'conv') }, req);
   const o = fit.plan.opts;
   // time to the first frame: from the decode() call (cold: the build included) to the first onFrame
-  let tCall = 0, firstFrameMs: number | null = null;
+  let tCall = 0,
+    firstFrameMs: number | null = null;
   const opts: DecodeOptions = {
-    backend: 'webgpu', latentStats: 'official', collect: false, onFrame: () => void (firstFrameMs ??= performance.now() - tCall),
-    cache, precision: o.precision, weightsPrecision: o.weightsPrecision, tile: o.tile, cacheOffload: o.cacheOffload ? 'on' : 'off', weightsStream: fit.plan.weightStream ? 'on' : 'off', weightsStreamSlots: fit.plan.weightStream?.slots, norm: o.norm, normChunk: o.normChunk, tensorCores: tensorCores && !!o.tensorCores, conv: o.conv,
+    backend: 'webgpu',
+    latentStats: 'official',
+    collect: false,
+    onFrame: () => void (firstFrameMs ??= performance.now() - tCall),
+    cache,
+    precision: o.precision,
+    weightsPrecision: o.weightsPrecision,
+    tile: o.tile,
+    cacheOffload: o.cacheOffload ? 'on' : 'off',
+    weightsStream: fit.plan.weightStream ? 'on' : 'off',
+    weightsStreamSlots: fit.plan.weightStream?.slots,
+    norm: o.norm,
+    normChunk: o.normChunk,
+    tensorCores: tensorCores && !!o.tensorCores,
+    conv: o.conv,
   };
   // the decoder plans again inside its timed decode (src/decoder.ts): that plan() call, timed alone
   const tPlan = performance.now();
@@ -53,10 +69,29 @@ export async function timingMain(argv: string[]): Promise<number> {
     firstFrameMs = null;
     tCall = performance.now();
     const r = await dec.decode(latents, opts);
-    console.log(JSON.stringify({
-      model: v, latent: [T, h, w], args: argv.slice(1).filter((x, k, all) => x !== '--dawn-flags' && all[k - 1] !== '--dawn-flags').join(' '), run: i, cold: i === 0, seconds: Number(r.seconds.toFixed(3)), firstFrameMs: firstFrameMs === null ? null : Math.round(firstFrameMs), genMs: Math.round(genMs),
-      prep, build: i === 0 ? { ...r.startup, planMs: Number(planMs.toFixed(1)), weightPrep: r.startup?.prep, weightPack: weightPack.last } : null, plan: fit.reason, options: r.options, frames: r.frames, peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, adapter: r.adapter,
-    }));
+    console.log(
+      JSON.stringify({
+        model: v,
+        latent: [T, h, w],
+        args: argv
+          .slice(1)
+          .filter((x, k, all) => x !== '--dawn-flags' && all[k - 1] !== '--dawn-flags')
+          .join(' '),
+        run: i,
+        cold: i === 0,
+        seconds: Number(r.seconds.toFixed(3)),
+        firstFrameMs: firstFrameMs === null ? null : Math.round(firstFrameMs),
+        genMs: Math.round(genMs),
+        prep,
+        build: i === 0 ? { ...r.startup, planMs: Number(planMs.toFixed(1)), weightPrep: r.startup?.prep, weightPack: weightPack.last } : null,
+        plan: fit.reason,
+        options: r.options,
+        frames: r.frames,
+        peakGpuBytes: r.peakGpuBytes,
+        plannedPeakGpuBytes: r.plannedPeakGpuBytes,
+        adapter: r.adapter,
+      }),
+    );
   }
   dec.dispose();
   return 0;

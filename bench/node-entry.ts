@@ -81,7 +81,21 @@ async function main(argv: string[]): Promise<number> {
     writeFileSync(partial, json(r));
   };
   const rep = await runSuite(
-    { quick: a.quick, only: a.only, tag: a.tag, runs: a.runs, repeats: a.repeats, frames: a.frames, commit: a.commit ?? commit(), machine: a.machine, flags, args: a.raw, ortDist: ortDist(a.ortDist), ortLayouts: a.ortLayouts, engine: dawnVersion() },
+    {
+      quick: a.quick,
+      only: a.only,
+      tag: a.tag,
+      runs: a.runs,
+      repeats: a.repeats,
+      frames: a.frames,
+      commit: a.commit ?? commit(),
+      machine: a.machine,
+      flags,
+      args: a.raw,
+      ortDist: ortDist(a.ortDist),
+      ortLayouts: a.ortLayouts,
+      engine: dawnVersion(),
+    },
     'node',
     log,
     startedMs,

@@ -19,8 +19,15 @@ function config(): SuiteConfig {
   if (cfg) return JSON.parse(cfg) as SuiteConfig;
   const num = (k: string) => (q.get(k) ? Number(q.get(k)) : undefined);
   return {
-    quick: q.get('quick') === '1', only: (q.get('only') ?? '').split(',').filter(Boolean), runs: num('runs'), repeats: num('repeats'), frames: num('frames'),
-    commit: q.get('commit') ?? 'unknown (page opened by hand)', flags: [], args: [...q.entries()].map(([k, v]) => `${k}=${v}`), engine: navigator.userAgent,
+    quick: q.get('quick') === '1',
+    only: (q.get('only') ?? '').split(',').filter(Boolean),
+    runs: num('runs'),
+    repeats: num('repeats'),
+    frames: num('frames'),
+    commit: q.get('commit') ?? 'unknown (page opened by hand)',
+    flags: [],
+    args: [...q.entries()].map(([k, v]) => `${k}=${v}`),
+    engine: navigator.userAgent,
   };
 }
 

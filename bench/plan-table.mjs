@@ -37,9 +37,17 @@ const levers = (tile, [b32, b16, b8]) => [
 ];
 const mib = (b) => (b / 2 ** 20).toFixed(0);
 const lines = [`# Planned peak GPU memory by lever (${new Date().toISOString().slice(0, 10)}, \`node bench/plan-table.mjs\`)`, ''];
-lines.push('Exact rows decode the same frames as the reference; blend and f16 are approximate (quality: the bench `tradeoffs` group); cache off gives T frames instead of 1 + 4(T-1) (Wan2.1 only). Planned for a device with tensor cores (`--tensor-cores on`: f16 storage runs conv3d-mma); expected seconds: src/plan/expected-time.ts (H200 rates).', '');
+lines.push(
+  'Exact rows decode the same frames as the reference; blend and f16 are approximate (quality: the bench `tradeoffs` group); cache off gives T frames instead of 1 + 4(T-1) (Wan2.1 only). Planned for a device with tensor cores (`--tensor-cores on`: f16 storage runs conv3d-mma); expected seconds: src/plan/expected-time.ts (H200 rates).',
+  '',
+);
 for (const [vae, size, frames, tile, budgets] of SIZES) {
-  lines.push(`## Wan${vae} ${size} x ${frames} frames`, '', '| lever | planned MiB | weights | cache | activations | store (GPU) | host store | tiles | compute x | conv | expected s | choice |', '|---|---|---|---|---|---|---|---|---|---|---|---|');
+  lines.push(
+    `## Wan${vae} ${size} x ${frames} frames`,
+    '',
+    '| lever | planned MiB | weights | cache | activations | store (GPU) | host store | tiles | compute x | conv | expected s | choice |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+  );
   for (const [label, flags] of levers(tile, budgets)) {
     const args = ['bin/wan-vae.mjs', 'plan', '--vae', vae, '--size', size, '--frames', String(frames), '--limit-binding', '4096', '--json'];
     if (!flags.includes('--tile')) args.push('--tile', 'none');
@@ -48,9 +56,14 @@ for (const [vae, size, frames, tile, budgets] of SIZES) {
     try {
       const j = JSON.parse(execFileSync('node', [...args, ...flags], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
       const b = j.breakdown;
-      lines.push(`| ${label} | ${mib(j.plannedPeakGpuBytes)} | ${mib(b.weights)} | ${mib(b.cache)} | ${mib(b.activations)} | ${mib(b.store)} | ${mib(j.hostStoreBytes)} | ${j.tiles || '-'} | ${j.tileComputeOverhead.toFixed(2)} | ${j.options.tensorCores ? 'tensor cores' : 'portable'} | ${j.expectedSeconds.total.toFixed(1)} | ${j.plan} |`);
+      lines.push(
+        `| ${label} | ${mib(j.plannedPeakGpuBytes)} | ${mib(b.weights)} | ${mib(b.cache)} | ${mib(b.activations)} | ${mib(b.store)} | ${mib(j.hostStoreBytes)} | ${j.tiles || '-'} | ${j.tileComputeOverhead.toFixed(2)} | ${j.options.tensorCores ? 'tensor cores' : 'portable'} | ${j.expectedSeconds.total.toFixed(1)} | ${j.plan} |`,
+      );
     } catch (e) {
-      const msg = String(e.stderr || e.message).trim().split('\n').pop();
+      const msg = String(e.stderr || e.message)
+        .trim()
+        .split('\n')
+        .pop();
       lines.push(`| ${label} | - | - | - | - | - | - | - | - | - | - | ${msg.replace(/\|/g, '/')} |`);
     }
   }

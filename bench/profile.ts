@@ -132,10 +132,27 @@ export async function profileMain(argv: string[]): Promise<number> {
     `- profiled decode (one pass per dispatch): ${total.toFixed(0)} ms of GPU time in ${busy.passes} passes${busy.untimed ? ` (${busy.untimed} untimed)` : ''}; share = of that sum; TFLOP/s = useful FLOPs of the kernel / its time`,
     '',
   ].join('\n');
-  const md = [head, table('step kind', byKind, total), '', table('kernel', byKernel, total), '', table('kernel and conv shape (cin->cout, output frame, taps)', byShape, total, 30), '', table('layer (vae.py path)', byLayer, total, 40), ''].join('\n');
+  const md = [
+    head,
+    table('step kind', byKind, total),
+    '',
+    table('kernel', byKernel, total),
+    '',
+    table('kernel and conv shape (cin->cout, output frame, taps)', byShape, total, 30),
+    '',
+    table('layer (vae.py path)', byLayer, total, 40),
+    '',
+  ].join('\n');
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, `${name}.md`), md);
-  writeFileSync(join(outDir, `${name}.json`), JSON.stringify({ version, latent, opts, wallMs, coldMs, prepMs, prepParams, flops, gpuMs: total, passes: busy.passes, untimed: busy.untimed, byKind, byKernel, byShape, byLayer, byLayerKernel }, null, 1));
+  writeFileSync(
+    join(outDir, `${name}.json`),
+    JSON.stringify(
+      { version, latent, opts, wallMs, coldMs, prepMs, prepParams, flops, gpuMs: total, passes: busy.passes, untimed: busy.untimed, byKind, byKernel, byShape, byLayer, byLayerKernel },
+      null,
+      1,
+    ),
+  );
   console.log(md);
   gpu.device.destroy();
   return 0;

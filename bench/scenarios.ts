@@ -35,41 +35,52 @@ function convScenarios(quick: boolean): KernelScenario[] {
   const d = quick ? 8 : 1;
   // each shape plain and with --norm fused (NORM=1: RMS_norm + SiLU applied while loading the operands),
   // and on tensor cores (conv3d-mma, f16; skipped without subgroup matrices; checked against conv3d)
-  const mma = CONV_ANCHORS.flatMap(([c, h, w]) => [0, 1].map((norm): KernelScenario => ({
-    name: `conv3d/${c / d}ch-${Math.ceil(h / d)}x${Math.ceil(w / d)}-mma${norm ? '-fused-norm' : ''}`,
-    group: 'conv3d',
-    kernel: 'conv3dMma',
-    shape: { cin: c / d, cout: c / d, h: Math.ceil(h / d), w: Math.ceil(w / d), tap0: 0 },
-    overrides: { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: norm, SILU: norm },
-    elems: ['f16'],
-    runs: quick ? 6 : 50,
-    warmup: quick ? 1 : 5,
-    note: 'tensor cores (subgroup matrices); extra.maxAbsVsPortable: against conv3d on the same inputs',
-  })));
+  const mma = CONV_ANCHORS.flatMap(([c, h, w]) =>
+    [0, 1].map((norm): KernelScenario => ({
+      name: `conv3d/${c / d}ch-${Math.ceil(h / d)}x${Math.ceil(w / d)}-mma${norm ? '-fused-norm' : ''}`,
+      group: 'conv3d',
+      kernel: 'conv3dMma',
+      shape: { cin: c / d, cout: c / d, h: Math.ceil(h / d), w: Math.ceil(w / d), tap0: 0 },
+      overrides: { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: norm, SILU: norm },
+      elems: ['f16'],
+      runs: quick ? 6 : 50,
+      warmup: quick ? 1 : 5,
+      note: 'tensor cores (subgroup matrices); extra.maxAbsVsPortable: against conv3d on the same inputs',
+    })),
+  );
   // Wan2.2's largest layers (704x1280: 24% each at 512ch 176x320 and 256ch 352x640, 14% at 1024ch 88x160
   // of a steady chunk's 66 TFLOP), tensor cores only, full size only
-  const mma22 = quick ? [] : CONV_WAN22.map(([c, h, w]): KernelScenario => ({
-    name: `conv3d/wan22-${c}ch-${h}x${w}-mma`,
-    group: 'conv3d',
-    kernel: 'conv3dMma',
-    shape: { cin: c, cout: c, h, w, tap0: 0 },
-    overrides: { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0 },
-    elems: ['f16'],
-    runs: 30,
-    warmup: 3,
-    note: 'Wan2.2 704x1280 layer on tensor cores; extra.maxAbsVsPortable: against conv3d on the same inputs',
-  }));
-  return [...mma, ...mma22, ...(quick ? [] : candidateScenarios(false)), ...CONV_ANCHORS.flatMap(([c, h, w]) => [0, 1].map((norm): KernelScenario => ({
-    name: `conv3d/${c / d}ch-${Math.ceil(h / d)}x${Math.ceil(w / d)}${norm ? '-fused-norm' : ''}`,
-    group: 'conv3d',
-    kernel: 'conv3d',
-    shape: { cin: c / d, cout: c / d, h: Math.ceil(h / d), w: Math.ceil(w / d), tap0: 0 },
-    overrides: { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: norm, SILU: norm },
-    elems: ['f32', 'f16'],
-    runs: quick ? 6 : 50,
-    warmup: quick ? 1 : 5,
-    note: `${quick ? `ANCHORS shape ${c}ch ${h}x${w} / 8` : 'ANCHORS layer shape'}${norm ? '; norm folded into the operand loads' : ''}`,
-  })))];
+  const mma22 = quick
+    ? []
+    : CONV_WAN22.map(([c, h, w]): KernelScenario => ({
+        name: `conv3d/wan22-${c}ch-${h}x${w}-mma`,
+        group: 'conv3d',
+        kernel: 'conv3dMma',
+        shape: { cin: c, cout: c, h, w, tap0: 0 },
+        overrides: { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0 },
+        elems: ['f16'],
+        runs: 30,
+        warmup: 3,
+        note: 'Wan2.2 704x1280 layer on tensor cores; extra.maxAbsVsPortable: against conv3d on the same inputs',
+      }));
+  return [
+    ...mma,
+    ...mma22,
+    ...(quick ? [] : candidateScenarios(false)),
+    ...CONV_ANCHORS.flatMap(([c, h, w]) =>
+      [0, 1].map((norm): KernelScenario => ({
+        name: `conv3d/${c / d}ch-${Math.ceil(h / d)}x${Math.ceil(w / d)}${norm ? '-fused-norm' : ''}`,
+        group: 'conv3d',
+        kernel: 'conv3d',
+        shape: { cin: c / d, cout: c / d, h: Math.ceil(h / d), w: Math.ceil(w / d), tap0: 0 },
+        overrides: { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: norm, SILU: norm },
+        elems: ['f32', 'f16'],
+        runs: quick ? 6 : 50,
+        warmup: quick ? 1 : 5,
+        note: `${quick ? `ANCHORS shape ${c}ch ${h}x${w} / 8` : 'ANCHORS layer shape'}${norm ? '; norm folded into the operand loads' : ''}`,
+      })),
+    ),
+  ];
 }
 
 /**
@@ -79,7 +90,13 @@ function convScenarios(quick: boolean): KernelScenario[] {
  */
 function candidateScenarios(quick: boolean): KernelScenario[] {
   // full: the ANCHORS layers and Wan2.2's three largest (conv3d/256ch-352x640-tiled ...: Winograd at Wan2.2's widths)
-  const planes: [number, number, number][] = quick ? [[96, 48, 80], [192, 24, 40], [384, 12, 20]] : [...CONV_ANCHORS, ...CONV_WAN22];
+  const planes: [number, number, number][] = quick
+    ? [
+        [96, 48, 80],
+        [192, 24, 40],
+        [384, 12, 20],
+      ]
+    : [...CONV_ANCHORS, ...CONV_WAN22];
   const [hh, hw] = quick ? [48, 80] : [480, 832];
   const shapes: [number, number, number, number][] = [...planes.map(([c, h, w]): [number, number, number, number] => [c, c, h, w]), [96, 3, hh, hw]];
   return shapes.map(([cin, cout, h, w]): KernelScenario => ({
@@ -92,20 +109,44 @@ function candidateScenarios(quick: boolean): KernelScenario[] {
     elems: ['f32', 'f16'],
     runs: quick ? 6 : 20,
     warmup: quick ? 1 : 3,
-    note: 'the decoder\'s portable conv; extra.tflops_* / maxAbs_*: the candidate convs on the same inputs',
+    note: "the decoder's portable conv; extra.tflops_* / maxAbs_*: the candidate convs on the same inputs",
   }));
 }
 
 function normAttnScenarios(quick: boolean): KernelScenario[] {
-  const runs = quick ? 6 : 50, warmup = quick ? 1 : 5;
-  const norms: [number, number, number, number][] = quick ? [[12, 60, 104, 1], [48, 8, 13, 0]] : [[96, 480, 832, 1], [384, 60, 104, 0]];
+  const runs = quick ? 6 : 50,
+    warmup = quick ? 1 : 5;
+  const norms: [number, number, number, number][] = quick
+    ? [
+        [12, 60, 104, 1],
+        [48, 8, 13, 0],
+      ]
+    : [
+        [96, 480, 832, 1],
+        [384, 60, 104, 0],
+      ];
   const [ac, an] = quick ? [48, 8 * 13] : [384, 60 * 104];
   return [
     ...norms.map(([c, h, w, silu]): KernelScenario => ({
       name: `rms-norm/${c}ch-${h}x${w}${silu ? '-silu' : ''}`,
-      group: 'rms-norm', kernel: 'rmsNorm', shape: { c, hw: h * w }, overrides: { SILU: silu }, elems: ['f32', 'f16'], runs, warmup,
+      group: 'rms-norm',
+      kernel: 'rmsNorm',
+      shape: { c, hw: h * w },
+      overrides: { SILU: silu },
+      elems: ['f32', 'f16'],
+      runs,
+      warmup,
     })),
-    { name: `attention/n${an}-c${ac}`, group: 'attention', kernel: 'attention', shape: { c: ac, n: an, scale: 1 / Math.sqrt(ac) }, elems: ['f32', 'f16'], runs, warmup, note: 'middle.1 of Wan2.1 at 480x832: N = 60·104' },
+    {
+      name: `attention/n${an}-c${ac}`,
+      group: 'attention',
+      kernel: 'attention',
+      shape: { c: ac, n: an, scale: 1 / Math.sqrt(ac) },
+      elems: ['f32', 'f16'],
+      runs,
+      warmup,
+      note: 'middle.1 of Wan2.1 at 480x832: N = 60·104',
+    },
   ];
 }
 
@@ -127,7 +168,14 @@ function decodeScenarios(quick: boolean, frames: number | undefined): DecodeScen
       ];
   // quick: GPU busy time (one more decode) for the first case only: SwiftShader decodes take seconds
   return cases.map(([m, latent, label], i) => ({
-    name: `decode/${label}`, group: 'decode', model: m, latent, options: { cache: 'on', precision: 'f32' }, repeats: quick ? 1 : 3, checkCpu: quick, probe: !quick || i === 0,
+    name: `decode/${label}`,
+    group: 'decode',
+    model: m,
+    latent,
+    options: { cache: 'on', precision: 'f32' },
+    repeats: quick ? 1 : 3,
+    checkCpu: quick,
+    probe: !quick || i === 0,
   }));
 }
 
@@ -158,8 +206,14 @@ export function tradeoffSwitches(tile: string): MatrixScenario['switches'] {
 /** The trained default model (models/) on one of its samples: rows also carry PSNR / SSIM against the source clip. */
 function trainedTradeoffs(sample: string, latent: [number, number, number], tile: string): MatrixScenario {
   return {
-    group: 'tradeoffs', vary: 'one', name: `tradeoffs/trained-${sample}`, model: { ...model('2.1', 32, 16), seed: 0, sample }, latent,
-    switches: tradeoffSwitches(tile), repeats: 1, probe: false,
+    group: 'tradeoffs',
+    vary: 'one',
+    name: `tradeoffs/trained-${sample}`,
+    model: { ...model('2.1', 32, 16), seed: 0, sample },
+    latent,
+    switches: tradeoffSwitches(tile),
+    repeats: 1,
+    probe: false,
     note: `trained default model (models/, Wan2.1 dim 32), sample ${sample}: quality also against the source clip (psnrVsSource, ssimVsSource)`,
   };
 }
@@ -168,8 +222,24 @@ function tradeoffScenarios(quick: boolean, frames: number | undefined): MatrixSc
   const base = { group: 'tradeoffs' as const, vary: 'one' as const };
   return quick
     ? [
-        { ...base, name: 'tradeoffs/wan2.1-dim16-48x64', model: model('2.1', 16, 16), latent: [4, 6, 8], switches: tradeoffSwitches('3x4'), repeats: 1, note: 'golden wan21-small size, generated weights' },
-        { ...base, name: 'tradeoffs/wan2.2-dim16-80x96', model: model('2.2', 16, 48), latent: [3, 5, 6], switches: { ...tradeoffSwitches('3x3'), cache: ['on'] }, repeats: 1, note: 'golden wan22-small size, generated weights; cache off is refused for Wan2.2' },
+        {
+          ...base,
+          name: 'tradeoffs/wan2.1-dim16-48x64',
+          model: model('2.1', 16, 16),
+          latent: [4, 6, 8],
+          switches: tradeoffSwitches('3x4'),
+          repeats: 1,
+          note: 'golden wan21-small size, generated weights',
+        },
+        {
+          ...base,
+          name: 'tradeoffs/wan2.2-dim16-80x96',
+          model: model('2.2', 16, 48),
+          latent: [3, 5, 6],
+          switches: { ...tradeoffSwitches('3x3'), cache: ['on'] },
+          repeats: 1,
+          note: 'golden wan22-small size, generated weights; cache off is refused for Wan2.2',
+        },
         trainedTradeoffs('rocket-64', [2, 8, 8], '4x4'),
       ]
     : [
@@ -181,7 +251,9 @@ function tradeoffScenarios(quick: boolean, frames: number | undefined): MatrixSc
 
 function coldScenarios(quick: boolean): DecodeScenario[] {
   const [m, latent, label]: [ModelSpec, [number, number, number], string] = quick ? [model('2.1', 8, 16), [1, 4, 6], 'wan2.1-dim8-32x48'] : [WAN21, [1, 60, 104], 'wan2.1-dim96-480x832'];
-  return [{ name: `cold/${label}`, group: 'cold', model: m, latent, options: { cache: 'on', precision: 'f32' }, repeats: 0, note: 'fresh device: import -> weights -> upload -> compile -> first frame' }];
+  return [
+    { name: `cold/${label}`, group: 'cold', model: m, latent, options: { cache: 'on', precision: 'f32' }, repeats: 0, note: 'fresh device: import -> weights -> upload -> compile -> first frame' },
+  ];
 }
 
 function ortScenarios(quick: boolean, runtime: 'chromium' | 'node'): OrtScenario[] {
@@ -211,16 +283,20 @@ function sweepScenarios(): KernelScenario[] {
     'm12x2-n16x4': { WG_N: 16, WG_M: 12, TM4: 2, TN: 4, MODE: 1, BK: 16 },
     'm12x2-n16x8': { WG_N: 16, WG_M: 24, TM4: 1, TN: 8, MODE: 1, BK: 16 },
   };
-  return (CONV_ANCHORS.filter(([c]) => c === 96 || c === 384).slice(0, 2)).flatMap(([c, h, w]) => Object.entries(tunings).map(([name, t]): KernelScenario => ({
-    name: `sweep/${c}ch-${h}x${w}-${name}`,
-    group: 'conv3d',
-    kernel: 'conv3d',
-    shape: { cin: c, cout: c, h, w, tap0: 0 },
-    overrides: { KT: 3, KS: 3, UP: 0, HAS_RES: 0, ...t },
-    elems: ['f32'],
-    runs: 30,
-    warmup: 3,
-  })));
+  return CONV_ANCHORS.filter(([c]) => c === 96 || c === 384)
+    .slice(0, 2)
+    .flatMap(([c, h, w]) =>
+      Object.entries(tunings).map(([name, t]): KernelScenario => ({
+        name: `sweep/${c}ch-${h}x${w}-${name}`,
+        group: 'conv3d',
+        kernel: 'conv3d',
+        shape: { cin: c, cout: c, h, w, tap0: 0 },
+        overrides: { KT: 3, KS: 3, UP: 0, HAS_RES: 0, ...t },
+        elems: ['f32'],
+        runs: 30,
+        warmup: 3,
+      })),
+    );
 }
 
 /** Every scenario of a run, cold start first (it must see no compiled pipeline). */
@@ -230,7 +306,17 @@ export function scenarios(cfg: Pick<SuiteConfig, 'quick' | 'frames' | 'ortLayout
   const sweep = cfg.only?.some((o) => o === 'sweep' || o.startsWith('sweep/')) ? sweepScenarios() : [];
   // quick candidate rows (each times ~10 kernels: ~80 s on lavapipe) only when --only names one
   const candidates = q && cfg.only?.some((o) => o.includes('-tiled')) ? candidateScenarios(true) : [];
-  return [...sweep, ...candidates, ...coldScenarios(q), ...convScenarios(q), ...normAttnScenarios(q), ...decodeScenarios(q, cfg.frames), ...matrixScenarios(q, cfg.frames), ...tradeoffScenarios(q, cfg.frames), ...ort];
+  return [
+    ...sweep,
+    ...candidates,
+    ...coldScenarios(q),
+    ...convScenarios(q),
+    ...normAttnScenarios(q),
+    ...decodeScenarios(q, cfg.frames),
+    ...matrixScenarios(q, cfg.frames),
+    ...tradeoffScenarios(q, cfg.frames),
+    ...ort,
+  ];
 }
 
 /** --only: comma list of groups (`conv3d`, `decode`, `kernels` = conv3d + rms-norm + attention) or name prefixes. */

@@ -13,7 +13,11 @@ function readNpy(path) {
   const start = (v1 ? 10 : 12) + hlen;
   const header = b.toString('latin1', v1 ? 10 : 12, start);
   if (!/'descr':\s*'<f4'/.test(header)) throw new Error(`${path}: expected float32 (<f4), header ${header.trim()}`);
-  const shape = /'shape':\s*\(([^)]*)\)/.exec(header)[1].split(',').filter((s) => s.trim()).map(Number);
+  const shape = /'shape':\s*\(([^)]*)\)/
+    .exec(header)[1]
+    .split(',')
+    .filter((s) => s.trim())
+    .map(Number);
   const data = new Float32Array(b.buffer.slice(b.byteOffset + start, b.byteOffset + b.length));
   return { shape, data };
 }
@@ -23,12 +27,14 @@ if (!pa || !pb) {
   console.error('usage: node scripts/compare-npy.mjs a.npy b.npy');
   process.exit(2);
 }
-const a = readNpy(pa), b = readNpy(pb);
+const a = readNpy(pa),
+  b = readNpy(pb);
 if (a.shape.join() !== b.shape.join()) {
   console.error(`shapes differ: [${a.shape}] vs [${b.shape}]`);
   process.exit(1);
 }
-let maxAbs = 0, se = 0;
+let maxAbs = 0,
+  se = 0;
 for (let i = 0; i < a.data.length; i++) {
   const d = a.data[i] - b.data[i];
   maxAbs = Math.max(maxAbs, Math.abs(d));

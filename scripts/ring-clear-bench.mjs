@@ -14,7 +14,8 @@ const gib = Number(process.argv[2] ?? 1);
 const gpu = create([]); // keep a reference: if the instance is collected, its promises never resolve
 const adapter = await gpu.requestAdapter();
 const device = await adapter.requestDevice({ requiredLimits: { maxBufferSize: adapter.limits.maxBufferSize } });
-const size = 128 * 2 ** 20, n = Math.max(1, Math.round((gib * 2 ** 30) / size));
+const size = 128 * 2 ** 20,
+  n = Math.max(1, Math.round((gib * 2 ** 30) / size));
 const bufs = Array.from({ length: n }, () => device.createBuffer({ size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST }));
 await device.queue.onSubmittedWorkDone();
 let t = performance.now();

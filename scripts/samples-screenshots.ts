@@ -17,7 +17,10 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const tid = (id: string) => `[data-testid="${id}"]`;
 
 async function waitDone(page: Page, minutes: number): Promise<void> {
-  await page.waitForFunction(() => ['done', 'error', 'cancelled'].includes(document.querySelector<HTMLElement>('[data-testid="status"]')?.dataset.state ?? ''), undefined, { timeout: minutes * 60_000, polling: 500 });
+  await page.waitForFunction(() => ['done', 'error', 'cancelled'].includes(document.querySelector<HTMLElement>('[data-testid="status"]')?.dataset.state ?? ''), undefined, {
+    timeout: minutes * 60_000,
+    polling: 500,
+  });
   const state = await page.getAttribute(tid('status'), 'data-state');
   if (state !== 'done') throw new Error(`decode ended ${state}: ${await page.textContent(tid('status'))} / ${await page.textContent(tid('error'))}`);
 }
@@ -44,7 +47,7 @@ try {
   await phone.waitForSelector(`${tid('decode')}:not([disabled])`, { timeout: 120_000 });
   await loadSample(phone, 'astronaut-128');
   const overflow = await phone.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth);
-  console.log(`390 px: sideways overflow ${overflow} px; weights radio: ${await phone.isChecked(tid('weights-url-choice')) ? 'URL' : 'not URL'}`);
+  console.log(`390 px: sideways overflow ${overflow} px; weights radio: ${(await phone.isChecked(tid('weights-url-choice'))) ? 'URL' : 'not URL'}`);
   await phone.locator(tid('samples')).screenshot({ path: join(root, 'docs', 'screenshot-samples-phone.png') });
   if (overflow > 0) errors.push(`390 px: the page scrolls sideways by ${overflow} px`);
 

@@ -49,7 +49,10 @@ export class WanVaeDecoder {
   prepare(latents: Latents, stats: DecodeOptions['latentStats'] = 'official'): Float32Array {
     const [z, T, h, w] = latents.shape;
     if (z !== this.cfg.zDim)
-      throw new DecoderError('bad-input', `${latents.source ? `${latents.source}: ` : ''}latents have ${z} channels, the Wan${this.cfg.version} decoder (${this.weights.source}) expects ${this.cfg.zDim} (shape [${latents.shape}])`);
+      throw new DecoderError(
+        'bad-input',
+        `${latents.source ? `${latents.source}: ` : ''}latents have ${z} channels, the Wan${this.cfg.version} decoder (${this.weights.source}) expects ${this.cfg.zDim} (shape [${latents.shape}])`,
+      );
     if (T < 1 || h < 1 || w < 1) throw new DecoderError('bad-input', `latents shape [${latents.shape}] has an empty dimension`);
     const s = stats === 'official' ? officialStats(z) : stats === 'none' ? noStats(z) : stats;
     return denormalize(latents.data, z, s);
@@ -62,7 +65,23 @@ export class WanVaeDecoder {
     // tensor cores (f16 only): the plan counts their operand copy; the GPU session re-plans without it where the device has none
     const weightsPrecision = opts.weightsPrecision ?? precision;
     // tensor cores read f16 weights (conv3d-mma) or int8 weights (dequant-int8 to f16 per conv); f16 weights beside f32 storage run the portable conv3d-wq
-    return plan(this.cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? OPTIONS.cache.default, precision, weightsPrecision, rgba: opts.rgba ?? OPTIONS.rgba.default, tile: opts.tile, cacheOffload: opts.cacheOffload === 'on', weightsStream: opts.weightsStream === 'on', weightsStreamSlots: opts.weightsStreamSlots, norm: opts.norm, normChunk: opts.normChunk, conv: opts.conv ?? OPTIONS.conv.default, tensorCores: (opts.tensorCores ?? OPTIONS.tensorCores.default) && precision === 'f16' && (weightsPrecision === 'f16' || weightsPrecision === 'int8') });
+    return plan(this.cfg, {
+      frames: shape[1],
+      h: shape[2],
+      w: shape[3],
+      cache: opts.cache ?? OPTIONS.cache.default,
+      precision,
+      weightsPrecision,
+      rgba: opts.rgba ?? OPTIONS.rgba.default,
+      tile: opts.tile,
+      cacheOffload: opts.cacheOffload === 'on',
+      weightsStream: opts.weightsStream === 'on',
+      weightsStreamSlots: opts.weightsStreamSlots,
+      norm: opts.norm,
+      normChunk: opts.normChunk,
+      conv: opts.conv ?? OPTIONS.conv.default,
+      tensorCores: (opts.tensorCores ?? OPTIONS.tensorCores.default) && precision === 'f16' && (weightsPrecision === 'f16' || weightsPrecision === 'int8'),
+    });
   }
 
   /** The device's buffer limits (requests the device). */
@@ -113,7 +132,9 @@ export class WanVaeDecoder {
     } catch (e) {
       if (this.stop.signal.aborted && !(e instanceof DecoderError && e.code === 'device-lost')) throw new DecoderError('disposed', 'the decoder was disposed during the decode', { cause: e });
       if (opts.signal?.aborted && !(e instanceof DecoderError && (e.code === 'device-lost' || e.code === 'cancelled')))
-        throw new DecoderError('cancelled', `decode cancelled${opts.signal.reason instanceof Error && opts.signal.reason.name !== 'AbortError' ? ` (${opts.signal.reason.message})` : ''}`, { cause: e });
+        throw new DecoderError('cancelled', `decode cancelled${opts.signal.reason instanceof Error && opts.signal.reason.name !== 'AbortError' ? ` (${opts.signal.reason.message})` : ''}`, {
+          cause: e,
+        });
       throw e;
     } finally {
       this.busy--;
@@ -128,15 +149,19 @@ export class WanVaeDecoder {
 
   private async decodeNow(latents: Latents, opts: DecodeOptions): Promise<DecodeResult> {
     // defaults: the schema's (src/options/schema.ts)
-    const cache = opts.cache ?? OPTIONS.cache.default, precision = opts.precision ?? OPTIONS.precision.default, backend = opts.backend ?? OPTIONS.backend.default;
-    const norm = opts.norm ?? OPTIONS.norm.default, normChunk = norm === 'chunked' ? (opts.normChunk ?? OPTIONS.normChunk.default) : null;
+    const cache = opts.cache ?? OPTIONS.cache.default,
+      precision = opts.precision ?? OPTIONS.precision.default,
+      backend = opts.backend ?? OPTIONS.backend.default;
+    const norm = opts.norm ?? OPTIONS.norm.default,
+      normChunk = norm === 'chunked' ? (opts.normChunk ?? OPTIONS.normChunk.default) : null;
     const statsName = typeof opts.latentStats === 'object' ? 'file' : (opts.latentStats ?? OPTIONS.latentStats.default);
     const input = this.prepare(latents, opts.latentStats);
     const [, T, h, w] = latents.shape;
     if (cache === 'off' && this.cfg.version === '2.2') throw new DecoderError('unsupported', WAN22_CACHE_OFF);
     if (backend === 'cpu' && precision !== 'f32') throw new DecoderError('bad-input', 'the CPU backend computes in f32/f64 only: precision f16 needs the webgpu backend');
     const frames = cache === 'off' ? T : framesFor(this.cfg, T);
-    const H = h * this.cfg.scale, W = w * this.cfg.scale;
+    const H = h * this.cfg.scale,
+      W = w * this.cfg.scale;
     const collect = opts.collect !== false;
     const video = new Float32Array(collect ? 3 * frames * H * W : 0);
     // frames arrive in order; after a re-plan the decode starts over and frames already delivered are not delivered again
@@ -152,7 +177,17 @@ export class WanVaeDecoder {
       if (onFrame) return inFlight.give(() => onFrame(f));
     };
     const t0 = performance.now();
-    const result: DecodeResult = { video, frames, height: H, width: W, seconds: 0, backend, adapter: 'cpu (reference)', options: { cache, precision, norm, normChunk, latentStats: statsName, tile: opts.tile ?? null, cacheOffload: false, tensorCores: false, weightsPrecision: opts.weightsPrecision ?? precision }, replans: [] };
+    const result: DecodeResult = {
+      video,
+      frames,
+      height: H,
+      width: W,
+      seconds: 0,
+      backend,
+      adapter: 'cpu (reference)',
+      options: { cache, precision, norm, normChunk, latentStats: statsName, tile: opts.tile ?? null, cacheOffload: false, tensorCores: false, weightsPrecision: opts.weightsPrecision ?? precision },
+      replans: [],
+    };
     try {
       // the CPU reference of packed weights: the same decode with the conv weights the GPU would hold
       if (backend === 'cpu') await decodeCpu(this.cfg, this.weights, input, latents.shape, cache, place, signal, opts.weightsPrecision);

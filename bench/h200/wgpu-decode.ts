@@ -52,11 +52,19 @@ for (let run = 1; run <= runs; run++) {
   const t0 = performance.now();
   const r = await dec.decode(latents, opts);
   const wall = (performance.now() - t0) / 1000;
-  console.log(JSON.stringify({
-    engine: 'wgpu (Deno)', adapter: `${info.vendor} ${info.architecture} ${info.description}`.trim(), run,
-    seconds: r.seconds, wall, peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes,
-    video: [3, r.frames, r.height, r.width], options: r.options,
-  }));
+  console.log(
+    JSON.stringify({
+      engine: 'wgpu (Deno)',
+      adapter: `${info.vendor} ${info.architecture} ${info.description}`.trim(),
+      run,
+      seconds: r.seconds,
+      wall,
+      peakGpuBytes: r.peakGpuBytes,
+      plannedPeakGpuBytes: r.plannedPeakGpuBytes,
+      video: [3, r.frames, r.height, r.width],
+      options: r.options,
+    }),
+  );
   if (run === runs && arg('out')) await Deno.writeFile(arg('out')!, writeNpy([3, r.frames, r.height, r.width], r.video));
 }
 dec.dispose();

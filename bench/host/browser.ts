@@ -76,8 +76,18 @@ export async function runBrowser(a: BenchArgs, commit: string): Promise<Report> 
   try {
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     const cfg: SuiteConfig = {
-      quick: a.quick, only: a.only, tag: a.tag, ortLayouts: a.ortLayouts, runs: a.runs, repeats: a.repeats, frames: a.frames, commit, machine: a.machine,
-      flags: CHROMIUM_ARGS, args: a.raw, engine: `Chromium ${browser.version()} (headless, playwright-core)`,
+      quick: a.quick,
+      only: a.only,
+      tag: a.tag,
+      ortLayouts: a.ortLayouts,
+      runs: a.runs,
+      repeats: a.repeats,
+      frames: a.frames,
+      commit,
+      machine: a.machine,
+      flags: CHROMIUM_ARGS,
+      args: a.raw,
+      engine: `Chromium ${browser.version()} (headless, playwright-core)`,
     };
     const url = `${serverUrl(server)}/bench/index.html?cfg=${encodeURIComponent(JSON.stringify(cfg))}`;
     console.log(`[bench] ${cfg.engine} on ${url.split('?')[0]}`);

@@ -46,5 +46,7 @@ for (const [name, secs, peak, cfg, o, slots] of rows) {
   if (slots) p = withWeightStream(p, true, slots);
   const e = expectedSeconds(p);
   const bus = p.bus.weights + p.bus.store + p.bus.cache;
-  console.log(`${name.padEnd(34)} planned ${p.memory.total === peak ? '= measured' : `${p.memory.total} != ${peak}`}  ${(convFlops(p) / 1e12).toFixed(0).padStart(5)} TFLOP  ${String(dispatchCount(p)).padStart(6)} dispatches  ${(bus / 1e9).toFixed(1).padStart(5)} GB  measured ${secs.toFixed(1).padStart(5)} s  expected ${e.total.toFixed(1).padStart(5)} s`);
+  console.log(
+    `${name.padEnd(34)} planned ${p.memory.total === peak ? '= measured' : `${p.memory.total} != ${peak}`}  ${(convFlops(p) / 1e12).toFixed(0).padStart(5)} TFLOP  ${String(dispatchCount(p)).padStart(6)} dispatches  ${(bus / 1e9).toFixed(1).padStart(5)} GB  measured ${secs.toFixed(1).padStart(5)} s  expected ${e.total.toFixed(1).padStart(5)} s`,
+  );
 }

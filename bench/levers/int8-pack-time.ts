@@ -16,7 +16,8 @@ for (const way of ['two-step', 'rows', 'two-step', 'rows']) {
   for (const t of convs) {
     const [cout, cin] = t.shape as [number, number];
     const taps = t.data.length / cout / cin;
-    const kt = t.shape.length === 5 ? t.shape[2]! : 1, ks = t.shape.at(-1)!;
+    const kt = t.shape.length === 5 ? t.shape[2]! : 1,
+      ks = t.shape.at(-1)!;
     if (way === 'rows') packInt8BlockedRows(t.data, cout, cin, taps);
     else packInt8Blocked(packConvWeightBlocked(t.data, cout, cin, kt, ks), cout, cin, taps);
   }

@@ -19,7 +19,8 @@ const arg = (name: string, dflt: string) => {
 };
 const version = arg('--version', '2.1') as '2.1' | '2.2';
 const [T, h, w] = arg('--latent-size', '21x60x104').split('x').map(Number) as [number, number, number];
-const members = Number(process.env.MEMBERS ?? 1), items = Number(process.env.ITEMS ?? 8);
+const members = Number(process.env.MEMBERS ?? 1),
+  items = Number(process.env.ITEMS ?? 8);
 const outFile = process.argv.slice(2).find((a) => a.endsWith('.jsonl'));
 const flags = ['enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia'];
 await installNodeWebGPU(flags);
@@ -28,7 +29,17 @@ await installNodeWebGPU(flags);
 const listed = await listAdapters();
 const pciIds = () =>
   execFileSync('nvidia-smi', ['--query-gpu=pci.bus_id', '--format=csv,noheader'], { encoding: 'utf8' })
-    .trim().split('\n').map((id) => { const [d, b, sf] = id.trim().toLowerCase().replace(/^0000(?=[0-9a-f]{4}:)/, '').split(':'); const [sl, f] = sf!.split('.'); return `pci-${d}_${b}_${sl}_${f}`; });
+    .trim()
+    .split('\n')
+    .map((id) => {
+      const [d, b, sf] = id
+        .trim()
+        .toLowerCase()
+        .replace(/^0000(?=[0-9a-f]{4}:)/, '')
+        .split(':');
+      const [sl, f] = sf!.split('.');
+      return `pci-${d}_${b}_${sl}_${f}`;
+    });
 const adapters = process.env.ADAPTERS ? process.env.ADAPTERS.split(',') : new Set(listed).size < listed.length ? pciIds() : listed;
 console.error(`adapters listed: ${listed.join(' | ')}; pool members from: ${adapters.join(' | ')}`);
 if (adapters.length < members) throw new Error(`MEMBERS=${members} but Dawn lists ${adapters.length} adapter(s): ${adapters.join(', ')}`);
@@ -43,7 +54,14 @@ const results = await Promise.all(Array.from({ length: items }, (_, i) => pool.d
 const seconds = (performance.now() - t1) / 1000;
 pool.dispose();
 const line = {
-  probe: 'pool-throughput', version, latent: [z, T, h, w], members, items, adapters: adapters.slice(0, members), seconds: +seconds.toFixed(2), poolCreateSeconds: +created.toFixed(2),
+  probe: 'pool-throughput',
+  version,
+  latent: [z, T, h, w],
+  members,
+  items,
+  adapters: adapters.slice(0, members),
+  seconds: +seconds.toFixed(2),
+  poolCreateSeconds: +created.toFixed(2),
   perItem: results.map((r) => ({ member: r.member, seconds: r.seconds, tensorCores: r.options.tensorCores, peakGpuBytes: r.peakGpuBytes })),
 };
 console.log(JSON.stringify(line));

@@ -23,13 +23,24 @@ const rows: [string, '2.1' | '2.2', [number, number, number], number, WeightsPre
 for (const [name, v, [frames, h, w], budget, weightsPrecisions, weightsStreams, tensorCores] of rows) {
   const cfg = inferConfig(syntheticWeights(OFFICIAL[v], { values: false }));
   const req: FitRequest = {
-    budget: budget * MiB, cpuBudget: 64 * 2 ** 30, limits: { maxStorageBufferBindingSize: 2 ** 31 - 4, maxBufferSize: 2 ** 40 },
-    precisions: ['f16'], weightsPrecisions, tile: 'auto', tileOrder: 'auto', stores: ['gpu', 'cpu'], norms: ['full', 'chunked', 'fused'], weightsStreams, cacheOffloads: ['off', 'on'],
+    budget: budget * MiB,
+    cpuBudget: 64 * 2 ** 30,
+    limits: { maxStorageBufferBindingSize: 2 ** 31 - 4, maxBufferSize: 2 ** 40 },
+    precisions: ['f16'],
+    weightsPrecisions,
+    tile: 'auto',
+    tileOrder: 'auto',
+    stores: ['gpu', 'cpu'],
+    norms: ['full', 'chunked', 'fused'],
+    weightsStreams,
+    cacheOffloads: ['off', 'on'],
   };
   const t0 = performance.now();
   const fit = fitPlan(cfg, { frames, h, w, cache: 'on', tensorCores }, req);
   const ms = performance.now() - t0;
   const e = expectedSeconds(fit.plan);
   const plain = plan(cfg, { ...fit.plan.opts, tile: fit.plan.opts.tile && { ...fit.plan.opts.tile, shrink: false } });
-  console.log(`${name}: ${fit.reason}\n  ${(fit.plan.memory.total / MiB).toFixed(0)} MiB (plain tiles ${(plain.memory.total / MiB).toFixed(0)} MiB), tiled-part compute x${fit.plan.tileOverhead.toFixed(2)} (plain x${plain.tileOverhead.toFixed(2)}), weights over the bus ${(fit.plan.bus.weights / 1e9).toFixed(0)} GB, expected ${e.total.toFixed(1)} s (compute ${e.compute.toFixed(1)} + bus ${e.bus.toFixed(1)}); search ${ms.toFixed(0)} ms`);
+  console.log(
+    `${name}: ${fit.reason}\n  ${(fit.plan.memory.total / MiB).toFixed(0)} MiB (plain tiles ${(plain.memory.total / MiB).toFixed(0)} MiB), tiled-part compute x${fit.plan.tileOverhead.toFixed(2)} (plain x${plain.tileOverhead.toFixed(2)}), weights over the bus ${(fit.plan.bus.weights / 1e9).toFixed(0)} GB, expected ${e.total.toFixed(1)} s (compute ${e.compute.toFixed(1)} + bus ${e.bus.toFixed(1)}); search ${ms.toFixed(0)} ms`,
+  );
 }

@@ -54,7 +54,10 @@ function positive(name: string, v: string): number {
 /** Dawn toggles: `a=x,y,b=z` is two flags (a piece without '=' continues the previous flag's list). */
 export function dawnFlags(v: string): string[] {
   const out: string[] = [];
-  for (const piece of v.split(',').map((x) => x.trim()).filter(Boolean)) {
+  for (const piece of v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     if (!piece.includes('=') && out.length) out[out.length - 1] += `,${piece}`;
     else out.push(piece);
   }
@@ -78,7 +81,10 @@ export function parseArgs(argv: string[]): BenchArgs {
     if (!VALUES.has(k)) throw new Error(`unknown argument '${arg}' (see the header of bench/lib/args.ts)`);
     const v = inline ?? argv[++i];
     if (v === undefined) throw new Error(`--${k} needs a value`);
-    const list = v.split(',').map((x) => x.trim()).filter(Boolean);
+    const list = v
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
     if (k === 'only') a.only.push(...list);
     else if (k === 'runs' || k === 'repeats' || k === 'frames') a[k] = positive(k, v);
     else if (k === 'dawn-flags') a.dawnFlags.push(...dawnFlags(v));

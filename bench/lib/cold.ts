@@ -64,10 +64,17 @@ export async function runColdScenario(s: DecodeScenario, importMs: number): Prom
     const t4 = now();
     await dec.decode(lat, { ...(s.options as DecodeOptions), latentStats: 'none', onFrame: () => void (Number.isNaN(warmFirst) && (warmFirst = now() - t4)) });
     dec.dispose();
-    const upload = (marks.firstModule ?? NaN) - t3, compile = (marks.lastPipeline ?? NaN) - (marks.firstModule ?? NaN);
+    const upload = (marks.firstModule ?? NaN) - t3,
+      compile = (marks.lastPipeline ?? NaN) - (marks.firstModule ?? NaN);
     row.extra = {
-      importMs, deviceMs: t1 - t0, weightsMs: t2 - t1, uploadMs: upload, compileMs: compile, firstFrameMs: first - (marks.lastPipeline ?? NaN),
-      totalMs: importMs + (first - t0), warmFirstFrameMs: warmFirst,
+      importMs,
+      deviceMs: t1 - t0,
+      weightsMs: t2 - t1,
+      uploadMs: upload,
+      compileMs: compile,
+      firstFrameMs: first - (marks.lastPipeline ?? NaN),
+      totalMs: importMs + (first - t0),
+      warmFirstFrameMs: warmFirst,
     };
     const total = importMs + (first - t0);
     row.ms = { n: 1, median: total, p10: total, p90: total, min: total, max: total };

@@ -62,7 +62,13 @@ export async function runCandidatesCase(ctx: KernelContext, s: KernelScenario, e
   const tiled = conv3dTiledFor(tuning, p.cout!, p.h! * p.w!, maxInv);
   const [def, dov]: [AnyKernelDef, Record<string, number>] = tiled ? [conv3dTiled(tiled), op] : [conv3d, { ...op, ...conv3dTuningForCout(tuning, p.cout!, maxInv) }];
   const runs = ctx.runs ?? s.runs;
-  const base: Result = { name: `${s.name}/${elem}`, group: s.group, status: 'ok', params: { ...p, elem, kernel: def.id, overrides: resolveOverrides(def, dov), runs, warmup: s.warmup }, key: `${s.name}/${elem}|${def.id}` };
+  const base: Result = {
+    name: `${s.name}/${elem}`,
+    group: s.group,
+    status: 'ok',
+    params: { ...p, elem, kernel: def.id, overrides: resolveOverrides(def, dov), runs, warmup: s.warmup },
+    key: `${s.name}/${elem}|${def.id}`,
+  };
   if (elem === 'f16' && !ctx.f16) return { ...base, status: 'skipped', error: "no 'shader-f16' on this adapter" };
   const owned: GPUBuffer[] = [];
   const timer = new PassTimer(device);
@@ -131,14 +137,35 @@ export async function runCandidatesCase(ctx: KernelContext, s: KernelScenario, e
  * (wino<r>hh).
  */
 const WINO_VARIANTS: Record<Elem, [string, WinoR, WinoScratch, boolean, number][]> = {
-  f32: [['wino2', 2, 'elem', false, 128], ['wino4', 4, 'elem', false, 128], ['wino4c64', 4, 'elem', false, 64], ['wino4c32', 4, 'elem', false, 32]],
-  f16: [['wino2', 2, 'f32', false, 128], ['wino4', 4, 'f32', false, 128], ['wino2h', 2, 'elem', false, 128], ['wino4h', 4, 'elem', false, 128], ['wino2hh', 2, 'elem', true, 128], ['wino4hh', 4, 'elem', true, 128]],
+  f32: [
+    ['wino2', 2, 'elem', false, 128],
+    ['wino4', 4, 'elem', false, 128],
+    ['wino4c64', 4, 'elem', false, 64],
+    ['wino4c32', 4, 'elem', false, 32],
+  ],
+  f16: [
+    ['wino2', 2, 'f32', false, 128],
+    ['wino4', 4, 'f32', false, 128],
+    ['wino2h', 2, 'elem', false, 128],
+    ['wino4h', 4, 'elem', false, 128],
+    ['wino2hh', 2, 'elem', true, 128],
+    ['wino4hh', 4, 'elem', true, 128],
+  ],
 };
 
 /** The Winograd rows of one case (see the header and WINO_VARIANTS) on the case's buffers. */
 async function winogradRows(
-  ctx: KernelContext, bufs: GPUBuffer[], y2: GPUBuffer, p: WinoParams, op: Record<string, number>, want: Float32Array, flops: number,
-  timeOf: (enc: (ps: GPUComputePassEncoder) => void) => Promise<{ median: number }>, extra: Record<string, number | string>, owned: GPUBuffer[], elem: Elem,
+  ctx: KernelContext,
+  bufs: GPUBuffer[],
+  y2: GPUBuffer,
+  p: WinoParams,
+  op: Record<string, number>,
+  want: Float32Array,
+  flops: number,
+  timeOf: (enc: (ps: GPUComputePassEncoder) => void) => Promise<{ median: number }>,
+  extra: Record<string, number | string>,
+  owned: GPUBuffer[],
+  elem: Elem,
 ): Promise<void> {
   const { device } = ctx;
   const kt = op.KT!;
@@ -175,10 +202,14 @@ async function winogradRows(
           [winogradGemm(r, gemm, sc), ov.gemm, [scratch, u]],
           [winogradOut(r, sc), ov.out, [scratch, bufs[3]!, bufs[4]!, y2]],
         ];
-        return Promise.all(defs.map(async ([d, o, b]) => ({
-          d, o, pipeline: await ctx.cache.get(d, o, elem),
-          g0: device.createBindGroup({ layout: ctx.cache.bindGroupLayout(d), entries: b.map((buffer, i) => ({ binding: i, resource: { buffer } })) }),
-        })));
+        return Promise.all(
+          defs.map(async ([d, o, b]) => ({
+            d,
+            o,
+            pipeline: await ctx.cache.get(d, o, elem),
+            g0: device.createBindGroup({ layout: ctx.cache.bindGroupLayout(d), entries: b.map((buffer, i) => ({ binding: i, resource: { buffer } })) }),
+          })),
+        );
       };
       const enc = (ks: Awaited<ReturnType<typeof kernelsOf>>) => (ps: GPUComputePassEncoder) => {
         bands.forEach((b, i) => {
@@ -196,14 +227,23 @@ async function winogradRows(
       device.queue.submit([e0.finish()]);
       const t = await timeOf(enc(ks));
       const got = await readFloats(device, y2, n, elem);
-      let maxAbs = 0, se2 = 0, sr2 = 0;
+      let maxAbs = 0,
+        se2 = 0,
+        sr2 = 0;
       for (let i = 0; i < n; i++) {
         const d = got[i]! - want[i]!;
         maxAbs = Math.max(maxAbs, Math.abs(d));
         se2 += d * d;
         sr2 += want[i]! * want[i]!;
       }
-      Object.assign(extra, { [`ms_${label}`]: t.median, [`tflops_${label}`]: flops / (t.median * 1e9), [`maxAbs_${label}`]: maxAbs, [`nmse_${label}`]: se2 / Math.max(sr2, 1e-30), [`bands_${label}`]: bands.length, [`scratchMiB_${label}`]: scratchBytes / 2 ** 20 });
+      Object.assign(extra, {
+        [`ms_${label}`]: t.median,
+        [`tflops_${label}`]: flops / (t.median * 1e9),
+        [`maxAbs_${label}`]: maxAbs,
+        [`nmse_${label}`]: se2 / Math.max(sr2, 1e-30),
+        [`bands_${label}`]: bands.length,
+        [`scratchMiB_${label}`]: scratchBytes / 2 ** 20,
+      });
       if (capMiB !== 128) continue; // the cap rows: totals only
       for (const [j, part] of ['in', 'gemm', 'out'].entries()) extra[`ms_${label}_${part}`] = (await timeOf(enc([ks[j]!]))).median;
       if (elem === 'f16') continue;

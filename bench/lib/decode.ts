@@ -130,16 +130,31 @@ async function measureFresh(gpu: DecoderDevice, s: DecodeTarget, opts: Switches,
     const ms = spread(runs.map((r) => r.ms));
     const flops = opts.cache === 'off' ? undefined : decodeFlops(cfg, s.latent);
     Object.assign(row, {
-      timing: 'wall-decode', ms, gflops: flops ? flops / (ms.median * 1e6) : undefined,
-      peakGpuBytes: cold.result.peakGpuBytes, plannedPeakGpuBytes: cold.result.plannedPeakGpuBytes, countedPeakGpuBytes: counter.peak,
-      extra: { coldMs: cold.ms, firstFrameMs: runs[0]!.chunkEnds[0], msPerLatentFrame: perLatentFrame(runs), frames: cold.result.frames, size: `${cold.result.width}x${cold.result.height}`, flops, adapter: cold.result.adapter },
+      timing: 'wall-decode',
+      ms,
+      gflops: flops ? flops / (ms.median * 1e6) : undefined,
+      peakGpuBytes: cold.result.peakGpuBytes,
+      plannedPeakGpuBytes: cold.result.plannedPeakGpuBytes,
+      countedPeakGpuBytes: counter.peak,
+      extra: {
+        coldMs: cold.ms,
+        firstFrameMs: runs[0]!.chunkEnds[0],
+        msPerLatentFrame: perLatentFrame(runs),
+        frames: cold.result.frames,
+        size: `${cold.result.width}x${cold.result.height}`,
+        flops,
+        adapter: cold.result.adapter,
+      },
     });
     if ((s.probe ?? true) && PassProbe.available(gpu.device) && cold.ms < WARM_BUDGET_MS)
-      Object.assign(row.extra!, await probeDecode(gpu.device, async () => {
-        const r = await timedDecode(dec, lat, opts);
-        dropVideo(r);
-        return r;
-      }));
+      Object.assign(
+        row.extra!,
+        await probeDecode(gpu.device, async () => {
+          const r = await timedDecode(dec, lat, opts);
+          dropVideo(r);
+          return r;
+        }),
+      );
     return { row, video: runs[runs.length - 1]!.result.video };
   } catch (e) {
     const unsupported = e instanceof DecoderError && e.code === 'unsupported';
@@ -158,7 +173,11 @@ async function probeDecode(device: GPUDevice, run: () => Promise<DecodeRun>): Pr
   } finally {
     busy = await probe.collect();
   }
-  return { gpuBusyMs: busy.ms, gpuBusyWallMs: probed.ms, gpuBusySource: `timestamp-query, sum of ${busy.passes} passes${busy.untimed ? `, ${busy.untimed} untimed` : ''} of a decode that took gpuBusyWallMs` };
+  return {
+    gpuBusyMs: busy.ms,
+    gpuBusyWallMs: probed.ms,
+    gpuBusySource: `timestamp-query, sum of ${busy.passes} passes${busy.untimed ? `, ${busy.untimed} untimed` : ''} of a decode that took gpuBusyWallMs`,
+  };
 }
 
 /** CPU reference decode of the same weights and latents (f32/f64 math: the exact answer). */
@@ -196,7 +215,10 @@ export function combinations(switches: MatrixScenario['switches']): Switches[] {
   return out;
 }
 
-const label = (o: Switches) => Object.entries(o).map(([k, v]) => `${k}=${v ?? 'default'}`).join(',');
+const label = (o: Switches) =>
+  Object.entries(o)
+    .map(([k, v]) => `${k}=${v ?? 'default'}`)
+    .join(',');
 
 /**
  * The trade-off matrix: every combination, planned and measured peak bytes, time, and quality against

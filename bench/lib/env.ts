@@ -3,7 +3,14 @@
 import type { DecoderDevice } from '../../src/gpu/device';
 import type { BenchEnv, SuiteConfig } from './types';
 
-const LIMITS = ['maxBufferSize', 'maxStorageBufferBindingSize', 'maxComputeWorkgroupStorageSize', 'maxComputeInvocationsPerWorkgroup', 'maxComputeWorkgroupsPerDimension', 'maxStorageBuffersPerShaderStage'] as const;
+const LIMITS = [
+  'maxBufferSize',
+  'maxStorageBufferBindingSize',
+  'maxComputeWorkgroupStorageSize',
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupsPerDimension',
+  'maxStorageBuffersPerShaderStage',
+] as const;
 
 /** A file-name-safe label of the adapter, e.g. `chromium-swiftshader`, `node-llvmpipe`, `node-nvidia-h200`. */
 export function adapterSlug(env: Pick<BenchEnv, 'runtime' | 'adapter'>): string {
@@ -14,7 +21,10 @@ export function adapterSlug(env: Pick<BenchEnv, 'runtime' | 'adapter'>): string 
       ? 'llvmpipe'
       : a.device || a.architecture || a.vendor || a.description || 'unknown';
   const vendor = a.vendor && !name.toLowerCase().includes(a.vendor.toLowerCase()) && name !== 'swiftshader' && name !== 'llvmpipe' ? `${a.vendor}-` : '';
-  return `${env.runtime}-${vendor}${name}`.toLowerCase().replace(/[^a-z0-9.]+/g, '-').replace(/^-|-$/g, '');
+  return `${env.runtime}-${vendor}${name}`
+    .toLowerCase()
+    .replace(/[^a-z0-9.]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 export function describeEnv(gpu: DecoderDevice, cfg: SuiteConfig, runtime: 'chromium' | 'node'): BenchEnv {

@@ -86,7 +86,12 @@ async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promi
   const { def, sizes, params } = layout(s);
   // conv3d: the decoder's tuning for this adapter class and output channel count
   // (a scenario's own MODE override, as in the tuning sweep, replaces the tuning)
-  const tuning: Record<string, number> = s.overrides?.MODE !== undefined ? {} : s.kernel === 'conv3d' ? conv3dTuningForCout(ctx.cpuAdapter ? conv3dTuning.cpu : conv3dTuning.gpu, s.shape.cout!, ctx.device.limits.maxComputeInvocationsPerWorkgroup) : {};
+  const tuning: Record<string, number> =
+    s.overrides?.MODE !== undefined
+      ? {}
+      : s.kernel === 'conv3d'
+        ? conv3dTuningForCout(ctx.cpuAdapter ? conv3dTuning.cpu : conv3dTuning.gpu, s.shape.cout!, ctx.device.limits.maxComputeInvocationsPerWorkgroup)
+        : {};
   const ov = resolveOverrides(def, { ...tuning, ...s.overrides });
   const runs = ctx.runs ?? s.runs;
   const base: Result = { name: `${s.name}/${elem}`, group: s.group, status: 'ok', params: { ...s.shape, elem, overrides: ov, runs, warmup: s.warmup }, key: '' };
@@ -138,7 +143,13 @@ const GEMM_VARIANTS: [number, number][] = [[3, 2]];
  * both loop orders at 3x2 / 4x2 / 2x4 / 3x4 / 4x4: cb-tap 3x2 won at every shape (now the decoder's), tap-cb
  * was no faster than the looped GEMM; these are cb-tap shapes not measured then.
  */
-const FLAT_VARIANTS: MmaShape[] = ([[2, 2], [3, 1], [6, 1]] as const).map(([tm, tn]): MmaShape => ({ tm, tn, order: 'cb-tap' }));
+const FLAT_VARIANTS: MmaShape[] = (
+  [
+    [2, 2],
+    [3, 1],
+    [6, 1],
+  ] as const
+).map(([tm, tn]): MmaShape => ({ tm, tn, order: 'cb-tap' }));
 
 /** The raw 16-bit values of an f16 buffer (or the low halves of an f32 one: only f16 is used here). */
 async function readHalves(device: GPUDevice, buf: GPUBuffer, n: number): Promise<Uint16Array> {
@@ -204,7 +215,10 @@ async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Pr
       owned.push(b);
       return b;
     };
-    const x = rnd(frame, 'x', 17), cache = rnd(2 * frame, 'cache', 18), bias = rnd(p.cout!, 'b', 20), res = rnd(4, 'res', 21);
+    const x = rnd(frame, 'x', 17),
+      cache = rnd(2 * frame, 'cache', 18),
+      bias = rnd(p.cout!, 'b', 20),
+      res = rnd(4, 'res', 21);
     const gamma = rnd(p.cin!, 'gamma', 23);
     const y = device.createBuffer({ label: 'y', size: Math.max(16, Math.ceil((p.cout! * p.h! * p.w! * (elem === 'f16' ? 2 : 4)) / 16) * 16), usage: STORAGE() });
     owned.push(y);
@@ -217,7 +231,8 @@ async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Pr
     owned.push(uni);
     const data = encodeParams(conv3dMmaPack, params as never);
     device.queue.writeBuffer(uni, 0, data);
-    const group = (def: AnyKernelDef, bufs: GPUBuffer[]) => device.createBindGroup({ layout: ctx.cache.bindGroupLayout(def), entries: bufs.map((buffer, i) => ({ binding: i, resource: { buffer } })) });
+    const group = (def: AnyKernelDef, bufs: GPUBuffer[]) =>
+      device.createBindGroup({ layout: ctx.cache.bindGroupLayout(def), entries: bufs.map((buffer, i) => ({ binding: i, resource: { buffer } })) });
     const gPack = group(conv3dMmaPack, [x, cache, gamma, scratch]);
     const gGemm = group(gemm, [scratch, wBlocked, bias, res, y]);
     const g1 = device.createBindGroup({ layout: ctx.cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uni, size: data.byteLength } }] });
@@ -247,9 +262,15 @@ async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Pr
     const cost = gemm.cost(params as never, gemmOv, elem);
     const packCost = conv3dMmaPack.cost(params as never, packOv, elem);
     const extra: Record<string, number | string> = {
-      dispatch: JSON.stringify([packCounts, gemmCounts]), flops: cost.flops, bytes: cost.bytes + packCost.bytes, scratchBytes: scratch.size,
+      dispatch: JSON.stringify([packCounts, gemmCounts]),
+      flops: cost.flops,
+      bytes: cost.bytes + packCost.bytes,
+      scratchBytes: scratch.size,
       decoderTiles: mmaTilesFor(p as { cin: number; cout: number; h: number; w: number }, o.KS).join('x'),
-      packMs: packMs.median, gemmMs: gemmMs.median, gemmTflops: cost.flops / (gemmMs.median * 1e9), packGBps: packCost.bytes / (packMs.median * 1e6),
+      packMs: packMs.median,
+      gemmMs: gemmMs.median,
+      gemmTflops: cost.flops / (gemmMs.median * 1e9),
+      packGBps: packCost.bytes / (packMs.median * 1e6),
     };
     // the compiler's warnings on the GEMM (the pipeline cache keeps errors only): e.g. deprecated builtins
     const info = await device.createShaderModule({ code: shaderSource(gemm, elem) }).getCompilationInfo();
@@ -285,7 +306,8 @@ async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Pr
           await timer.time(3, enc);
           const t = spread(await timer.time(Math.min(runs, 20), enc));
           const got = await readHalves(device, y2, n);
-          let diff = 0, maxAbs = 0;
+          let diff = 0,
+            maxAbs = 0;
           for (let i = 0; i < n; i++)
             if (got[i] !== want[i]) {
               diff++;
@@ -379,7 +401,9 @@ async function againstPortable(ctx: KernelContext, bufs: GPUBuffer[], params: Re
     pass.end();
     device.queue.submit([enc.finish()]);
     const want = await readFloats(device, y, n, elem);
-    let maxAbs = 0, se = 0, ss = 0;
+    let maxAbs = 0,
+      se = 0,
+      ss = 0;
     for (let i = 0; i < n; i++) {
       const d = got[i]! - want[i]!;
       maxAbs = Math.max(maxAbs, Math.abs(d));

@@ -79,7 +79,8 @@ export class PassProbe {
   async collect(): Promise<{ ms: number; passes: number; untimed: number; each: { label: string; ms: number }[] }> {
     this.stop();
     await this.device.queue.onSubmittedWorkDone();
-    let ns = 0, passes = 0;
+    let ns = 0,
+      passes = 0;
     const each: { label: string; ms: number }[] = [];
     for (const s of this.slots) {
       if (s.passes) {

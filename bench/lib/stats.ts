@@ -6,7 +6,8 @@ import type { Quality, Spread } from './types';
 function quantile(sorted: number[], q: number): number {
   if (!sorted.length) return NaN;
   const i = (sorted.length - 1) * q;
-  const lo = Math.floor(i), hi = Math.ceil(i);
+  const lo = Math.floor(i),
+    hi = Math.ceil(i);
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (i - lo);
 }
 
@@ -18,7 +19,8 @@ export function spread(values: number[]): Spread {
 /** max |a - b| and PSNR (peak-to-peak 2) of `a` against `b`. */
 export function quality(a: Float32Array, b: Float32Array, against: string): Quality {
   if (a.length !== b.length) throw new Error(`quality: ${a.length} values against ${b.length} (${against})`);
-  let maxAbs = 0, se = 0;
+  let maxAbs = 0,
+    se = 0;
   for (let i = 0; i < a.length; i++) {
     const d = Math.abs(a[i]! - b[i]!);
     if (!(d <= maxAbs)) maxAbs = d;

@@ -267,9 +267,7 @@ class ChunkGraph {
       const k2 = kh * kw;
       const out = new Float32Array(cout * 3 * cin * k2);
       for (let o = 0; o < cout; o++)
-        for (let c = 0; c < cin; c++)
-          for (let dt = 0; dt < 3; dt++)
-            out.set(src.subarray(((o * cin + c) * 3 + dt) * k2, ((o * cin + c) * 3 + dt + 1) * k2), ((o * 3 + dt) * cin + c) * k2);
+        for (let c = 0; c < cin; c++) for (let dt = 0; dt < 3; dt++) out.set(src.subarray(((o * cin + c) * 3 + dt) * k2, ((o * cin + c) * 3 + dt + 1) * k2), ((o * 3 + dt) * cin + c) * k2);
       return out;
     });
   }
@@ -316,8 +314,7 @@ class ChunkGraph {
     }
     const W = this.stackedWeight(key, cout, cin, k, k);
     const outs: string[] = [];
-    for (let t = 0; t < x.t; t++)
-      outs.push(this.op('Conv', [this.stack3(cat, t, key), W, B], key, { kernel_shape: attr.ints([k, k]), pads: attr.ints([pad, pad, pad, pad]) }));
+    for (let t = 0; t < x.t; t++) outs.push(this.op('Conv', [this.stack3(cat, t, key), W, B], key, { kernel_shape: attr.ints([k, k]), pads: attr.ints([pad, pad, pad, pad]) }));
     const name = outs.length === 1 ? outs[0]! : this.op('Concat', outs, key, { axis: attr.int(0) });
     return { ...x, name, c: cout };
   }
@@ -346,7 +343,9 @@ class ChunkGraph {
   /** Single-head attention per frame with the residual (vae.py AttentionBlock). */
   private attention(x: Tv): Tv {
     const p = this.cfg.middle.attn.path;
-    const C = x.c, N = x.h * x.w, T = x.t;
+    const C = x.c,
+      N = x.h * x.w,
+      T = x.t;
     const u = this.rmsNorm(x, `${p}.norm.gamma`, false, `${p}.norm`);
     // [T, N, C] token-major
     const tok = this.reshape(this.op('Transpose', [u.name], p, { perm: attr.ints(this.frames ? [0, 2, 3, 1] : [0, 2, 3, 4, 1]) }), [T, N, C], p);
@@ -393,7 +392,8 @@ class ChunkGraph {
     if (rs.mode === 'upsample3d' && !this.first) {
       const tc = this.causalConv(x, `${rs.path}.time_conv`, rs.slot, 'time');
       // out[k, 2τ + s] = tc[s·C + k, τ]
-      const C = x.c, T = x.t;
+      const C = x.c,
+        T = x.t;
       const name = this.frames
         ? this.reshape(tc.name, [2 * T, C, x.h, x.w], `${rs.path}.time_conv`)
         : this.reshape(
@@ -463,7 +463,8 @@ class ChunkGraph {
     x = this.rmsNorm(x, 'decoder.head.0.gamma', true, 'decoder.head.0');
     x = this.causalConv(x, 'decoder.head.2', cfg.head.slot, 'conv');
     // -> [1, 3, T, H, W]
-    const P = cfg.patch, T = x.t;
+    const P = cfg.patch,
+      T = x.t;
     let v: string;
     if (this.frames) {
       let f = x.name; // [T, 3P², h, w]
@@ -549,7 +550,9 @@ export function buildChunk(cfg: DecoderConfig, weights: Weights | null, opts: Ch
 export function buildChunkModel(cfg: DecoderConfig, weights: Weights, opts: ChunkModelOptions): Uint8Array {
   const m = buildChunk(cfg, weights, opts);
   if (m.externalData.length)
-    throw new Error(`buildChunkModel: the weights (${(m.stats.initializerBytes / 2 ** 30).toFixed(2)} GiB) need ONNX external data: use buildChunk() and pass the model with its externalData to runOrtDecode`);
+    throw new Error(
+      `buildChunkModel: the weights (${(m.stats.initializerBytes / 2 ** 30).toFixed(2)} GiB) need ONNX external data: use buildChunk() and pass the model with its externalData to runOrtDecode`,
+    );
   return m.bytes;
 }
 

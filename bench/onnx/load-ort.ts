@@ -40,11 +40,7 @@ async function loadBrowser(): Promise<Ort> {
 }
 
 async function loadNode(opts: LoadOrtOptions): Promise<Ort> {
-  const [{ createRequire }, { dirname, join }, { pathToFileURL }] = await Promise.all([
-    import('node:module'),
-    import('node:path'),
-    import('node:url'),
-  ]);
+  const [{ createRequire }, { dirname, join }, { pathToFileURL }] = await Promise.all([import('node:module'), import('node:path'), import('node:url')]);
   const dist = opts.distDir ?? dirname(createRequire(import.meta.url).resolve('onnxruntime-web'));
   if (!(globalThis as { navigator?: { gpu?: unknown } }).navigator?.gpu) await (await import('../../src/node/install-webgpu')).installNodeWebGPU();
   patchWriteBufferForSharedMemory();

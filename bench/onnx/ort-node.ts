@@ -79,9 +79,19 @@ async function main(): Promise<void> {
     try {
       const r = await runOrtDecode(first, steady, latents, cfg, { ort, device: dev.device });
       log({
-        event: 'ort', layout, buildSeconds, modelBytes: [first.bytes.byteLength, steady.bytes.byteLength], externalBytes: [first, steady].map((m) => m.externalData.reduce((a, f) => a + f.data.byteLength, 0)), nodes: [first.stats.nodes, steady.stats.nodes],
-        gmac: [first.stats.macs / 1e9, steady.stats.macs / 1e9], seconds: r.seconds, createSeconds: r.createSeconds, chunkSeconds: r.chunkSeconds,
-        peakGpuBytes: r.peakGpuBytes, liveGpuBytesAtEnd: r.liveGpuBytesAtEnd, frames: r.frames,
+        event: 'ort',
+        layout,
+        buildSeconds,
+        modelBytes: [first.bytes.byteLength, steady.bytes.byteLength],
+        externalBytes: [first, steady].map((m) => m.externalData.reduce((a, f) => a + f.data.byteLength, 0)),
+        nodes: [first.stats.nodes, steady.stats.nodes],
+        gmac: [first.stats.macs / 1e9, steady.stats.macs / 1e9],
+        seconds: r.seconds,
+        createSeconds: r.createSeconds,
+        chunkSeconds: r.chunkSeconds,
+        peakGpuBytes: r.peakGpuBytes,
+        liveGpuBytesAtEnd: r.liveGpuBytesAtEnd,
+        frames: r.frames,
         maxAbsVsOurs: ours ? maxAbs(r.video, ours) : undefined,
         maxAbsVsFirstLayout: firstVideo ? maxAbs(r.video, firstVideo) : undefined,
       });

@@ -141,8 +141,7 @@ class Msg {
   }
 
   toBytes(): Uint8Array {
-    if (this.length > MAX_PROTO_BYTES)
-      throw new Error(`ONNX model is ${this.length} bytes, above protobuf's 2 GiB limit (weights would need ONNX external data, not implemented here)`);
+    if (this.length > MAX_PROTO_BYTES) throw new Error(`ONNX model is ${this.length} bytes, above protobuf's 2 GiB limit (weights would need ONNX external data, not implemented here)`);
     const out = new Uint8Array(this.length);
     let o = 0;
     for (const p of this.parts) {
@@ -163,7 +162,12 @@ function tensorMsg(t: TensorDef): Msg {
     // external_data (13): StringStringEntryProto { key 1, value 2 }; data_location (14): EXTERNAL = 1
     const { location, offset, length } = t.external;
     if (length !== n * t.data.BYTES_PER_ELEMENT) throw new Error(`ONNX tensor ${t.name}: external length ${length} for dims [${t.dims}]`);
-    for (const [k, v] of [['location', location], ['offset', String(offset)], ['length', String(length)]] as const) m.msg(13, new Msg().string(1, k).string(2, v));
+    for (const [k, v] of [
+      ['location', location],
+      ['offset', String(offset)],
+      ['length', String(length)],
+    ] as const)
+      m.msg(13, new Msg().string(1, k).string(2, v));
     return m.varint(14, 1);
   }
   if (t.data.length !== n) throw new Error(`ONNX tensor ${t.name}: ${t.data.length} values for dims [${t.dims}]`);

@@ -86,7 +86,8 @@ export async function runOrtDecode(
   const [z, T, h, w] = latents.shape as [number, number, number, number];
   if (latents.shape.length !== 4 || z !== cfg.zDim) throw new Error(`runOrtDecode: latents must be [${cfg.zDim}, T, h, w], got [${latents.shape}]`);
   if (latents.data.length !== z * T * h * w) throw new Error(`runOrtDecode: ${latents.data.length} latent values for shape [${latents.shape}]`);
-  const H = h * cfg.scale, W = w * cfg.scale;
+  const H = h * cfg.scale,
+    W = w * cfg.scale;
   const tUp = cfg.upBlocks.filter((b) => b.resample?.mode === 'upsample3d').length;
   const F = 1 + (T - 1) * 2 ** tUp;
   const video = new Float32Array(3 * F * H * W);

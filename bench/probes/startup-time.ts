@@ -38,14 +38,27 @@ const cfg = inferConfig(weights);
 const tp = performance.now();
 const p = plan(cfg, { frames: T, h, w, cache: 'on', precision: elem, tensorCores: tc });
 const planMs = performance.now() - tp;
-const steps = Object.values(p.programs).flat().flatMap((pp) => pp.prog.steps);
+const steps = Object.values(p.programs)
+  .flat()
+  .flatMap((pp) => pp.prog.steps);
 // a binding context whose buffers are placeholders: only the kernel choices are asked for
 const fake = {} as GPUBuffer;
 const ctx: BindCtx = {
-  elem, weightsPrecision: p.opts.weightsPrecision, cfg, tuning, maxInvocations: args.includes('--tuning') ? device.limits.maxComputeInvocationsPerWorkgroup : 1024,
+  elem,
+  weightsPrecision: p.opts.weightsPrecision,
+  cfg,
+  tuning,
+  maxInvocations: args.includes('--tuning') ? device.limits.maxComputeInvocationsPerWorkgroup : 1024,
   mma: tc ? { subgroupSize: 32, emulate: true } : null,
-  view: () => fake, weight: () => fake, ring: () => fake, dummy: fake, out: fake, rgba: fake, mmaScratch: fake,
-  storeEntry: () => ({ buffer: fake }), inPlace: () => false,
+  view: () => fake,
+  weight: () => fake,
+  ring: () => fake,
+  dummy: fake,
+  out: fake,
+  rgba: fake,
+  mmaScratch: fake,
+  storeEntry: () => ({ buffer: fake }),
+  inPlace: () => false,
 };
 const pipes = new Map<string, { def: AnyKernelDef; overrides: Record<string, number>; uses: number; label: string }>();
 let kernelsUsed = 0;
@@ -86,16 +99,33 @@ const other = (await requestDecoderDevice({ wantF16: elem === 'f16' })).device;
 const busyCache = new PipelineCache(other);
 const tb = performance.now();
 const pending = [...pipes.values()].map((x) => busyCache.get(x.def, x.overrides, elem));
-for (let t = performance.now(); performance.now() - t < 1000; );
+for (let t = performance.now(); performance.now() - t < 1000;);
 await Promise.all(pending);
 const busyTotalMs = Math.round(performance.now() - tb);
-console.log(JSON.stringify({
-  model: v, latent: [T, h, w], elem, tensorCores: tc, tuning: args.includes('--tuning') ? tuningName : 'gpu (H200 choices)', plan: `${p.memory.total} B`,
-  planMs: Math.round(planMs), steps: steps.length, kernelsUsed, pipelines: pipes.size, modules: modules.size,
-  wgslKiB: Math.round([...modules.values()].reduce((a, b) => a + b, 0) / 1024), wgslMs: Math.round(wgslMs),
-  weightBuffers: weightBuffers(steps).length, packedMiB: Math.round(packedBytes / 2 ** 20), packMs: Math.round(packMs),
-  compileMs: Math.round(compileMs), compileSerialMs: each.reduce((a, b) => a + b.ms, 0), compileBehind1sOfJsMs: busyTotalMs, adapter: info.description ?? info.vendor,
-}));
+console.log(
+  JSON.stringify({
+    model: v,
+    latent: [T, h, w],
+    elem,
+    tensorCores: tc,
+    tuning: args.includes('--tuning') ? tuningName : 'gpu (H200 choices)',
+    plan: `${p.memory.total} B`,
+    planMs: Math.round(planMs),
+    steps: steps.length,
+    kernelsUsed,
+    pipelines: pipes.size,
+    modules: modules.size,
+    wgslKiB: Math.round([...modules.values()].reduce((a, b) => a + b, 0) / 1024),
+    wgslMs: Math.round(wgslMs),
+    weightBuffers: weightBuffers(steps).length,
+    packedMiB: Math.round(packedBytes / 2 ** 20),
+    packMs: Math.round(packMs),
+    compileMs: Math.round(compileMs),
+    compileSerialMs: each.reduce((a, b) => a + b.ms, 0),
+    compileBehind1sOfJsMs: busyTotalMs,
+    adapter: info.description ?? info.vendor,
+  }),
+);
 for (const e of each) console.log(JSON.stringify(e));
 device.destroy();
 other.destroy();

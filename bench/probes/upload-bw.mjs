@@ -36,7 +36,11 @@ async function check(way, g) {
   const got = new Uint8Array(rb.getMappedRange());
   const want = host[g % 3];
   let bad = -1;
-  for (let i = 0; i < group; i++) if (got[i] !== want[i]) { bad = i; break; }
+  for (let i = 0; i < group; i++)
+    if (got[i] !== want[i]) {
+      bad = i;
+      break;
+    }
   rb.unmap();
   rb.destroy();
   return bad < 0 ? 'ok' : `FAILED at byte ${bad}`;
@@ -44,8 +48,12 @@ async function check(way, g) {
 
 const ways = {
   write: (g) => device.queue.writeBuffer(dst[g % 2], 0, host[g % 3]),
-  'write-4m': (g) => { for (let o = 0; o < group; o += 4 * MiB) device.queue.writeBuffer(dst[g % 2], o, host[g % 3], o, Math.min(4 * MiB, group - o)); },
-  'write-32m': (g) => { for (let o = 0; o < group; o += 32 * MiB) device.queue.writeBuffer(dst[g % 2], o, host[g % 3], o, Math.min(32 * MiB, group - o)); },
+  'write-4m': (g) => {
+    for (let o = 0; o < group; o += 4 * MiB) device.queue.writeBuffer(dst[g % 2], o, host[g % 3], o, Math.min(4 * MiB, group - o));
+  },
+  'write-32m': (g) => {
+    for (let o = 0; o < group; o += 32 * MiB) device.queue.writeBuffer(dst[g % 2], o, host[g % 3], o, Math.min(32 * MiB, group - o));
+  },
 };
 const staging = [0, 1].map(() => device.createBuffer({ size: group, usage: GPUBufferUsage.MAP_WRITE | GPUBufferUsage.COPY_SRC, mappedAtCreation: true }));
 const mapped = [true, true];
@@ -71,7 +79,16 @@ for (const [name, fn] of [['warm-up', ways.write], ...Object.entries(ways), ['st
   }
   await device.queue.onSubmittedWorkDone();
   const s = (performance.now() - t0) / 1000;
-  const line = { probe: 'upload-bw', way: name, groupMiB: group / MiB, groups, GBps: +((groups * group) / s / 1e9).toFixed(2), seconds: +s.toFixed(3), check: await check(name, groups - 1), adapter: `${info.vendor ?? ''} ${info.description ?? ''}`.trim() };
+  const line = {
+    probe: 'upload-bw',
+    way: name,
+    groupMiB: group / MiB,
+    groups,
+    GBps: +((groups * group) / s / 1e9).toFixed(2),
+    seconds: +s.toFixed(3),
+    check: await check(name, groups - 1),
+    adapter: `${info.vendor ?? ''} ${info.description ?? ''}`.trim(),
+  };
   console.log(JSON.stringify(line));
   if (outFile) appendFileSync(outFile, JSON.stringify(line) + '\n');
 }

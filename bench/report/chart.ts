@@ -4,7 +4,12 @@
 // colour = PSNR against the exact f32 decode (onnxruntime points in red, labelled with their layout).
 import type { Report, Result } from '../lib/types';
 
-const W = 760, H = 440, L = 70, R = 20, T = 50, B = 50;
+const W = 760,
+  H = 440,
+  L = 70,
+  R = 20,
+  T = 50,
+  B = 50;
 
 interface Point {
   x: number;
@@ -41,7 +46,8 @@ function points(rep: Report): Point[] {
 
 /** A round tick step giving about `n` ticks over [0, max]. */
 function niceStep(max: number, n: number): number {
-  const raw = max / n, p = 10 ** Math.floor(Math.log10(raw));
+  const raw = max / n,
+    p = 10 ** Math.floor(Math.log10(raw));
   return [1, 2, 5, 10].map((m) => m * p).find((s) => s >= raw)!;
 }
 
@@ -52,7 +58,8 @@ export function tradeoffChart(rep: Report): string | null {
   const pts = points(rep);
   if (!pts.length) return null;
   const xMax = Math.max(...pts.map((p) => p.x)) * 1.15;
-  const yLo = Math.log10(Math.min(...pts.map((p) => p.y)) / 1.5), yHi = Math.log10(Math.max(...pts.map((p) => p.y)) * 1.5);
+  const yLo = Math.log10(Math.min(...pts.map((p) => p.y)) / 1.5),
+    yHi = Math.log10(Math.max(...pts.map((p) => p.y)) * 1.5);
   const sx = (x: number) => L + (x / xMax) * (W - L - R);
   const sy = (y: number) => H - B - ((Math.log10(y) - yLo) / Math.max(1e-9, yHi - yLo)) * (H - T - B);
   const ticks: string[] = [];

@@ -62,6 +62,10 @@ export function mergeReports(reps: Report[]): Report {
   const first = reps[0]!;
   if (reps.length === 1) return first;
   return {
-    ...first, tag: undefined, args: reps.flatMap((r) => r.args.concat(';')), seconds: reps.reduce((a, r) => a + r.seconds, 0), results: reps.flatMap((r) => r.results),
+    ...first,
+    tag: undefined,
+    args: reps.flatMap((r) => r.args.concat(';')),
+    seconds: reps.reduce((a, r) => a + r.seconds, 0),
+    results: reps.flatMap((r) => r.results),
   };
 }

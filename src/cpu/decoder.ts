@@ -5,10 +5,7 @@ import { DecoderError } from '../gpu/errors';
 import { WAN22_CACHE_OFF } from '../options/schema';
 import type { DecoderConfig, ResBlockCfg, UpBlockCfg } from '../model/config';
 import type { Weights } from '../model/weights';
-import {
-  add, attention, causalConv3d, clamp, concatT, conv2dPerFrame, dupUp3d, interleaveTime, lastFrames, rmsNorm,
-  tensor, unpatchify, upsampleNearest2x, type Tensor,
-} from './ops';
+import { add, attention, causalConv3d, clamp, concatT, conv2dPerFrame, dupUp3d, interleaveTime, lastFrames, rmsNorm, tensor, unpatchify, upsampleNearest2x, type Tensor } from './ops';
 
 type Slot = Tensor | 'Rep' | null;
 
@@ -31,7 +28,8 @@ export class CpuDecoder {
 
   /** 3x3x3 CausalConv3d with Rule CONV. */
   private cconv(x: Tensor, key: string, cache: Cache): Tensor {
-    const w = this.t(`${key}.weight`), b = this.t(`${key}.bias`);
+    const w = this.t(`${key}.weight`),
+      b = this.t(`${key}.bias`);
     if (!cache.slots) return causalConv3d(x, null, w, b);
     const i = cache.idx++;
     const c = cache.slots[i] ?? null;
@@ -89,7 +87,10 @@ export class CpuDecoder {
         const d = blk.dupUp;
         const s = dupUp3d(input, d.cout, d.ft, d.fs, firstChunk);
         if (s.shape[1] !== x.shape[1])
-          throw new DecoderError('unsupported', `Wan2.2 without the feature cache: the DupUp3D shortcut of up block ${blk.index} gives ${s.shape[1]} frames, the main path ${x.shape[1]} (the official code raises here too)`);
+          throw new DecoderError(
+            'unsupported',
+            `Wan2.2 without the feature cache: the DupUp3D shortcut of up block ${blk.index} gives ${s.shape[1]} frames, the main path ${x.shape[1]} (the official code raises here too)`,
+          );
         x = add(x, s);
       }
     }
@@ -107,8 +108,7 @@ export class CpuDecoder {
    */
   async decode(z: Tensor, opts: { useCache?: boolean; onChunk?: (chunk: Tensor, index: number) => unknown; signal?: AbortSignal; keep?: boolean } = {}): Promise<Tensor> {
     const useCache = opts.useCache ?? true;
-    if (!useCache && this.cfg.version === '2.2')
-      throw new DecoderError('unsupported', WAN22_CACHE_OFF);
+    if (!useCache && this.cfg.version === '2.2') throw new DecoderError('unsupported', WAN22_CACHE_OFF);
     const [zc, T, h, w] = z.shape as [number, number, number, number];
     const x = causalConv3d(z, null, this.t('conv2.weight'), this.t('conv2.bias'));
     const cache: Cache = { slots: useCache ? new Array<Slot>(this.cfg.numSlots).fill(null) : undefined, idx: 0 };

@@ -70,8 +70,7 @@ export function causalConv3d(x: Tensor, cache: Tensor | null, w: Tensor, b: Tens
 export function lastFrames(x: Tensor, n: number): Tensor {
   const [C, T, H, W] = x.shape as [number, number, number, number];
   const out = tensor([C, n, H, W]);
-  for (let c = 0; c < C; c++)
-    out.data.set(x.data.subarray((c * T + T - n) * H * W, (c * T + T) * H * W), c * n * H * W);
+  for (let c = 0; c < C; c++) out.data.set(x.data.subarray((c * T + T - n) * H * W, (c * T + T) * H * W), c * n * H * W);
   return out;
 }
 
@@ -121,10 +120,7 @@ export function add(a: Tensor, b: Tensor): Tensor {
 export function upsampleNearest2x(x: Tensor): Tensor {
   const [C, T, H, W] = x.shape as [number, number, number, number];
   const out = tensor([C, T, 2 * H, 2 * W]);
-  for (let ct = 0; ct < C * T; ct++)
-    for (let y = 0; y < 2 * H; y++)
-      for (let xx = 0; xx < 2 * W; xx++)
-        out.data[(ct * 2 * H + y) * 2 * W + xx] = x.data[(ct * H + (y >> 1)) * W + (xx >> 1)]!;
+  for (let ct = 0; ct < C * T; ct++) for (let y = 0; y < 2 * H; y++) for (let xx = 0; xx < 2 * W; xx++) out.data[(ct * 2 * H + y) * 2 * W + xx] = x.data[(ct * H + (y >> 1)) * W + (xx >> 1)]!;
   return out;
 }
 
@@ -145,9 +141,7 @@ export function interleaveTime(tc: Tensor): Tensor {
   const out = tensor([C, 2 * T, H, W]);
   const f = H * W;
   for (let s = 0; s < 2; s++)
-    for (let k = 0; k < C; k++)
-      for (let t = 0; t < T; t++)
-        out.data.set(tc.data.subarray(((s * C + k) * T + t) * f, ((s * C + k) * T + t + 1) * f), (k * 2 * T + 2 * t + s) * f);
+    for (let k = 0; k < C; k++) for (let t = 0; t < T; t++) out.data.set(tc.data.subarray(((s * C + k) * T + t) * f, ((s * C + k) * T + t + 1) * f), (k * 2 * T + 2 * t + s) * f);
   return out;
 }
 
@@ -218,14 +212,21 @@ export function dupUp3d(x: Tensor, cout: number, ft: number, fs: number, firstCh
   const [cin, T, H, W] = x.shape as [number, number, number, number];
   const r = (cout * ft * fs * fs) / cin;
   const drop = firstChunk ? ft - 1 : 0;
-  const To = T * ft - drop, Ho = H * fs, Wo = W * fs;
+  const To = T * ft - drop,
+    Ho = H * fs,
+    Wo = W * fs;
   const out = tensor([cout, To, Ho, Wo]);
   for (let o = 0; o < cout; o++)
     for (let tt = 0; tt < To; tt++) {
-      const tf = tt + drop, t = Math.floor(tf / ft), a = tf % ft;
+      const tf = tt + drop,
+        t = Math.floor(tf / ft),
+        a = tf % ft;
       for (let yy = 0; yy < Ho; yy++)
         for (let xx = 0; xx < Wo; xx++) {
-          const y = Math.floor(yy / fs), b = yy % fs, xs = Math.floor(xx / fs), c = xx % fs;
+          const y = Math.floor(yy / fs),
+            b = yy % fs,
+            xs = Math.floor(xx / fs),
+            c = xx % fs;
           const ci = Math.floor((o * ft * fs * fs + a * fs * fs + b * fs + c) / r);
           out.data[((o * To + tt) * Ho + yy) * Wo + xx] = x.data[((ci * T + t) * H + y) * W + xs]!;
         }
@@ -242,7 +243,8 @@ export function unpatchify(x: Tensor): Tensor {
     for (let f = 0; f < T; f++)
       for (let y = 0; y < 2 * h; y++)
         for (let xx = 0; xx < 2 * w; xx++) {
-          const q = y & 1, r = xx & 1;
+          const q = y & 1,
+            r = xx & 1;
           out.data[((c * T + f) * 2 * h + y) * 2 * w + xx] = x.data[(((4 * c + 2 * r + q) * T + f) * h + (y >> 1)) * w + (xx >> 1)]!;
         }
   return out;

@@ -55,7 +55,15 @@ export class DeviceSlot {
   async get(): Promise<GpuEntry> {
     this.device ??= (this.given ? Promise.resolve(this.given) : requestDecoderDevice({ wantF16: true })).then((d) => {
       const i = d.info;
-      const e: GpuEntry = { device: d.device, description: [i.vendor, i.architecture, i.description].filter(Boolean).join(' / ') || 'unknown adapter', info: i, f16: d.f16, mma: d.mma ?? null, lost: null, onLost: new Set() };
+      const e: GpuEntry = {
+        device: d.device,
+        description: [i.vendor, i.architecture, i.description].filter(Boolean).join(' / ') || 'unknown adapter',
+        info: i,
+        f16: d.f16,
+        mma: d.mma ?? null,
+        lost: null,
+        onLost: new Set(),
+      };
       void d.device.lost.then((info) => markLost(e, info));
       return e;
     });

@@ -77,7 +77,8 @@ export class GpuSession {
   async decode(p: Plan, input: Float32Array, place: (f: Frame) => unknown, opts: DecodeOptions, result: DecodeResult): Promise<void> {
     const inj = oomInjection(opts.injectOom);
     if (opts.injectOomAfterFrame !== undefined) {
-      const after = opts.injectOomAfterFrame, inner = place;
+      const after = opts.injectOomAfterFrame,
+        inner = place;
       let fired = false;
       place = (f) => {
         const r = inner(f);
@@ -104,7 +105,11 @@ export class GpuSession {
             p = this.nextPlan(p, d.device.limits, `out of GPU memory (the device was lost: ${info.message.split('\n')[0]})`, result);
             continue;
           }
-          throw new DecoderError('device-lost', `the GPU device was lost during the decode (${info.reason}${info.message ? `: ${info.message}` : ''}); frames delivered before it are kept, the next decode requests a new device`, { cause: e });
+          throw new DecoderError(
+            'device-lost',
+            `the GPU device was lost during the decode (${info.reason}${info.message ? `: ${info.message}` : ''}); frames delivered before it are kept, the next decode requests a new device`,
+            { cause: e },
+          );
         }
         if (!(e instanceof DecoderError && e.code === 'oom') || opts.signal?.aborted) throw e;
         this.free();
@@ -126,21 +131,25 @@ export class GpuSession {
     // the plan's norm mode first, then the others in the schema's order
     const norms = [o.norm, ...OPTIONS.norm.values.filter((n) => n !== o.norm)];
     try {
-      return fitPlan(this.cfg, { frames: o.frames, h: o.h, w: o.w, cache: o.cache, rgba: o.rgba, tensorCores: o.tensorCores, weightsPrecision: o.weightsPrecision, conv: o.conv }, {
-        budget: p.memory.total - 1,
-        limits: { maxStorageBufferBindingSize: limits.maxStorageBufferBindingSize, maxBufferSize: limits.maxBufferSize },
-        precisions: [o.precision],
-        tile: 'auto',
-        tileMode: o.tile?.mode ?? 'exact',
-        tileOrder: o.tile?.order ?? 'tile-major',
-        stores: o.tile?.order === 'frame-major' ? ['gpu'] : ['gpu', 'cpu'],
-        // frame-major: parking the idle tiles' caches in CPU memory is exact too
-        cacheOffloads: ['off', 'on'],
-        // streamed conv weights are exact too
-        weightsStreams: o.weightsStream ? ['on'] : ['off', 'on'],
-        norms,
-        normChunk: o.normChunk,
-      });
+      return fitPlan(
+        this.cfg,
+        { frames: o.frames, h: o.h, w: o.w, cache: o.cache, rgba: o.rgba, tensorCores: o.tensorCores, weightsPrecision: o.weightsPrecision, conv: o.conv },
+        {
+          budget: p.memory.total - 1,
+          limits: { maxStorageBufferBindingSize: limits.maxStorageBufferBindingSize, maxBufferSize: limits.maxBufferSize },
+          precisions: [o.precision],
+          tile: 'auto',
+          tileMode: o.tile?.mode ?? 'exact',
+          tileOrder: o.tile?.order ?? 'tile-major',
+          stores: o.tile?.order === 'frame-major' ? ['gpu'] : ['gpu', 'cpu'],
+          // frame-major: parking the idle tiles' caches in CPU memory is exact too
+          cacheOffloads: ['off', 'on'],
+          // streamed conv weights are exact too
+          weightsStreams: o.weightsStream ? ['on'] : ['off', 'on'],
+          norms,
+          normChunk: o.normChunk,
+        },
+      );
     } catch (e) {
       if (e instanceof DecoderError && e.code === 'limits') throw new DecoderError('oom', `${fault}; no smaller plan to fall back to (plan of ${p.memory.total} bytes): ${e.message}`, { cause: e });
       throw e;
@@ -193,7 +202,16 @@ export class GpuSession {
     if (failure) throw failure;
     if (v) throw new DecoderError('validation', `a decode submission failed validation: ${summarizeGpuError(v.message).text}`);
     const o = p.opts;
-    result.options = { ...result.options, precision: o.precision, tile: o.tile ?? null, cacheOffload: !!o.cacheOffload, norm: o.norm ?? 'full', normChunk: o.norm === 'chunked' ? (o.normChunk ?? DEFAULT_NORM_CHUNK) : null, tensorCores: !!mma, weightsPrecision: o.weightsPrecision ?? o.precision };
+    result.options = {
+      ...result.options,
+      precision: o.precision,
+      tile: o.tile ?? null,
+      cacheOffload: !!o.cacheOffload,
+      norm: o.norm ?? 'full',
+      normChunk: o.norm === 'chunked' ? (o.normChunk ?? DEFAULT_NORM_CHUNK) : null,
+      tensorCores: !!mma,
+      weightsPrecision: o.weightsPrecision ?? o.precision,
+    };
     result.adapter = d.description;
     result.peakGpuBytes = dec.arena.peak;
     result.plannedPeakGpuBytes = p.memory.total;

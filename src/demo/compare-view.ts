@@ -78,12 +78,14 @@ export class CompareView {
       this.clearCharts();
       return;
     }
-    const nA = a.store.total, nB = b.store.total;
+    const nA = a.store.total,
+      nB = b.store.total;
     // SSIM costs ~100 operations a pixel on the main thread: left out ('–') for long or large decodes
     // (and for frames smaller than its 11x11 window)
     this.ssimOn = Math.max(nA, nB) * a.store.height * a.store.width <= SSIM_MAX_PIXELS && Math.min(a.store.height, a.store.width) >= SSIM_WINDOW;
     for (const p of alignFrames(nA, nB)) {
-      const fa = a.store.get(p.a), fb = b.store.get(p.b);
+      const fa = a.store.get(p.a),
+        fb = b.store.get(p.b);
       if (!fa || !fb) continue;
       this.pairs.push({ ...p, psnr: psnr(fa.rgb, fb.rgb), ssim: this.ssimOn ? frameSsim(fa.rgb, fb.rgb, a.store.height, a.store.width) : NaN, maxAbs: maxAbsDiff(fa.rgb, fb.rgb) });
     }
@@ -110,7 +112,10 @@ export class CompareView {
   /** PSNR / SSIM of A and B against their sample's source clip, where they have one of this size. */
   private renderSource(): void {
     const parts: string[] = [];
-    for (const [name, r] of [['A', this.a], ['B', this.b]] as const) {
+    for (const [name, r] of [
+      ['A', this.a],
+      ['B', this.b],
+    ] as const) {
       const src = r && this.sources.get(r);
       if (!r || !src || src.height !== r.store.height || src.width !== r.store.width) continue;
       const q = againstSource((i) => r.store.get(i)?.rgb, r.store.total, src, { ssim: this.ssimOn });
@@ -118,7 +123,9 @@ export class CompareView {
     }
     const src = (this.a && this.sources.get(this.a)) ?? (this.b && this.sources.get(this.b));
     this.sourceLine.hidden = parts.length === 0;
-    this.sourceLine.textContent = parts.length ? `Against the source clip of ${src!.name} (the original video): ${parts.join(' · ')}. ${this.ssimOn ? 'SSIM: luma, 11×11 Gaussian window, mean over frames.' : `SSIM left out (above ${SSIM_MAX_PIXELS / 1e6} M pixels, or frames under ${SSIM_WINDOW}×${SSIM_WINDOW}).`}` : '';
+    this.sourceLine.textContent = parts.length
+      ? `Against the source clip of ${src!.name} (the original video): ${parts.join(' · ')}. ${this.ssimOn ? 'SSIM: luma, 11×11 Gaussian window, mean over frames.' : `SSIM left out (above ${SSIM_MAX_PIXELS / 1e6} M pixels, or frames under ${SSIM_WINDOW}×${SSIM_WINDOW}).`}`
+      : '';
   }
 
   private clearCharts(): void {
@@ -129,7 +136,8 @@ export class CompareView {
   private showPair(k: number): void {
     const p = this.pairs[k];
     if (!p || !this.a || !this.b) return;
-    const fa = this.a.store.get(p.a)!, fb = this.b.store.get(p.b)!;
+    const fa = this.a.store.get(p.a)!,
+      fb = this.b.store.get(p.b)!;
     const { height, width } = this.a.store;
     drawRgba(byTestId<HTMLCanvasElement>('compare-a'), fa.rgba, width, height);
     drawRgba(byTestId<HTMLCanvasElement>('compare-b'), fb.rgba, width, height);
@@ -154,20 +162,36 @@ export class CompareView {
         'tbody',
         {},
         ...this.pairs.map((p, k) => {
-          const tr = h('tr', { 'data-pair': String(k) }, h('td', {}, String(p.a + 1)), h('td', {}, String(p.b + 1)), h('td', {}, formatDb(p.psnr)), h('td', {}, Number.isNaN(p.ssim) ? '–' : p.ssim.toFixed(4)), h('td', {}, p.maxAbs.toExponential(2)));
+          const tr = h(
+            'tr',
+            { 'data-pair': String(k) },
+            h('td', {}, String(p.a + 1)),
+            h('td', {}, String(p.b + 1)),
+            h('td', {}, formatDb(p.psnr)),
+            h('td', {}, Number.isNaN(p.ssim) ? '–' : p.ssim.toFixed(4)),
+            h('td', {}, p.maxAbs.toExponential(2)),
+          );
           tr.addEventListener('click', () => {
             this.scrub.value = String(k);
             this.showPair(k);
           });
           return tr;
         }),
-        h('tr', {}, h('td', { colspan: '2', 'data-testid': 'compare-all' }, `all ${n} frames`), h('td', { 'data-testid': 'psnr-mean' }, Number.isFinite(pooled) ? formatDb(pooled) : '∞ (identical)'), h('td', { 'data-testid': 'ssim-mean' }, this.ssimOn ? (this.pairs.reduce((t, p) => t + p.ssim, 0) / n).toFixed(4) : '–'), h('td', {}, this.scale.toExponential(2))),
+        h(
+          'tr',
+          {},
+          h('td', { colspan: '2', 'data-testid': 'compare-all' }, `all ${n} frames`),
+          h('td', { 'data-testid': 'psnr-mean' }, Number.isFinite(pooled) ? formatDb(pooled) : '∞ (identical)'),
+          h('td', { 'data-testid': 'ssim-mean' }, this.ssimOn ? (this.pairs.reduce((t, p) => t + p.ssim, 0) / n).toFixed(4) : '–'),
+          h('td', {}, this.scale.toExponential(2)),
+        ),
       ),
     );
   }
 
   private renderChart(): void {
-    const W = 360, H = 80;
+    const W = 360,
+      H = 80;
     const vals = this.pairs.map((p) => (Number.isFinite(p.psnr) ? p.psnr : NaN));
     const finite = vals.filter((v) => !Number.isNaN(v));
     const lo = finite.length ? Math.floor(Math.min(...finite) / 10) * 10 : 0;
@@ -176,7 +200,13 @@ export class CompareView {
     const chart = svg('svg', { viewBox: `0 0 ${W} ${H + 14}`, role: 'img', 'aria-label': 'PSNR per frame' });
     vals.forEach((v, i) => {
       const bh = Number.isNaN(v) ? H : (H * (v - lo)) / (hi - lo || 1);
-      chart.append(svg('rect', { x: i * bw + 1, y: H - bh, width: Math.max(1, bw - 2), height: Math.max(1, bh), fill: Number.isNaN(v) ? '#4cc38a' : '#b48cff' }, svg('title', {}, `pair ${i + 1}: ${formatDb(this.pairs[i]!.psnr)}`)));
+      chart.append(
+        svg(
+          'rect',
+          { x: i * bw + 1, y: H - bh, width: Math.max(1, bw - 2), height: Math.max(1, bh), fill: Number.isNaN(v) ? '#4cc38a' : '#b48cff' },
+          svg('title', {}, `pair ${i + 1}: ${formatDb(this.pairs[i]!.psnr)}`),
+        ),
+      );
     });
     chart.append(svg('text', { x: 0, y: H + 12 }, `PSNR per frame, axis ${lo}–${hi} dB${finite.length < vals.length ? ' (green: identical)' : ''}`));
     byTestId('psnr-chart').replaceChildren(chart);

@@ -26,7 +26,10 @@ export function frameSsim(a: Float32Array, b: Float32Array, height: number, widt
  * (decode clamped to [-1, 1]), SSIM the mean over frames. Frames the decode lacks (cancelled) are left out.
  */
 export function againstSource(get: (i: number) => Float32Array | undefined, n: number, src: SourceClip, o: { ssim?: boolean } = {}): { psnr: number; ssim: number; frames: number } | null {
-  let se = 0, count = 0, s = 0, frames = 0;
+  let se = 0,
+    count = 0,
+    s = 0,
+    frames = 0;
   for (const p of alignFrames(n, src.frames)) {
     const f = get(p.a);
     if (!f) continue;
@@ -50,7 +53,8 @@ export function againstSource(get: (i: number) => Float32Array | undefined, n: n
  */
 export function alignFrames(nA: number, nB: number): { a: number; b: number }[] {
   if (nA === nB) return Array.from({ length: nA }, (_, i) => ({ a: i, b: i }));
-  const short = Math.min(nA, nB), long = Math.max(nA, nB);
+  const short = Math.min(nA, nB),
+    long = Math.max(nA, nB);
   const map = (i: number) => (short === 1 ? 0 : Math.round((i * (long - 1)) / (short - 1)));
   return Array.from({ length: short }, (_, i) => (nA < nB ? { a: i, b: map(i) } : { a: map(i), b: i }));
 }

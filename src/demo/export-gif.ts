@@ -12,7 +12,8 @@ function upscale(rgba: Uint8ClampedArray, width: number, height: number, s: numb
 }
 
 export async function exportGif(frames: Uint8ClampedArray[], width: number, height: number, o: { fps: number; scale: number; onProgress?: (n: number) => void }): Promise<Blob> {
-  const W = width * o.scale, H = height * o.scale;
+  const W = width * o.scale,
+    H = height * o.scale;
   const k = Math.min(8, frames.length);
   const sample = Array.from({ length: k }, (_, i) => frames[k === 1 ? 0 : Math.round((i * (frames.length - 1)) / (k - 1))]!);
   const pool = new Uint8ClampedArray(width * height * 4 * k);

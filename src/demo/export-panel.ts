@@ -74,7 +74,12 @@ export class ExportPanel {
     const format = byTestId<HTMLSelectElement>('export-format').value;
     const scale = Number(byTestId<HTMLSelectElement>('export-scale').value) || 1;
     if (format === 'gif') {
-      const blob = await exportGif(frames.map((f) => f.rgba), r.store.width, r.store.height, { fps: this.ctx.fps(), scale, onProgress: (n) => this.say(`Encoding GIF frame ${n} / ${frames.length}…`, 'busy') });
+      const blob = await exportGif(
+        frames.map((f) => f.rgba),
+        r.store.width,
+        r.store.height,
+        { fps: this.ctx.fps(), scale, onProgress: (n) => this.say(`Encoding GIF frame ${n} / ${frames.length}…`, 'busy') },
+      );
       const name = `${this.ctx.baseName()}.gif`;
       download(blob, name);
       this.say(`Saved ${name}: animated GIF, ${r.store.width * scale}×${r.store.height * scale}, ${frames.length} frames at ${this.ctx.fps()} fps, ${formatBytes(blob.size)}.`, 'done', blob.size);
@@ -91,7 +96,11 @@ export class ExportPanel {
       );
       const name = `${this.ctx.baseName()}.${v.extension.replace(/^\./, '')}`;
       download(v.blob, name);
-      this.say(`Saved ${name}: ${v.codec.toUpperCase()}, ${r.store.width * scale}×${r.store.height * scale}, ${frames.length} frames at ${this.ctx.fps()} fps, ${formatBytes(v.blob.size)}.`, 'done', v.blob.size);
+      this.say(
+        `Saved ${name}: ${v.codec.toUpperCase()}, ${r.store.width * scale}×${r.store.height * scale}, ${frames.length} frames at ${this.ctx.fps()} fps, ${formatBytes(v.blob.size)}.`,
+        'done',
+        v.blob.size,
+      );
     } catch (e) {
       if (!(e instanceof ExportUnavailable)) throw e;
       this.say(`Video export is not available here (${e.message}). Falling back to PNG frames…`, 'fallback');

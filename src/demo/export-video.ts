@@ -29,7 +29,8 @@ export async function exportVideo(
 ): Promise<VideoExport> {
   if (typeof VideoEncoder === 'undefined') throw new ExportUnavailable('this browser has no WebCodecs VideoEncoder');
   if (typeof OffscreenCanvas === 'undefined') throw new ExportUnavailable('this browser has no OffscreenCanvas');
-  const W = width * opts.scale, H = height * opts.scale;
+  const W = width * opts.scale,
+    H = height * opts.scale;
   const format = opts.container === 'webm' ? new WebMOutputFormat() : new Mp4OutputFormat({ fastStart: 'in-memory' });
   const supported = format.getSupportedVideoCodecs();
   const candidates = PREFERRED[opts.container].filter((c) => supported.includes(c));

@@ -20,7 +20,10 @@ export interface Resolved {
 }
 
 export function usesFit(o: DemoOptions): boolean {
-  return o.backend === 'webgpu' && (o.budget !== null || o.tile === 'auto' || o.precision === 'auto' || o.norm === 'auto' || (hasStore(o) && o.tileStore === 'auto') || (hasOffload(o) && o.cacheOffload === 'auto'));
+  return (
+    o.backend === 'webgpu' &&
+    (o.budget !== null || o.tile === 'auto' || o.precision === 'auto' || o.norm === 'auto' || (hasStore(o) && o.tileStore === 'auto') || (hasOffload(o) && o.cacheOffload === 'auto'))
+  );
 }
 
 /** The FitRequest for the options (valid ones: see optionProblem) on a latent [z, T, h, w]. */
@@ -59,8 +62,15 @@ export async function resolvePlan(client: DecoderClient, shape: [number, number,
   if (!usesFit(o)) return { worker: base, plan: await client.plan(shape, base), reason: null };
   const f = await client.fit(shape, base, fitRequest(o, shape, gpu));
   const worker: WorkerDecodeOptions = {
-    ...base, precision: f.options.precision, weightsPrecision: f.options.weightsPrecision, tile: f.options.tile, cacheOffload: f.options.cacheOffload,
-    weightsStream: f.options.weightsStream, weightsStreamSlots: f.options.weightsStreamSlots, norm: f.options.norm, normChunk: f.options.normChunk,
+    ...base,
+    precision: f.options.precision,
+    weightsPrecision: f.options.weightsPrecision,
+    tile: f.options.tile,
+    cacheOffload: f.options.cacheOffload,
+    weightsStream: f.options.weightsStream,
+    weightsStreamSlots: f.options.weightsStreamSlots,
+    norm: f.options.norm,
+    normChunk: f.options.normChunk,
     // the conv form the fit planned with (--conv auto: Winograd only where it needed no other lever)
     conv: f.options.conv,
   };

@@ -4,7 +4,8 @@ export function formatBytes(n: number): string {
   if (!Number.isFinite(n)) return '–';
   if (n < 1024) return `${n} B`;
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024, i = 0;
+  let v = n / 1024,
+    i = 0;
   while (v >= 1024 && i < units.length - 1) {
     v /= 1024;
     i++;

@@ -22,8 +22,7 @@ export function inputProblem(m: ModelInfo, l: Latents, name: string, stats: Stat
   }
   if (stats === 'file') {
     if (!l.stats) return `Latents ${name} hold no @mean/@std statistics: choose "official" or "none".`;
-    if (l.stats.mean.length !== z || l.stats.std.length !== z)
-      return `The statistics stored in ${name} have ${l.stats.mean.length} means and ${l.stats.std.length} stds, the latents ${z} channels.`;
+    if (l.stats.mean.length !== z || l.stats.std.length !== z) return `The statistics stored in ${name} have ${l.stats.mean.length} means and ${l.stats.std.length} stds, the latents ${z} channels.`;
   }
   return '';
 }

@@ -19,17 +19,7 @@ import { optionsFormHtml } from './options-form';
 import { checkFit, renderPlan, renderPlanError, type Fit } from './plan-view';
 import { Player } from './player';
 import { Progress } from './progress';
-import {
-  f32ToBase64,
-  inlineLatents,
-  parseRecipe,
-  recipeForLink,
-  recipeFromHash,
-  recipeToHash,
-  type LatentsRef,
-  type Recipe,
-  type WeightsRef,
-} from './recipe';
+import { f32ToBase64, inlineLatents, parseRecipe, recipeForLink, recipeFromHash, recipeToHash, type LatentsRef, type Recipe, type WeightsRef } from './recipe';
 import type { DecodeRecord } from './record';
 import { acceptDrops, fromFile, fromUrl, preventStrayDrops, type Loaded } from './sources';
 import { mountSamples, type SamplesView } from './samples-view';
@@ -250,14 +240,19 @@ function urlName(url: string): string {
  * part-way as such; `onProgress` sees the received bytes.
  */
 async function urlBytes(url: string, onProgress: ((n: number, total: number | null) => void) | undefined, o: { cache?: boolean }): Promise<Loaded> {
-  let received = 0, total: number | null = null;
+  let received = 0,
+    total: number | null = null;
   try {
     return await withCspWatch(url, () =>
-      fromUrl(url, (n, t) => {
-        received = n;
-        total = t;
-        onProgress?.(n, t);
-      }, o),
+      fromUrl(
+        url,
+        (n, t) => {
+          received = n;
+          total = t;
+          onProgress?.(n, t);
+        },
+        o,
+      ),
     );
   } catch (e) {
     if (received > 0 && !(e instanceof DecoderError) && (total === null || received < total)) throw new DownloadInterrupted(url, received, total, e);
@@ -268,12 +263,18 @@ async function urlBytes(url: string, onProgress: ((n: number, total: number | nu
 /** Weights from a URL through the browser's Cache Storage: progress while downloading, none when cached. */
 async function weightsFromUrl(url: string): Promise<Loaded> {
   const cacheEl = byTestId('weights-cache');
-  const r = await urlBytes(url, (n, t) => {
-    const text = `downloading model ${formatBytes(n)}${t ? ` of ${formatBytes(t)} (${Math.floor((100 * n) / t)}%)` : ''}`;
-    msg.status(text, 'loading');
-    cacheEl.textContent = text;
-  }, { cache: true });
-  cacheEl.textContent = r.cached ? `${r.name}: from this browser's cache (no download).` : `${r.name}: downloaded ${formatBytes(r.bytes.byteLength)}${r.stored ? ' and kept in this browser\'s cache' : ' (could not be cached: ' + (r.cacheError ?? 'no Cache Storage') + ')'}.`;
+  const r = await urlBytes(
+    url,
+    (n, t) => {
+      const text = `downloading model ${formatBytes(n)}${t ? ` of ${formatBytes(t)} (${Math.floor((100 * n) / t)}%)` : ''}`;
+      msg.status(text, 'loading');
+      cacheEl.textContent = text;
+    },
+    { cache: true },
+  );
+  cacheEl.textContent = r.cached
+    ? `${r.name}: from this browser's cache (no download).`
+    : `${r.name}: downloaded ${formatBytes(r.bytes.byteLength)}${r.stored ? " and kept in this browser's cache" : ' (could not be cached: ' + (r.cacheError ?? 'no Cache Storage') + ')'}.`;
   return r;
 }
 
@@ -573,7 +574,12 @@ type FileOrUrlRef = { kind: 'file'; name: string } | { kind: 'url'; url: string 
  * A source card's file picker, URL field and drops (test ids `<id>-file`, `<id>-url`, `<id>-url-load`,
  * radios `<id>-src`): each hands its bytes to `load` with the reference a recipe keeps.
  */
-function wireSourceInputs(card: HTMLElement, id: 'weights' | 'latents', urlSource: (url: string) => Promise<Loaded>, load: (src: Promise<Loaded>, refOf: (l: Loaded) => FileOrUrlRef, label: string) => Promise<void>): void {
+function wireSourceInputs(
+  card: HTMLElement,
+  id: 'weights' | 'latents',
+  urlSource: (url: string) => Promise<Loaded>,
+  load: (src: Promise<Loaded>, refOf: (l: Loaded) => FileOrUrlRef, label: string) => Promise<void>,
+): void {
   const fileRef = (l: Loaded): FileOrUrlRef => ({ kind: 'file', name: l.name });
   byTestId<HTMLInputElement>(`${id}-file`).addEventListener('change', (e) => {
     const f = (e.target as HTMLInputElement).files?.[0];
@@ -596,7 +602,8 @@ function selectSource(card: HTMLElement, name: string, value: string): void {
 }
 
 function wireEvents(): void {
-  const modelCard = byTestId('model-card'), latentsCard = byTestId('latents-card');
+  const modelCard = byTestId('model-card'),
+    latentsCard = byTestId('latents-card');
   preventStrayDrops();
   wireSourceRadios(modelCard, 'weights-src', () => {
     if (weightsRef.kind !== 'default') void loadDefaultModel();
@@ -667,8 +674,7 @@ function wireEvents(): void {
       // no clipboard permission (or an insecure context): the link is still in the address bar
     }
     recipeStatus.textContent =
-      `${copied ? 'Link copied' : 'Link is in the address bar'}` +
-      (dropped ? ': the latents are too large for a link, so it names them only; save the .json to keep them.' : '.');
+      `${copied ? 'Link copied' : 'Link is in the address bar'}` + (dropped ? ': the latents are too large for a link, so it names them only; save the .json to keep them.' : '.');
   });
 }
 
@@ -716,7 +722,15 @@ async function start(): Promise<void> {
   }
   // a hardware adapter starts on the trained model's default sample; a software one (SwiftShader, ~1 GFLOP/s)
   // on the generated dim-16 model, which decodes in seconds there
-  const trained = !!samples && gpu.available && !gpu.fallback && !recipe && (await samples.loadDefault().then(() => true, () => false));
+  const trained =
+    !!samples &&
+    gpu.available &&
+    !gpu.fallback &&
+    !recipe &&
+    (await samples.loadDefault().then(
+      () => true,
+      () => false,
+    ));
   if (!trained || !client) await loadDefaultModel();
   if (recipe) await applyRecipe(recipe, 'the link');
   document.documentElement.dataset.app = 'ready';

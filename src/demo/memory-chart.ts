@@ -12,7 +12,11 @@ export interface MemoryBars {
   peak?: number;
 }
 
-const W = 560, LABEL = 78, BAR = 22, GAP = 12, TOP = 6;
+const W = 560,
+  LABEL = 78,
+  BAR = 22,
+  GAP = 12,
+  TOP = 6;
 
 export function renderMemoryChart(el: HTMLElement, m: MemoryBars, note = ''): void {
   const bars = [

@@ -37,8 +37,5 @@ export class Messages {
 /** Fill `el` with `lead` + the plain reason of `e` (+ `tail`), and a Details disclosure with the technical message. */
 export function showPlain(el: HTMLElement, lead: string, e: unknown, tail = ''): void {
   const p = plainError(e);
-  el.replaceChildren(
-    h('span', { 'data-part': 'reason' }, `${lead}${p.text}${tail}`),
-    ...(p.details ? [h('details', { class: 'tech' }, h('summary', {}, 'Details'), h('code', {}, p.details))] : []),
-  );
+  el.replaceChildren(h('span', { 'data-part': 'reason' }, `${lead}${p.text}${tail}`), ...(p.details ? [h('details', { class: 'tech' }, h('summary', {}, 'Details'), h('code', {}, p.details))] : []));
 }

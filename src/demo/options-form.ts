@@ -36,7 +36,10 @@ const MAIN: readonly Row[] = [
   { key: 'weightsStream', control: 'select', title: 'keep the conv weights in CPU memory and stream them through a small GPU ring' },
   { key: 'backend', control: 'radios' },
   {
-    key: 'latentStats', control: 'radios', disabled: ['file'], labels: { file: 'from file' },
+    key: 'latentStats',
+    control: 'radios',
+    disabled: ['file'],
+    labels: { file: 'from file' },
     after: '<span class="applied" data-testid="stats-applied" aria-live="polite"></span>',
   },
 ];
@@ -48,7 +51,9 @@ const ADVANCED: readonly Row[] = [
   { key: 'cacheOffload', control: 'select', title: "park the idle tiles' caches in CPU memory (frame-major tiles only)" },
   { key: 'tileStore', control: 'select', title: 'where the half-way result of every frame waits for the tiles (tile-major order only)' },
   {
-    key: 'norm', control: 'select', title: "where each RMS norm's result lives",
+    key: 'norm',
+    control: 'select',
+    title: "where each RMS norm's result lives",
     inside: `<label title="pixels per norm dispatch (norm chunked only)">chunk <input type="number" name="normChunk" min="${OPTIONS.normChunk.min}" step="1" data-testid="${kebab('normChunk')}" /> px</label>`,
   },
   { key: 'budget', control: 'number' },
@@ -128,11 +133,7 @@ export function optionsFormHtml(): string {
     if (OPTIONS[key].demo !== null && n === 0) throw new Error(`demo options form: option '${key}' has a demo label but no row in src/demo/options-form.ts`);
     if (n > 1) throw new Error(`demo options form: option '${key}' has ${n} rows in src/demo/options-form.ts`);
   }
-  return [
-    ...MAIN.map(rowHtml),
-    '<details class="advanced" data-testid="advanced">',
-    '<summary>Advanced: memory levers (tiles, norm, budget)</summary>',
-    ...ADVANCED.map(rowHtml),
-    '</details>',
-  ].join('\n');
+  return [...MAIN.map(rowHtml), '<details class="advanced" data-testid="advanced">', '<summary>Advanced: memory levers (tiles, norm, budget)</summary>', ...ADVANCED.map(rowHtml), '</details>'].join(
+    '\n',
+  );
 }

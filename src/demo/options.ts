@@ -162,7 +162,7 @@ export function applyConstraints(form: HTMLFormElement, caps: Capabilities): Dem
   // cache offload parks the caches of frame-major tiles (tile-major keeps one tile's cache already)
   const offload = choice(form, 'cacheOffload') as HTMLSelectElement;
   offload.disabled = !hasOffload(tiled);
-  if (!cpu && !hasOffload(tiled)) notes.cacheOffload = 'Applies to frame-major tiles with the cache on: tile-major keeps one tile\'s cache on the GPU already.';
+  if (!cpu && !hasOffload(tiled)) notes.cacheOffload = "Applies to frame-major tiles with the cache on: tile-major keeps one tile's cache on the GPU already.";
   // weights: 'auto' = as the precision unless a budget needs f16 or int8 weights (fitPlan); streaming is GPU-only
   const stream = choice(form, 'weightsStream') as HTMLSelectElement;
   stream.disabled = cpu;
@@ -226,7 +226,10 @@ export function describeDecode(o: DemoOptions, w: WorkerDecodeOptions, shape: re
   if (o.latentStats !== 'official') parts.push(`stats ${o.latentStats}`);
   if (o.backend === 'webgpu') {
     if (w.norm && w.norm !== 'full') parts.push(`norm ${w.norm}${w.norm === 'chunked' ? ` ${w.normChunk} px` : ''}`);
-    if (w.tile) parts.push(`${Math.ceil(shape[2]! / w.tile.th)}x${Math.ceil(shape[3]! / w.tile.tw)} tiles ${w.tile.mode} ${w.tile.order}${w.tile.store === 'cpu' ? ' store cpu' : ''}${w.cacheOffload === 'on' ? ' caches offloaded' : ''}`);
+    if (w.tile)
+      parts.push(
+        `${Math.ceil(shape[2]! / w.tile.th)}x${Math.ceil(shape[3]! / w.tile.tw)} tiles ${w.tile.mode} ${w.tile.order}${w.tile.store === 'cpu' ? ' store cpu' : ''}${w.cacheOffload === 'on' ? ' caches offloaded' : ''}`,
+      );
     if (w.weightsPrecision && w.weightsPrecision !== (w.precision ?? 'f32')) parts.push(`${w.weightsPrecision} weights`);
     if (w.weightsStream === 'on') parts.push(`weights streamed${w.weightsStreamSlots ? ` (${w.weightsStreamSlots} slots)` : ''}`);
     if (o.budget !== null) parts.push(`budget ${o.budget} MiB`);

@@ -14,7 +14,10 @@ export interface Plain {
 
 /** Thrown when the page's Content Security Policy blocked a URL (csp-watch.ts). */
 export class CspBlocked extends Error {
-  constructor(readonly url: string, readonly directive: string) {
+  constructor(
+    readonly url: string,
+    readonly directive: string,
+  ) {
     super(`the page's Content-Security-Policy (${directive}) blocked ${url}`);
     this.name = 'CspBlocked';
   }
@@ -22,7 +25,12 @@ export class CspBlocked extends Error {
 
 /** Thrown when a download stopped part-way (the connection closed before the body was complete). */
 export class DownloadInterrupted extends Error {
-  constructor(readonly url: string, readonly received: number, readonly total: number | null, cause: unknown) {
+  constructor(
+    readonly url: string,
+    readonly received: number,
+    readonly total: number | null,
+    cause: unknown,
+  ) {
     super(`download of ${url} stopped after ${received}${total ? ` of ${total}` : ''} bytes: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = 'DownloadInterrupted';
   }
@@ -34,15 +42,25 @@ const RULES: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/header is (?:not valid JSON|JSON but not an object of tensors)/, () => 'This file is not a safetensors file (its header is not a list of tensors).'],
   [/no decoder tensors found/, () => 'This file holds no VAE decoder (no decoder.* tensors: an encoder-only file, or another model). Open a Wan VAE file that has the decoder.'],
   // the decoder's first tensor absent: no decoder at all (an encoder-only file keeps encoder.* only)
-  [/missing tensor decoder\.conv1\.weight$/, () => 'This file holds no VAE decoder (not even its first tensor, decoder.conv1.weight: an encoder-only file, or another model). Open a Wan VAE file that has the decoder.'],
+  [
+    /missing tensor decoder\.conv1\.weight$/,
+    () => 'This file holds no VAE decoder (not even its first tensor, decoder.conv1.weight: an encoder-only file, or another model). Open a Wan VAE file that has the decoder.',
+  ],
   [/missing tensor (\S+)/, (m) => `This file is not a complete Wan VAE decoder: it lacks the tensor ${m[1]}.`],
   [/tensor (\S+) has shape \[([^\]]*)\], expected \[([^\]]*)\]/, (m) => `This file is not a Wan VAE decoder of a known shape: its tensor ${m[1]} is [${m[2]}], a Wan decoder's is [${m[3]}].`],
   [/file truncated or corrupt|truncated\?/, () => 'This file is cut short or damaged: download or copy it again.'],
   [/not a \.npy file/, () => 'This file is not a .npy file.'],
   [/could not fetch (\S+): HTTP 404/, (m) => `Nothing was found at ${m[1]} (the server answered 404 Not Found): check the address.`],
   [/could not fetch (\S+): HTTP (\d+)/, (m) => `The server of ${m[1]} refused the download (HTTP ${m[2]}).`],
-  [/could not fetch (\S+): .*(?:network error|cross-origin)/, (m) => `Could not download ${m[1]}: the server did not answer, or it does not let other sites download its files (CORS). Check the address, or download the file and open it with File.`],
-  [/the decoder worker failed to start/, () => "The page's decoder (a Web Worker) did not start: one of its files did not load, or this browser blocks workers. Reload the page; if that does not help, the site is missing a file of its build."],
+  [
+    /could not fetch (\S+): .*(?:network error|cross-origin)/,
+    (m) => `Could not download ${m[1]}: the server did not answer, or it does not let other sites download its files (CORS). Check the address, or download the file and open it with File.`,
+  ],
+  [
+    /the decoder worker failed to start/,
+    () =>
+      "The page's decoder (a Web Worker) did not start: one of its files did not load, or this browser blocks workers. Reload the page; if that does not help, the site is missing a file of its build.",
+  ],
   [/not a valid URL: (.*)/, (m) => `"${m[1]}" is not a web address (https://…). A file on this computer opens with File.`],
 ];
 
@@ -53,8 +71,7 @@ export function plainError(e: unknown): Plain {
       text: `This page may only download from http(s) addresses, and ${e.url.slice(0, 120)} is not one, so the browser blocked it (the page's security policy, not the server). Check the address; a file on this computer opens with File.`,
       details: tech,
     };
-  if (e instanceof DownloadInterrupted)
-    return { text: `The download stopped part-way (the connection closed): nothing was loaded or kept. Try again.`, details: tech };
+  if (e instanceof DownloadInterrupted) return { text: `The download stopped part-way (the connection closed): nothing was loaded or kept. Try again.`, details: tech };
   const msg = e instanceof Error ? e.message : String(e);
   for (const [re, say] of RULES) {
     const m = msg.match(re);

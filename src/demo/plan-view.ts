@@ -41,7 +41,11 @@ export function renderPlan(el: HTMLElement, plan: PlanInfo, gpu: GpuProbe, backe
     return [h('tr', { 'data-owner': o, 'data-bytes': String(bytes) }, h('td', {}, name), h('td', { style: 'width:50%' }, meter), h('td', { class: 'num' }, formatBytes(bytes))), help];
   });
   const limit = gpu.available
-    ? h('span', { class: fit.fits ? 'fit-ok' : 'fit-bad' }, `${fit.fits ? '✓ fits' : '✗ too large'}: largest buffer ${formatBytes(plan.largestBufferBytes)} of ${formatBytes(gpu.maxBinding)} per binding`)
+    ? h(
+        'span',
+        { class: fit.fits ? 'fit-ok' : 'fit-bad' },
+        `${fit.fits ? '✓ fits' : '✗ too large'}: largest buffer ${formatBytes(plan.largestBufferBytes)} of ${formatBytes(gpu.maxBinding)} per binding`,
+      )
     : h('span', { class: 'muted' }, `largest buffer ${formatBytes(plan.largestBufferBytes)} (no adapter to check against)`);
   el.replaceChildren(
     h('div', {}, h('span', { class: 'peak', 'data-testid': 'plan-peak', 'data-bytes': String(plan.plannedPeakGpuBytes) }, formatBytes(plan.plannedPeakGpuBytes)), ' peak GPU memory'),
@@ -52,9 +56,19 @@ export function renderPlan(el: HTMLElement, plan: PlanInfo, gpu: GpuProbe, backe
             'div',
             { class: 'host-store', 'data-testid': 'plan-host', 'data-bytes': String(plan.host.total), title: OWNER_HELP.store },
             `+ ${formatBytes(plan.host.total)} in CPU memory`,
-            h('span', { class: 'muted' }, ` (${plan.host.lines.map((l) => `${l.text}: ${formatBytes(l.bytes)}${l.perLatentFrame ? `, +${formatBytes(l.perLatentFrame)} per latent frame` : ''}`).join('; ')})`),
+            h(
+              'span',
+              { class: 'muted' },
+              ` (${plan.host.lines.map((l) => `${l.text}: ${formatBytes(l.bytes)}${l.perLatentFrame ? `, +${formatBytes(l.perLatentFrame)} per latent frame` : ''}`).join('; ')})`,
+            ),
             ...(plan.bus.store + plan.bus.cache + plan.bus.weights > 0
-              ? [h('div', { class: 'muted', 'data-testid': 'plan-bus', 'data-bytes': String(plan.bus.total) }, `${formatBytes(plan.bus.total / Math.max(1, plan.frames))} per frame over the bus (levers ${formatBytes(plan.bus.store + plan.bus.cache + plan.bus.weights)} in all)`)]
+              ? [
+                  h(
+                    'div',
+                    { class: 'muted', 'data-testid': 'plan-bus', 'data-bytes': String(plan.bus.total) },
+                    `${formatBytes(plan.bus.total / Math.max(1, plan.frames))} per frame over the bus (levers ${formatBytes(plan.bus.store + plan.bus.cache + plan.bus.weights)} in all)`,
+                  ),
+                ]
               : []),
           ),
         ]

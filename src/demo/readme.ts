@@ -6,7 +6,10 @@ import readme from '../../README.md?raw';
 import { h } from './dom';
 
 export function slug(title: string): string {
-  return title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 /** Inline Markdown of prose as nodes (no HTML parsing): **bold**, `code`, [text](link) as its text. */

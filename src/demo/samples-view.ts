@@ -39,7 +39,10 @@ export class SamplesView {
   private source: { info: SampleInfo; data: Uint8Array; latentsUrl: string } | null = null;
   private frame = 0;
 
-  constructor(root: HTMLElement, private readonly hooks: SamplesHooks) {
+  constructor(
+    root: HTMLElement,
+    private readonly hooks: SamplesHooks,
+  ) {
     const el = <K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text = ''): HTMLElementTagNameMap[K] => {
       const e = document.createElement(tag);
       for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
@@ -123,7 +126,10 @@ export class SamplesView {
     const { info, data } = src;
     const plane = info.height * info.width;
     return {
-      name: info.name, frames: info.frames, height: info.height, width: info.width,
+      name: info.name,
+      frames: info.frames,
+      height: info.height,
+      width: info.width,
       frame: (i) => {
         const out = new Float32Array(3 * plane);
         for (let c = 0; c < 3; c++) for (let p = 0; p < plane; p++) out[c * plane + p] = data[(c * info.frames + i) * plane + p]! / 127.5 - 1;

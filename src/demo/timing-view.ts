@@ -16,8 +16,7 @@ export interface Timing {
 export function renderTiming(el: HTMLElement, t: Timing): void {
   const first = t.arrivals[0] ?? NaN;
   const steady = t.arrivals.length > 1 ? (t.arrivals[t.arrivals.length - 1]! - first) / (t.arrivals.length - 1) : NaN;
-  const kv = (k: string, v: string, id: string, wide = false) =>
-    h('div', { class: wide ? 'kv wide' : 'kv' }, h('div', { class: 'k' }, k), h('div', { class: 'v', 'data-testid': id }, v));
+  const kv = (k: string, v: string, id: string, wide = false) => h('div', { class: wide ? 'kv wide' : 'kv' }, h('div', { class: 'k' }, k), h('div', { class: 'v', 'data-testid': id }, v));
   const chunks = bursts(t.arrivals);
   el.replaceChildren(
     kv('total', formatSeconds(t.seconds), 'timing-seconds'),
@@ -25,7 +24,12 @@ export function renderTiming(el: HTMLElement, t: Timing): void {
     kv('first frame', formatSeconds(first / 1000), 'timing-first'),
     kv('steady', Number.isFinite(steady) ? `${steady.toFixed(0)} ms/frame` : '–', 'timing-steady'),
     kv('adapter', `${t.adapter} (${t.backend})`, 'timing-adapter', true),
-    h('div', { class: 'kv wide chart' }, h('div', { class: 'k' }, 'time per chunk (ms since the previous chunk; frames of a chunk arrive together; the first, orange, includes the weights upload and shader compiles)'), chunkChart(chunks)),
+    h(
+      'div',
+      { class: 'kv wide chart' },
+      h('div', { class: 'k' }, 'time per chunk (ms since the previous chunk; frames of a chunk arrive together; the first, orange, includes the weights upload and shader compiles)'),
+      chunkChart(chunks),
+    ),
   );
 }
 
@@ -52,13 +56,21 @@ export function bursts(arrivals: number[], gapMs = 25): Chunk[] {
 }
 
 function chunkChart(chunks: Chunk[]): SVGElement {
-  const W = 560, H = 70, max = Math.max(1, ...chunks.map((c) => c.ms));
+  const W = 560,
+    H = 70,
+    max = Math.max(1, ...chunks.map((c) => c.ms));
   const bw = W / Math.max(1, chunks.length);
   const chart = svg('svg', { viewBox: `0 0 ${W} ${H + 14}`, role: 'img', 'aria-label': 'time per chunk' });
   chunks.forEach((c, i) => {
     const bh = (H * c.ms) / max;
     const n = c.last - c.first + 1;
-    chart.append(svg('rect', { x: i * bw + 1, y: H - bh, width: Math.max(1, bw - 2), height: bh, fill: i === 0 ? '#e5a84b' : '#4ea1ff' }, svg('title', {}, `chunk ${i + 1}: frame${n > 1 ? `s ${c.first + 1}-${c.last + 1}` : ` ${c.first + 1}`}, ${c.ms.toFixed(0)} ms`)));
+    chart.append(
+      svg(
+        'rect',
+        { x: i * bw + 1, y: H - bh, width: Math.max(1, bw - 2), height: bh, fill: i === 0 ? '#e5a84b' : '#4ea1ff' },
+        svg('title', {}, `chunk ${i + 1}: frame${n > 1 ? `s ${c.first + 1}-${c.last + 1}` : ` ${c.first + 1}`}, ${c.ms.toFixed(0)} ms`),
+      ),
+    );
   });
   chart.append(svg('text', { x: 0, y: H + 12 }, `max ${max.toFixed(0)} ms`));
   return chart;

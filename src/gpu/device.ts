@@ -57,13 +57,11 @@ export async function requestDecoderDevice(opts: RequestDecoderDeviceOptions = {
     if (!gpu)
       throw new DecoderError(
         'no-webgpu',
-        'WebGPU is not available: navigator.gpu is undefined (browser without WebGPU, an insecure context, ' +
-          'or Node without the `webgpu` package installed as navigator.gpu)',
+        'WebGPU is not available: navigator.gpu is undefined (browser without WebGPU, an insecure context, ' + 'or Node without the `webgpu` package installed as navigator.gpu)',
       );
     const req: GPURequestAdapterOptions = opts.powerPreference ? { powerPreference: opts.powerPreference } : {};
     adapter = await gpu.requestAdapter(req);
-    if (!adapter)
-      throw new DecoderError('no-webgpu', 'WebGPU is present but requestAdapter() returned null (no usable adapter)');
+    if (!adapter) throw new DecoderError('no-webgpu', 'WebGPU is present but requestAdapter() returned null (no usable adapter)');
   }
 
   const requiredLimits: Record<string, number> = {};

@@ -116,9 +116,7 @@ export function specializedSource(def: AnyKernelDef, overrides: Record<string, n
 
 /** Defaults merged with `ov`; unknown names are an error (they would fail pipeline creation anyway). */
 export function resolveOverrides(def: AnyKernelDef, ov: Record<string, number> = {}): Record<string, number> {
-  for (const k of Object.keys(ov))
-    if (!(k in def.overrides))
-      throw new DecoderError('bad-input', `${def.id}: unknown override '${k}' (known: ${Object.keys(def.overrides).join(', ')})`);
+  for (const k of Object.keys(ov)) if (!(k in def.overrides)) throw new DecoderError('bad-input', `${def.id}: unknown override '${k}' (known: ${Object.keys(def.overrides).join(', ')})`);
   return { ...def.overrides, ...ov };
 }
 
@@ -169,8 +167,7 @@ export function linearGrid(groups: number): [number, number, number] {
 /** Throws DecoderError('limits') when a dispatch exceeds maxComputeWorkgroupsPerDimension. */
 export function checkDispatch(def: AnyKernelDef, counts: [number, number, number], limits: GPUSupportedLimits): void {
   const max = limits.maxComputeWorkgroupsPerDimension;
-  if (counts.some((n) => n > max))
-    throw new DecoderError('limits', `${def.id}: dispatch [${counts}] exceeds maxComputeWorkgroupsPerDimension ${max}`);
+  if (counts.some((n) => n > max)) throw new DecoderError('limits', `${def.id}: dispatch [${counts}] exceeds maxComputeWorkgroupsPerDimension ${max}`);
 }
 
 /** Compiles and caches pipelines of one device; concurrent requests for one key share one promise. */
@@ -184,9 +181,7 @@ export class PipelineCache {
   constructor(readonly device: GPUDevice) {
     this.paramsLayout = device.createBindGroupLayout({
       label: 'params',
-      entries: [
-        { binding: 0, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'uniform', hasDynamicOffset: true } },
-      ],
+      entries: [{ binding: 0, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'uniform', hasDynamicOffset: true } }],
     });
   }
 

@@ -14,13 +14,10 @@ export function packedConvWeightLength(cout: number, cin: number, kt: number, ks
  */
 export function packConvWeight(w: Float32Array, cout: number, cin: number, kt: number, ks: number): Float32Array {
   const taps = kt * ks * ks;
-  if (w.length !== cout * cin * taps)
-    throw new DecoderError('bad-input', `packConvWeight: ${w.length} values for [${cout}, ${cin}, ${kt}, ${ks}, ${ks}]`);
+  if (w.length !== cout * cin * taps) throw new DecoderError('bad-input', `packConvWeight: ${w.length} values for [${cout}, ${cin}, ${kt}, ${ks}, ${ks}]`);
   const co4 = Math.ceil(cout / 4) * 4;
   const out = new Float32Array(taps * cin * co4);
-  for (let o = 0; o < cout; o++)
-    for (let c = 0; c < cin; c++)
-      for (let t = 0; t < taps; t++) out[(t * cin + c) * co4 + o] = w[(o * cin + c) * taps + t]!;
+  for (let o = 0; o < cout; o++) for (let c = 0; c < cin; c++) for (let t = 0; t < taps; t++) out[(t * cin + c) * co4 + o] = w[(o * cin + c) * taps + t]!;
   return out;
 }
 
@@ -59,8 +56,7 @@ export function blockedConvWeightLength(cout: number, cin: number, kt: number, k
  */
 export function packConvWeightBlocked(w: Float32Array, cout: number, cin: number, kt: number, ks: number): Float32Array {
   const taps = kt * ks * ks;
-  if (w.length !== cout * cin * taps)
-    throw new DecoderError('bad-input', `packConvWeightBlocked: ${w.length} values for [${cout}, ${cin}, ${kt}, ${ks}, ${ks}]`);
+  if (w.length !== cout * cin * taps) throw new DecoderError('bad-input', `packConvWeightBlocked: ${w.length} values for [${cout}, ${cin}, ${kt}, ${ks}, ${ks}]`);
   const { ob, cb } = mmaGeometry({ cin, cout, h: 1, w: 1 }, ks);
   const out = new Float32Array(taps * ob * cb * 256);
   const plane = ob * cb * 256; // one tap's tiles

@@ -30,8 +30,10 @@ const range = (n: number) => [...Array(n).keys()];
 
 /** The generated `main` of one shape (WGSL; the enable line and Elem alias come from conv3d-mma.wgsl's header). */
 export function flatGemmMain({ tm, tn, order }: MmaShape): string {
-  const I = range(tm), J = range(tn);
-  const L = 'subgroup_matrix_left<Elem, 16, 16>', R = 'subgroup_matrix_right<Elem, 16, 16>';
+  const I = range(tm),
+    J = range(tn);
+  const L = 'subgroup_matrix_left<Elem, 16, 16>',
+    R = 'subgroup_matrix_right<Elem, 16, 16>';
   const body = (aBase: (i: number) => string, bBase: (j: number) => string, ind: string) =>
     [
       ...I.map((i) => `${ind}let a_${i} = subgroupMatrixLoad<${L}, row_major>(&wt, ${aBase(i)}, 16u);`),
@@ -47,7 +49,11 @@ export function flatGemmMain({ tm, tn, order }: MmaShape): string {
 ${I.map((i) => `        let ao_${i} = a_off(g, tap, ob0 + ${i}u);`).join('\n')}
 ${J.map((j) => `        let bo_${j} = b_off(g, dt, dy, dx, n_${j});`).join('\n')}
         for (var cb = 0u; cb < g.cb; cb++) {
-${body((i) => `ao_${i} + cb * 256u`, (j) => `bo_${j} + cb * bs`, '          ')}
+${body(
+  (i) => `ao_${i} + cb * 256u`,
+  (j) => `bo_${j} + cb * bs`,
+  '          ',
+)}
         }
       }
     }
@@ -57,7 +63,11 @@ ${body((i) => `ao_${i} + cb * 256u`, (j) => `bo_${j} + cb * bs`, '          ')}
       for (var dy = 0u; dy < KS; dy++) {
         for (var dx = 0u; dx < KS; dx++) {
           let tap = (dt * KS + dy) * KS + dx;
-${body((i) => `a_off(g, tap, ob0 + ${i}u) + cb * 256u`, (j) => `b_off(g, dt, dy, dx, n_${j}) + cb * bs`, '          ')}
+${body(
+  (i) => `a_off(g, tap, ob0 + ${i}u) + cb * 256u`,
+  (j) => `b_off(g, dt, dy, dx, n_${j}) + cb * bs`,
+  '          ',
+)}
         }
       }
     }
@@ -85,8 +95,7 @@ ${I.flatMap((i) => J.map((j) => `  subgroupMatrixStore<row_major>(&c_s, ${(i * t
  */
 export function conv3dMmaFlat(shape: MmaShape): KernelDef<Conv3dParams> {
   const { tm, tn, order } = shape;
-  if (!(Number.isInteger(tm) && Number.isInteger(tn) && tm >= 1 && tn >= 1 && tm * tn <= 16))
-    throw new DecoderError('bad-input', `conv3d-mma-flat: ${tm} x ${tn} result tiles (at most 16)`);
+  if (!(Number.isInteger(tm) && Number.isInteger(tn) && tm >= 1 && tn >= 1 && tm * tn <= 16)) throw new DecoderError('bad-input', `conv3d-mma-flat: ${tm} x ${tn} result tiles (at most 16)`);
   if (order !== 'tap-cb' && order !== 'cb-tap') throw new DecoderError('bad-input', `conv3d-mma-flat: loop order '${String(order)}' is not tap-cb or cb-tap`);
   // dispatch and cost of this tile shape (conv3dMmaTiles allows tm * tn <= 8: build from the 1 x 1 one)
   const tiles = conv3dMmaTiles(conv3dMma, 1, 1);
@@ -96,9 +105,7 @@ export function conv3dMmaFlat(shape: MmaShape): KernelDef<Conv3dParams> {
   };
   // conv3d-mma.wgsl's header (enable, Elem) without its looped main; then the common part with TM / TN set
   const header = src.slice(0, src.indexOf('@compute'));
-  const shared = common
-    .replace(/^const TM: u32 = \d+;/m, `const TM: u32 = ${tm};`)
-    .replace(/^const TN: u32 = \d+;/m, `const TN: u32 = ${tn};`);
+  const shared = common.replace(/^const TM: u32 = \d+;/m, `const TM: u32 = ${tm};`).replace(/^const TN: u32 = \d+;/m, `const TN: u32 = ${tn};`);
   if (!header.includes('enable chromium_experimental_subgroup_matrix') || !shared.includes(`const TM: u32 = ${tm};`) || !shared.includes(`const TN: u32 = ${tn};`))
     throw new DecoderError('bad-input', 'conv3d-mma-flat: shaders/conv3d-mma.wgsl / conv3d-mma-common.wgsl no longer have the expected header and TM / TN lines');
   return { ...conv3dMma, id: `conv3d-mma-flat-${order}-${tm}x${tn}`, wgsl: `${header}${flatGemmMain(shape)}\n${shared}`, dispatch };

@@ -43,7 +43,8 @@ const gemmOverrides: Record<string, number> = { KT: 3, KS: 3, HAS_RES: 0, SG: 32
 
 /** The useful work (not the padded blocks) and the bytes of the blocked operands read once. */
 function gemmCost(p: Conv3dParams, ov: Record<string, number>, elem: Elem = 'f16') {
-  const kt = ov.KT ?? 3, ks = ov.KS ?? 3;
+  const kt = ov.KT ?? 3,
+    ks = ov.KS ?? 3;
   const frames = kt - p.tap0;
   const hw = p.h * p.w;
   const g = mmaGeometry(p, ks);
@@ -124,14 +125,16 @@ export const conv3dMmaPack: KernelDef<Conv3dParams> = {
   params: conv3d.params,
   overrides: { KT: 3, KS: 3, UP: 0, NORM: 0, SILU: 0, ROWS_OUTER: 0 },
   dispatch(p, ov) {
-    const kt = ov.KT ?? 3, ks = ov.KS ?? 3;
+    const kt = ov.KT ?? 3,
+      ks = ov.KS ?? 3;
     if (p.tap0 >= kt) throw new DecoderError('bad-input', `conv3d-mma-pack: tap0 ${p.tap0} must be < KT ${kt}`);
     const g = mmaGeometry(p, ks);
     // (PACK_WG padded columns, operand row, (frame, channel block)) per workgroup
     return [Math.ceil(mmaPaddedWidth(p.w, ks) / PACK_WG), g.rows, (kt - p.tap0) * g.cb];
   },
   cost(p, ov, elem: Elem = 'f16') {
-    const kt = ov.KT ?? 3, ks = ov.KS ?? 3;
+    const kt = ov.KT ?? 3,
+      ks = ov.KS ?? 3;
     const frames = kt - p.tap0;
     const hwIn = ov.UP ? (p.h * p.w) / 4 : p.h * p.w;
     const g = mmaGeometry(p, ks);

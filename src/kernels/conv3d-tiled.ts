@@ -38,7 +38,10 @@ export interface Geom extends TiledShape {
 export function geom(t: TiledShape): Geom {
   const err = tiledShapeError(t, 1024);
   if (err) throw new DecoderError('bad-input', `conv3d-tiled ${JSON.stringify(t)}: ${err}`);
-  const nt = t.wgN * t.wgM, bm4 = t.wgM * t.tm4, bn4 = t.wgN * t.tn4, rb = t.wgM / t.tn4;
+  const nt = t.wgN * t.wgM,
+    bm4 = t.wgM * t.tm4,
+    bn4 = t.wgN * t.tn4,
+    rb = t.wgM / t.tn4;
   return { ...t, nt, bm4, bn4, rb, la: Math.ceil((t.bk * bm4) / nt), lb: t.bk / rb };
 }
 
@@ -57,8 +60,12 @@ function stageLoad(g: Geom, s: string): string {
         let c = c0 + bk0 + ${r * g.rb}u;
         let cc = min(c, prm.cin - 1u);
         let q = off + vec4<u32>(t.base + cc * hw_in);
-        ${g.split ? `var u: vec4<f32>;
-        if (t.from_cache) { u = vec4<f32>(f32(cache[q.x]), f32(cache[q.y]), f32(cache[q.z]), f32(cache[q.w])); } else { u = vec4<f32>(f32(x[q.x]), f32(x[q.y]), f32(x[q.z]), f32(x[q.w])); }` : 'var u = vec4<f32>(load_src(t.from_cache, q.x), load_src(t.from_cache, q.y), load_src(t.from_cache, q.z), load_src(t.from_cache, q.w));'}
+        ${
+          g.split
+            ? `var u: vec4<f32>;
+        if (t.from_cache) { u = vec4<f32>(f32(cache[q.x]), f32(cache[q.y]), f32(cache[q.z]), f32(cache[q.w])); } else { u = vec4<f32>(f32(x[q.x]), f32(x[q.y]), f32(x[q.z]), f32(x[q.w])); }`
+            : 'var u = vec4<f32>(load_src(t.from_cache, q.x), load_src(t.from_cache, q.y), load_src(t.from_cache, q.z), load_src(t.from_cache, q.w));'
+        }
         if (NORM == 1u) { u = norm_act4(u, inv, cc); }
         lb_${r} = select(vec4<f32>(0.0), u, ok & vec4<bool>(c < prm.cin));
       }`,
@@ -69,7 +76,9 @@ function stageLoad(g: Geom, s: string): string {
       if (tap != cur_tap) {
         cur_tap = tap;
         t = tap_info(tap);
-${range(4).map((q) => `        let o${q} = src_offset(p0 + 4u * bq + ${q}u, t.dy, t.dx);`).join('\n')}
+${range(4)
+  .map((q) => `        let o${q} = src_offset(p0 + 4u * bq + ${q}u, t.dy, t.dx);`)
+  .join('\n')}
         ok = vec4<bool>(o0 != NONE, o1 != NONE, o2 != NONE, o3 != NONE);
         off = select(vec4<u32>(0u), vec4<u32>(o0, o1, o2, o3), ok);
         if (NORM == 1u) {
@@ -85,7 +94,11 @@ ${quads.join('\n')}
 /** WGSL storing la_* / lb_* into workgroup buffer `buf` (a u32 expression). */
 function stageStore(g: Geom, buf: string): string {
   return [
-    ...range(g.la).map((r) => ((r + 1) * g.nt <= g.bk * g.bm4 ? `    a_s[${buf} * BK * BM4 + lin + ${r * g.nt}u] = la_${r};` : `    if (lin + ${r * g.nt}u < BK * BM4) { a_s[${buf} * BK * BM4 + lin + ${r * g.nt}u] = la_${r}; }`)),
+    ...range(g.la).map((r) =>
+      (r + 1) * g.nt <= g.bk * g.bm4
+        ? `    a_s[${buf} * BK * BM4 + lin + ${r * g.nt}u] = la_${r};`
+        : `    if (lin + ${r * g.nt}u < BK * BM4) { a_s[${buf} * BK * BM4 + lin + ${r * g.nt}u] = la_${r}; }`,
+    ),
     ...range(g.lb).map((r) => `    b_s[${buf} * BK * BN4 + (bk0 + ${r * g.rb}u) * BN4 + bq] = lb_${r};`),
   ].join('\n');
 }
@@ -96,34 +109,40 @@ function stageStore(g: Geom, buf: string): string {
  */
 export function multiply(g: Geom): string {
   const P = range(4 * g.tn4);
-  const madd = (j: number, p: number) =>
-    g.fma ? `${acc(j, p)} = fma(a_${j}, vec4<f32>(b_${p >> 2}.${comp[p & 3]}), ${acc(j, p)});` : `${acc(j, p)} += a_${j} * b_${p >> 2}.${comp[p & 3]};`;
-  const kBody = (k: string, ind: string) => [
-    `${ind}let ai = bc * BK * BM4 + ${k} * BM4 + lid.y;`,
-    `${ind}let bi = bc * BK * BN4 + ${k} * BN4 + lid.x;`,
-    ...range(g.tm4).map((j) => `${ind}let a_${j} = a_s[ai + ${j * g.wgM}u];`),
-    ...range(g.tn4).map((q) => `${ind}let b_${q} = b_s[bi + ${q * g.wgN}u];`),
-    ...range(g.tm4).flatMap((j) => P.map((p) => `${ind}${madd(j, p)}`)),
-  ].join('\n');
+  const madd = (j: number, p: number) => (g.fma ? `${acc(j, p)} = fma(a_${j}, vec4<f32>(b_${p >> 2}.${comp[p & 3]}), ${acc(j, p)});` : `${acc(j, p)} += a_${j} * b_${p >> 2}.${comp[p & 3]};`);
+  const kBody = (k: string, ind: string) =>
+    [
+      `${ind}let ai = bc * BK * BM4 + ${k} * BM4 + lid.y;`,
+      `${ind}let bi = bc * BK * BN4 + ${k} * BN4 + lid.x;`,
+      ...range(g.tm4).map((j) => `${ind}let a_${j} = a_s[ai + ${j * g.wgM}u];`),
+      ...range(g.tn4).map((q) => `${ind}let b_${q} = b_s[bi + ${q * g.wgN}u];`),
+      ...range(g.tm4).flatMap((j) => P.map((p) => `${ind}${madd(j, p)}`)),
+    ].join('\n');
   return g.unroll
-    ? range(g.bk).map((k) => `      {\n${kBody(`${k}u`, '        ')}\n      }`).join('\n')
+    ? range(g.bk)
+        .map((k) => `      {\n${kBody(`${k}u`, '        ')}\n      }`)
+        .join('\n')
     : `      for (var k = 0u; k < BK; k++) {\n${kBody('k', '        ')}\n      }`;
 }
 
 /** WGSL writing the accumulators: bias, weight scale, residual (put), skipping channels >= cout and pixels >= hw. */
 function epilogue(g: Geom): string {
-  return range(g.tm4).flatMap((j) =>
-    range(4).map(
-      (q) => `  {
+  return range(g.tm4)
+    .flatMap((j) =>
+      range(4).map(
+        (q) => `  {
     let o = (m40 + lid.y + ${j * g.wgM}u) * 4u + ${q}u;
     if (o < prm.cout) {
       let bias = f32(b[o]);
       let sc = wscale(o, cout4);
-${range(4 * g.tn4).map((p) => `      put(o, p0 + 4u * (lid.x + ${(p >> 2) * g.wgN}u) + ${p & 3}u, hw, ${acc(j, p)}.${comp[q]} * sc + bias);`).join('\n')}
+${range(4 * g.tn4)
+  .map((p) => `      put(o, p0 + 4u * (lid.x + ${(p >> 2) * g.wgN}u) + ${p & 3}u, hw, ${acc(j, p)}.${comp[q]} * sc + bias);`)
+  .join('\n')}
     }
   }`,
-    ),
-  ).join('\n');
+      ),
+    )
+    .join('\n');
 }
 
 /** Module-scope WGSL of one shape: sizes, the two double-buffered workgroup arrays, the output write. */
@@ -165,9 +184,15 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
   let nch = (prm.cin + BK - 1u) / BK;
   let tap_first = prm.tap0 * KS * KS;
   let steps = (KT * KS * KS - tap_first) * nch;
-${range(g.tm4).flatMap((j) => range(4 * g.tn4).map((p) => `  var ${acc(j, p)} = vec4<f32>(0.0);`)).join('\n')}
-${range(g.la).map((r) => `  var la_${r} = vec4<f32>(0.0);`).join('\n')}
-${range(g.lb).map((r) => `  var lb_${r} = vec4<f32>(0.0);`).join('\n')}
+${range(g.tm4)
+  .flatMap((j) => range(4 * g.tn4).map((p) => `  var ${acc(j, p)} = vec4<f32>(0.0);`))
+  .join('\n')}
+${range(g.la)
+  .map((r) => `  var la_${r} = vec4<f32>(0.0);`)
+  .join('\n')}
+${range(g.lb)
+  .map((r) => `  var lb_${r} = vec4<f32>(0.0);`)
+  .join('\n')}
   var cur_tap = NONE;
   var t = Tap(0u, false, 0u, 0u);
   var ok = vec4<bool>(false);

@@ -106,7 +106,8 @@ export const conv3d: KernelDef<Conv3dParams> = {
   },
   cost(p, ov, elem: Elem = 'f32') {
     const o = { ...overrides, ...ov };
-    const kt = o.KT!, ks = o.KS!;
+    const kt = o.KT!,
+      ks = o.KS!;
     const hw = p.h * p.w;
     const hwIn = o.UP ? hw / 4 : hw;
     const frames = kt - p.tap0;

@@ -27,11 +27,7 @@ export const output: KernelDef<OutputParams> = {
     { name: 'rgb', access: 'read_write' },
     { name: 'rgba', access: 'read_write' },
   ],
-  params: [
-    { name: 'h', type: 'u32' },
-    { name: 'w', type: 'u32' },
-    ...(['x_off', 'cy', 'cx', 'oh', 'ow', 'rgb_off', 'rgba_off'] as const).map((name) => ({ name, type: 'u32' as const })),
-  ],
+  params: [{ name: 'h', type: 'u32' }, { name: 'w', type: 'u32' }, ...(['x_off', 'cy', 'cx', 'oh', 'ow', 'rgb_off', 'rgba_off'] as const).map((name) => ({ name, type: 'u32' as const }))],
   overrides,
   dispatch(p) {
     return [Math.ceil(p.ow / 16), Math.ceil(p.oh / 16), 1];

@@ -83,7 +83,7 @@ export function blockChunks(shapes: readonly BlockedShape[], stagingWords: numbe
       return;
     }
     const padded = Math.ceil(s.cout / 16) * 16;
-    for (let o0 = 0; o0 < s.cout; ) {
+    for (let o0 = 0; o0 < s.cout;) {
       if (cur.length >= maxParts || used + row > stagingWords) flush();
       const staged = Math.min(s.cout - o0, Math.floor((stagingWords - used) / row));
       const last = o0 + staged === s.cout;
@@ -98,7 +98,8 @@ export function blockChunks(shapes: readonly BlockedShape[], stagingWords: numbe
 
 /** The kernel's params for part `p` of weight `s`. */
 export function blockParams(s: BlockedShape, p: BlockPart): WeightsBlockParams {
-  const ob = Math.ceil(s.cout / 16), cb = Math.ceil(s.cin / 16);
+  const ob = Math.ceil(s.cout / 16),
+    cb = Math.ceil(s.cin / 16);
   const words = s.taps * p.n * cb * 8;
   return { cin: s.cin, taps: s.taps, ob, cb, cout: s.cout, o0: p.o0, n: p.n, src0: p.src0, words, gx: linearGrid(Math.ceil(words / WG))[0] };
 }

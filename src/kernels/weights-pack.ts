@@ -75,7 +75,7 @@ export function packChunks(shapes: readonly BlockedShape[], stagingWords: number
       return;
     }
     const co4 = Math.ceil(s.cout / 4) * 4;
-    for (let o0 = 0; o0 < s.cout; ) {
+    for (let o0 = 0; o0 < s.cout;) {
       // channels written by a part with `space` staging words: the rest of the weight when its rows (those
       // < cout) fit, else whole groups of 4 (the last group is written with its padding channels)
       const take = (space: number) => ((s.cout - o0) * row <= space ? co4 - o0 : Math.min(co4 - o0, Math.floor(space / (4 * row)) * 4));

@@ -19,14 +19,46 @@ interface Mats {
 
 export const WINO_MATS: Record<WinoR, Mats> = {
   2: {
-    bt: [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]],
-    g: [[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]],
-    at: [[1, 1, 1, 0], [0, 1, -1, -1]],
+    bt: [
+      [1, 0, -1, 0],
+      [0, 1, 1, 0],
+      [0, -1, 1, 0],
+      [0, 1, 0, -1],
+    ],
+    g: [
+      [1, 0, 0],
+      [0.5, 0.5, 0.5],
+      [0.5, -0.5, 0.5],
+      [0, 0, 1],
+    ],
+    at: [
+      [1, 1, 1, 0],
+      [0, 1, -1, -1],
+    ],
   },
   4: {
-    bt: [[4, 0, -5, 0, 1, 0], [0, -4, -4, 1, 1, 0], [0, 4, -4, -1, 1, 0], [0, -2, -1, 2, 1, 0], [0, 2, -1, -2, 1, 0], [0, 4, 0, -5, 0, 1]],
-    g: [[1 / 4, 0, 0], [-1 / 6, -1 / 6, -1 / 6], [-1 / 6, 1 / 6, -1 / 6], [1 / 24, 1 / 12, 1 / 6], [1 / 24, -1 / 12, 1 / 6], [0, 0, 1]],
-    at: [[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0], [0, 1, -1, 8, -8, 1]],
+    bt: [
+      [4, 0, -5, 0, 1, 0],
+      [0, -4, -4, 1, 1, 0],
+      [0, 4, -4, -1, 1, 0],
+      [0, -2, -1, 2, 1, 0],
+      [0, 2, -1, -2, 1, 0],
+      [0, 4, 0, -5, 0, 1],
+    ],
+    g: [
+      [1 / 4, 0, 0],
+      [-1 / 6, -1 / 6, -1 / 6],
+      [-1 / 6, 1 / 6, -1 / 6],
+      [1 / 24, 1 / 12, 1 / 6],
+      [1 / 24, -1 / 12, 1 / 6],
+      [0, 0, 1],
+    ],
+    at: [
+      [1, 1, 1, 1, 1, 0],
+      [0, 1, -1, 2, -2, 0],
+      [0, 1, 1, 4, 4, 0],
+      [0, 1, -1, 8, -8, 1],
+    ],
   },
 };
 
@@ -45,7 +77,10 @@ export function winoWeightLength(r: WinoR, cout: number, cin: number, kt: number
  */
 export function packWinogradWeight(w: Float32Array, r: WinoR, cout: number, cin: number, kt: number): Float32Array<ArrayBuffer> {
   if (w.length !== cout * cin * kt * 9) throw new DecoderError('bad-input', `packWinogradWeight: ${w.length} values for [${cout}, ${cin}, ${kt}, 3, 3]`);
-  const n = r + 2, E = n * n, co4 = Math.ceil(cout / 4) * 4, rows = kt * cin;
+  const n = r + 2,
+    E = n * n,
+    co4 = Math.ceil(cout / 4) * 4,
+    rows = kt * cin;
   const G = Float64Array.from(WINO_MATS[r].g.flat()); // [n][3]
   const out = new Float32Array(E * rows * co4);
   const t = new Float64Array(n * 3);
@@ -57,10 +92,20 @@ export function packWinogradWeight(w: Float32Array, r: WinoR, cout: number, cin:
       const row = dt * cin + c;
       for (let o = 0; o < cout; o++) {
         const b = ((o * cin + c) * kt + dt) * 9;
-        const g00 = w[b]!, g01 = w[b + 1]!, g02 = w[b + 2]!, g10 = w[b + 3]!, g11 = w[b + 4]!, g12 = w[b + 5]!, g20 = w[b + 6]!, g21 = w[b + 7]!, g22 = w[b + 8]!;
+        const g00 = w[b]!,
+          g01 = w[b + 1]!,
+          g02 = w[b + 2]!,
+          g10 = w[b + 3]!,
+          g11 = w[b + 4]!,
+          g12 = w[b + 5]!,
+          g20 = w[b + 6]!,
+          g21 = w[b + 7]!,
+          g22 = w[b + 8]!;
         // t = G g: n x 3
         for (let i = 0; i < n; i++) {
-          const a = G[i * 3]!, bb = G[i * 3 + 1]!, cc = G[i * 3 + 2]!;
+          const a = G[i * 3]!,
+            bb = G[i * 3 + 1]!,
+            cc = G[i * 3 + 2]!;
           t[i * 3] = a * g00 + bb * g10 + cc * g20;
           t[i * 3 + 1] = a * g01 + bb * g11 + cc * g21;
           t[i * 3 + 2] = a * g02 + bb * g12 + cc * g22;
@@ -68,7 +113,9 @@ export function packWinogradWeight(w: Float32Array, r: WinoR, cout: number, cin:
         // U = t G^T: n x n, position (i, j) at out[((i*n + j) * rows + row) * co4 + o]
         let at = row * co4 + o;
         for (let i = 0; i < n; i++) {
-          const t0 = t[i * 3]!, t1 = t[i * 3 + 1]!, t2 = t[i * 3 + 2]!;
+          const t0 = t[i * 3]!,
+            t1 = t[i * 3 + 1]!,
+            t2 = t[i * 3 + 2]!;
           for (let j = 0; j < n; j++, at += es) out[at] = t0 * G[j * 3]! + t1 * G[j * 3 + 1]! + t2 * G[j * 3 + 2]!;
         }
       }
@@ -93,12 +140,27 @@ function lin(coefs: number[], names: string[]): string {
  * L is m x n; declares `let ${out}_i_j` (m x m) through temporaries `${out}t_i_j` (m x n).
  */
 export function sandwichWgsl(L: number[][], x: (i: number, j: number) => string, out: string, indent: string): string {
-  const m = L.length, n = L[0]!.length;
+  const m = L.length,
+    n = L[0]!.length;
   const lines: string[] = [];
   const range = (k: number) => [...Array(k).keys()];
   // t = L X: t[i][j] = sum_k L[i][k] X[k][j]
-  for (const i of range(m)) for (const j of range(n)) lines.push(`let ${out}t_${i}_${j} = ${lin(L[i]!, range(n).map((k) => x(k, j)))};`);
+  for (const i of range(m))
+    for (const j of range(n))
+      lines.push(
+        `let ${out}t_${i}_${j} = ${lin(
+          L[i]!,
+          range(n).map((k) => x(k, j)),
+        )};`,
+      );
   // out = t L^T: out[i][j] = sum_k t[i][k] L[j][k]
-  for (const i of range(m)) for (const j of range(m)) lines.push(`let ${out}_${i}_${j} = ${lin(L[j]!, range(n).map((k) => `${out}t_${i}_${k}`))};`);
+  for (const i of range(m))
+    for (const j of range(m))
+      lines.push(
+        `let ${out}_${i}_${j} = ${lin(
+          L[j]!,
+          range(n).map((k) => `${out}t_${i}_${k}`),
+        )};`,
+      );
   return lines.map((l) => indent + l).join('\n');
 }

@@ -60,14 +60,20 @@ const defs = new Map<WinoR, KernelDef<WinoWeightsParams>>();
 export function winogradWeights(r: WinoR): KernelDef<WinoWeightsParams> {
   let d = defs.get(r);
   if (!d)
-    defs.set(r, (d = {
-      id: `winograd-weights${r}`,
-      wgsl: wgsl(r),
-      bindings: [{ name: 'src', access: 'read' }, { name: 'u', access: 'read_write' }],
-      params: (['cin', 'kt', 'cout', 'o0', 'n', 'src0'] as const).map((name) => ({ name, type: 'u32' as const })),
-      overrides: {},
-      dispatch: (p) => [Math.ceil(p.n / WG), p.cin * p.kt, 1],
-      cost: (p, _ov, elem = 'f32') => ({ flops: 0, bytes: p.n * p.cin * p.kt * (4 * 9 + elemBytes(elem) * winoPositions(r)) }),
-    }));
+    defs.set(
+      r,
+      (d = {
+        id: `winograd-weights${r}`,
+        wgsl: wgsl(r),
+        bindings: [
+          { name: 'src', access: 'read' },
+          { name: 'u', access: 'read_write' },
+        ],
+        params: (['cin', 'kt', 'cout', 'o0', 'n', 'src0'] as const).map((name) => ({ name, type: 'u32' as const })),
+        overrides: {},
+        dispatch: (p) => [Math.ceil(p.n / WG), p.cin * p.kt, 1],
+        cost: (p, _ov, elem = 'f32') => ({ flops: 0, bytes: p.n * p.cin * p.kt * (4 * 9 + elemBytes(elem) * winoPositions(r)) }),
+      }),
+    );
   return d;
 }

@@ -190,21 +190,36 @@ ${b.join('\n')}
 
 function gemmStore(g: Geom, buf: string): string {
   return [
-    ...range(g.la).map((r) => ((r + 1) * g.nt <= g.bk * g.bm4 ? `    a_s[${buf} * BK * BM4 + lin + ${r * g.nt}u] = la_${r};` : `    if (lin + ${r * g.nt}u < BK * BM4) { a_s[${buf} * BK * BM4 + lin + ${r * g.nt}u] = la_${r}; }`)),
+    ...range(g.la).map((r) =>
+      (r + 1) * g.nt <= g.bk * g.bm4
+        ? `    a_s[${buf} * BK * BM4 + lin + ${r * g.nt}u] = la_${r};`
+        : `    if (lin + ${r * g.nt}u < BK * BM4) { a_s[${buf} * BK * BM4 + lin + ${r * g.nt}u] = la_${r}; }`,
+    ),
     ...range(g.lb).map((r) => `    b_s[${buf} * BK * BN4 + (bk0 + ${r * g.rb}u) * BN4 + bq] = lb_${r};`),
   ].join('\n');
 }
 
 /** M written as vec4 along 4 consecutive tiles of one channel, tiles beyond the band's stride skipped. */
 function gemmEpilogue(g: Geom): string {
-  return range(g.tm4).flatMap((j) =>
-    range(4).map((q) => `  {
+  return range(g.tm4)
+    .flatMap((j) =>
+      range(4).map(
+        (q) => `  {
     let o = (m40 + lid.y + ${j * g.wgM}u) * 4u + ${q}u;
     if (o < prm.cout) {
-${range(g.tn4).map((gq) => `      { let quad = q0 + lid.x + ${gq * g.wgN}u; if (quad < sv4) { s[mo + o * sv4 + quad] = vec4<S>(vec4<f32>(${range(4).map((c) => `${acc(j, 4 * gq + c)}.${comp[q]}`).join(', ')})); } }`).join('\n')}
+${range(g.tn4)
+  .map(
+    (gq) =>
+      `      { let quad = q0 + lid.x + ${gq * g.wgN}u; if (quad < sv4) { s[mo + o * sv4 + quad] = vec4<S>(vec4<f32>(${range(4)
+        .map((c) => `${acc(j, 4 * gq + c)}.${comp[q]}`)
+        .join(', ')})); } }`,
+  )
+  .join('\n')}
     }
-  }`),
-  ).join('\n');
+  }`,
+      ),
+    )
+    .join('\n');
 }
 
 /**
@@ -259,9 +274,15 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
   let ub = (e * KT + prm.tap0) * prm.cin;
   let mo = prm.m_off / 4u + e * prm.cout * sv4;
   let steps = (kc + BK - 1u) / BK;
-${range(g.tm4).flatMap((j) => range(4 * g.tn4).map((p) => `  var ${acc(j, p)} = vec4<f32>(0.0);`)).join('\n')}
-${range(g.la).map((r) => `  var la_${r} = vec4<T>(0.0);`).join('\n')}
-${range(g.lb).map((r) => `  var lb_${r} = vec4<T>(0.0);`).join('\n')}
+${range(g.tm4)
+  .flatMap((j) => range(4 * g.tn4).map((p) => `  var ${acc(j, p)} = vec4<f32>(0.0);`))
+  .join('\n')}
+${range(g.la)
+  .map((r) => `  var la_${r} = vec4<T>(0.0);`)
+  .join('\n')}
+${range(g.lb)
+  .map((r) => `  var lb_${r} = vec4<T>(0.0);`)
+  .join('\n')}
 ${gemmLoad(g, '0u')}
 ${gemmStore(g, '0u')}
   workgroupBarrier();
@@ -298,7 +319,12 @@ export function winogradIn(r: WinoR, sc: WinoScratch = 'elem'): KernelDef<WinoPa
   return cached(id, () => ({
     id,
     wgsl: `${inWgsl(r, sc)}\n${common}`,
-    bindings: [{ name: 'x', access: 'read' }, { name: 'cache', access: 'read' }, { name: 'gamma', access: 'read' }, { name: 's', access: 'read_write' }],
+    bindings: [
+      { name: 'x', access: 'read' },
+      { name: 'cache', access: 'read' },
+      { name: 'gamma', access: 'read' },
+      { name: 's', access: 'read_write' },
+    ],
     params: PARAMS,
     overrides: IN_OV,
     dispatch(p, ov) {
@@ -309,7 +335,8 @@ export function winogradIn(r: WinoR, sc: WinoScratch = 'elem'): KernelDef<WinoPa
     cost(p, ov, elem: Elem = 'f32') {
       const o = { ...OVERRIDES, ...ov };
       const kc = (o.KT - p.tap0) * p.cin;
-      const e = elemBytes(elem), se = sc === 'f32' ? 4 : e;
+      const e = elemBytes(elem),
+        se = sc === 'f32' ? 4 : e;
       return { flops: 0, bytes: kc * p.nt * ((r + 2) ** 2 * se + r * r * e) };
     },
   }));
@@ -321,7 +348,12 @@ export function winogradOut(r: WinoR, sc: WinoScratch = 'elem'): KernelDef<WinoP
   return cached(id, () => ({
     id,
     wgsl: `${outWgsl(r, sc)}\n${common}`,
-    bindings: [{ name: 's', access: 'read' }, { name: 'b', access: 'read' }, { name: 'res', access: 'read' }, { name: 'y', access: 'read_write' }],
+    bindings: [
+      { name: 's', access: 'read' },
+      { name: 'b', access: 'read' },
+      { name: 'res', access: 'read' },
+      { name: 'y', access: 'read_write' },
+    ],
     params: PARAMS,
     overrides: OUT_OV,
     dispatch(p, ov) {
@@ -330,7 +362,8 @@ export function winogradOut(r: WinoR, sc: WinoScratch = 'elem'): KernelDef<WinoP
     },
     cost(p, ov, elem: Elem = 'f32') {
       const o = { ...OVERRIDES, ...ov };
-      const e = elemBytes(elem), se = sc === 'f32' ? 4 : e;
+      const e = elemBytes(elem),
+        se = sc === 'f32' ? 4 : e;
       return { flops: 0, bytes: p.cout * p.nt * ((r + 2) ** 2 * se + r * r * e * (o.HAS_RES ? 2 : 1)) };
     },
   }));
@@ -346,7 +379,10 @@ export function winogradGemm(r: WinoR, t: WinoGemmShape, sc: WinoScratch = 'elem
   return cached(id, () => ({
     id,
     wgsl: `${gemmWgsl(t, sc)}\n${common}`,
-    bindings: [{ name: 's', access: 'read_write' }, { name: 'u', access: 'read' }],
+    bindings: [
+      { name: 's', access: 'read_write' },
+      { name: 'u', access: 'read' },
+    ],
     params: PARAMS,
     overrides: GEMM_OV,
     dispatch(p, ov) {
@@ -368,9 +404,15 @@ export function winogradGemm(r: WinoR, t: WinoGemmShape, sc: WinoScratch = 'elem
  */
 export function winoGemmShape(cout: number, maxInvocations = 256): WinoGemmShape | null {
   const options: TiledShape[] =
-    cout % 96 === 0 ? [{ wgN: 16, wgM: 24, tm4: 1, tn4: 2, bk: 12, fma: true }, { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12, fma: true }]
-    : cout % 128 === 0 ? [{ wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 16, fma: true }]
-    : cout % 64 === 0 ? [{ wgN: 16, wgM: 16, tm4: 1, tn4: 2, bk: 16, fma: true }]
-    : [{ wgN: 16, wgM: 4, tm4: 1, tn4: 2, bk: 8, fma: true }];
+    cout % 96 === 0
+      ? [
+          { wgN: 16, wgM: 24, tm4: 1, tn4: 2, bk: 12, fma: true },
+          { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12, fma: true },
+        ]
+      : cout % 128 === 0
+        ? [{ wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 16, fma: true }]
+        : cout % 64 === 0
+          ? [{ wgN: 16, wgM: 16, tm4: 1, tn4: 2, bk: 16, fma: true }]
+          : [{ wgN: 16, wgM: 4, tm4: 1, tn4: 2, bk: 8, fma: true }];
   return options.find((t) => !tiledShapeError(t, maxInvocations)) ?? null;
 }

@@ -63,8 +63,7 @@ export interface DecoderConfig {
  */
 function conv3d(w: Weights, key: string, k: number): Weight {
   const t = w.get(key);
-  if (t.shape.length !== 5 || t.shape.slice(2).some((d) => d !== k))
-    throw new DecoderError('bad-input', `${w.source}: tensor ${key} has shape [${t.shape}], expected [cout, cin, ${k}, ${k}, ${k}]`);
+  if (t.shape.length !== 5 || t.shape.slice(2).some((d) => d !== k)) throw new DecoderError('bad-input', `${w.source}: tensor ${key} has shape [${t.shape}], expected [cout, cin, ${k}, ${k}, ${k}]`);
   return t;
 }
 
@@ -119,8 +118,7 @@ export function inferConfig(w: Weights): DecoderConfig {
   const conv2 = conv3d(w, 'conv2.weight', 1);
   const zDim = conv2.shape[0]!;
   const conv1 = conv3d(w, 'decoder.conv1.weight', 3);
-  if (conv1.shape[1] !== zDim)
-    throw new DecoderError('bad-input', `${w.source}: decoder.conv1.weight takes ${conv1.shape[1]} channels but conv2 outputs ${zDim}`);
+  if (conv1.shape[1] !== zDim) throw new DecoderError('bad-input', `${w.source}: decoder.conv1.weight takes ${conv1.shape[1]} channels but conv2 outputs ${zDim}`);
   const midDim = conv1.shape[0]!;
   const v22 = w.has('decoder.upsamples.0.upsamples.0.residual.2.weight');
   let slot = 1;

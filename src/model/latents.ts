@@ -34,8 +34,7 @@ function isNpy(b: Uint8Array): boolean {
 
 function toLatents(shape: number[], data: Float32Array, source: string): Latents {
   let s = shape;
-  if (s.length === 5 && s[0] !== 1)
-    throw new DecoderError('bad-input', `${source}: latents have shape [${shape}], a batch of ${s[0]}: save one video's latents ([1, z, T, h, w] or [z, T, h, w])`);
+  if (s.length === 5 && s[0] !== 1) throw new DecoderError('bad-input', `${source}: latents have shape [${shape}], a batch of ${s[0]}: save one video's latents ([1, z, T, h, w] or [z, T, h, w])`);
   if (s.length === 5) s = s.slice(1);
   if (s.length !== 4) throw new DecoderError('bad-input', `${source}: latents have shape [${shape}], expected [z, T, h, w] (or [1, z, T, h, w])`);
   for (let i = 0; i < data.length; i++)
@@ -61,7 +60,11 @@ export function parseLatents(bytes: Uint8Array, source: string, key?: string): L
   if (!name) {
     const nonEmpty = [...f.tensors].filter(([, t]) => t.shape.every((d) => d > 0));
     if (nonEmpty.length === 1) name = nonEmpty[0]![0];
-    else throw new DecoderError('bad-input', `${source}: ${f.tensors.size} tensors and none named ${LATENT_KEYS.map((k) => `'${k}'`).join(', ')}: pass the tensor name (--latents-key; has: ${[...f.tensors.keys()].slice(0, 8).join(', ')}${f.tensors.size > 8 ? ', ...' : ''})`);
+    else
+      throw new DecoderError(
+        'bad-input',
+        `${source}: ${f.tensors.size} tensors and none named ${LATENT_KEYS.map((k) => `'${k}'`).join(', ')}: pass the tensor name (--latents-key; has: ${[...f.tensors.keys()].slice(0, 8).join(', ')}${f.tensors.size > 8 ? ', ...' : ''})`,
+      );
   }
   const t = f.tensors.get(name);
   if (!t && f.skipped?.has(name)) throw new DecoderError('bad-input', `${source}: tensor '${name}' has dtype ${f.skipped.get(name)}, expected a float dtype (F32, F16, BF16 or F64)`);
@@ -76,7 +79,8 @@ export function parseLatents(bytes: Uint8Array, source: string, key?: string): L
 export function parseStats(bytes: Uint8Array, source: string): LatentStats {
   const f = parseSafetensors(bytes, source);
   const get = (n: string) => f.tensors.get(`@${n}`) ?? f.tensors.get(n);
-  const m = get('mean'), s = get('std');
+  const m = get('mean'),
+    s = get('std');
   if (!m || !s) throw new DecoderError('bad-input', `${source}: latent statistics need tensors '@mean' and '@std' (or 'mean' and 'std')`);
   const std = toFloat32(s);
   if (std.some((v) => !(v > 0))) throw new DecoderError('bad-input', `${source}: '@std' must be positive everywhere`);

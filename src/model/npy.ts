@@ -7,7 +7,9 @@ export interface NpyArray {
 }
 
 function f16(h: number): number {
-  const s = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  const s = h & 0x8000 ? -1 : 1,
+    e = (h >> 10) & 0x1f,
+    m = h & 0x3ff;
   if (e === 0) return s * m * 2 ** -24;
   if (e === 31) return m ? NaN : s * Infinity;
   return s * (1 + m / 1024) * 2 ** (e - 15);
@@ -20,16 +22,14 @@ function f16(h: number): number {
  */
 export function parseNpy(buf: Uint8Array, source = 'npy file'): NpyArray {
   const magic = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59];
-  if (buf.byteLength < 10 || magic.some((m, i) => buf[i] !== m))
-    throw new DecoderError('bad-input', `${source}: not a .npy file (missing \\x93NUMPY magic)`);
+  if (buf.byteLength < 10 || magic.some((m, i) => buf[i] !== m)) throw new DecoderError('bad-input', `${source}: not a .npy file (missing \\x93NUMPY magic)`);
   const major = buf[6]!;
   if (major < 1 || major > 3) throw new DecoderError('bad-input', `${source}: .npy format version ${major}.${buf[7]} is not supported (1.0-3.0)`);
   const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const hstart = major === 1 ? 10 : 12;
   if (buf.byteLength < hstart) throw new DecoderError('bad-input', `${source}: ${buf.byteLength} bytes, too short for a version ${major} .npy header`);
   const hlen = major === 1 ? dv.getUint16(8, true) : dv.getUint32(8, true);
-  if (hstart + hlen > buf.byteLength)
-    throw new DecoderError('bad-input', `${source}: header length ${hlen} runs past the end of the file (${buf.byteLength} bytes); truncated?`);
+  if (hstart + hlen > buf.byteLength) throw new DecoderError('bad-input', `${source}: header length ${hlen} runs past the end of the file (${buf.byteLength} bytes); truncated?`);
   const header = new TextDecoder().decode(buf.subarray(hstart, hstart + hlen));
   const oneLine = (t: string) => JSON.stringify(t.trim().slice(0, 200));
   const descr = /'descr':\s*'([^']+)'/.exec(header)?.[1];
@@ -37,7 +37,10 @@ export function parseNpy(buf: Uint8Array, source = 'npy file'): NpyArray {
   const shapeStr = /'shape':\s*\(([^)]*)\)/.exec(header)?.[1];
   if (!descr || !fortran || shapeStr === undefined) throw new DecoderError('bad-input', `${source}: unreadable .npy header: ${oneLine(header)}`);
   if (fortran === 'True') throw new DecoderError('bad-input', `${source}: Fortran-order arrays are not supported; save with np.ascontiguousarray`);
-  const dims = shapeStr.split(',').map((s) => s.trim()).filter((s) => s.length);
+  const dims = shapeStr
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length);
   if (dims.some((d) => !/^\d{1,15}$/.test(d))) throw new DecoderError('bad-input', `${source}: shape (${oneLine(shapeStr).slice(1, -1)}) is not a tuple of non-negative integers`);
   const shape = dims.map(Number);
   const size: Record<string, number> = { '<f4': 4, '<f2': 2, '<f8': 8 };
@@ -46,8 +49,7 @@ export function parseNpy(buf: Uint8Array, source = 'npy file'): NpyArray {
   const off = hstart + hlen;
   // a float product: a lying shape overflows past the file size, it never wraps
   const n = shape.reduce((a, b) => a * b, 1);
-  if (buf.byteLength - off < n * bytes)
-    throw new DecoderError('bad-input', `${source}: shape [${shape}] needs ${n * bytes} data bytes, file has ${buf.byteLength - off}; truncated?`);
+  if (buf.byteLength - off < n * bytes) throw new DecoderError('bad-input', `${source}: shape [${shape}] needs ${n * bytes} data bytes, file has ${buf.byteLength - off}; truncated?`);
   const raw = buf.slice(off, off + n * bytes);
   let data: Float32Array;
   if (bytes === 4) data = new Float32Array(raw.buffer, 0, n);

@@ -55,7 +55,13 @@ class Global {
 }
 const MARK = Symbol('mark');
 
-const ALLOWED_GLOBALS = new Set(['collections.OrderedDict', 'torch._utils._rebuild_tensor_v2', 'torch._utils._rebuild_tensor', 'torch._utils._rebuild_parameter', ...Object.keys(STORAGE_TYPES).map((s) => `torch.${s}`)]);
+const ALLOWED_GLOBALS = new Set([
+  'collections.OrderedDict',
+  'torch._utils._rebuild_tensor_v2',
+  'torch._utils._rebuild_tensor',
+  'torch._utils._rebuild_parameter',
+  ...Object.keys(STORAGE_TYPES).map((s) => `torch.${s}`),
+]);
 
 /** Runs the restricted reader over `buf` (a whole data.pkl); returns the unpickled value. */
 export function unpickle(buf: Uint8Array, source: string): PickleValue {
@@ -117,8 +123,7 @@ export function unpickle(buf: Uint8Array, source: string): PickleValue {
   };
   const global = (mod: string, name: string): Global => {
     const full = printable(`${mod}.${name}`);
-    if (!ALLOWED_GLOBALS.has(full))
-      fail(`pickle refers to ${full.slice(0, 120)}, which a state dict never holds; refused (a pickle is code: only tensors, storages and dicts are read)`);
+    if (!ALLOWED_GLOBALS.has(full)) fail(`pickle refers to ${full.slice(0, 120)}, which a state dict never holds; refused (a pickle is code: only tensors, storages and dicts are read)`);
     return new Global(full);
   };
   const call = (f: PickleValue, args: PickleValue): PickleValue => {
@@ -134,8 +139,16 @@ export function unpickle(buf: Uint8Array, source: string): PickleValue {
       case 'torch._utils._rebuild_tensor_v2': {
         const [storage, offset, size, stride] = a;
         const ints = (t: PickleValue) => (t instanceof Tuple && t.items.every((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0) ? (t.items as number[]) : null);
-        const shape = ints(size!), st = ints(stride!);
-        if (!(storage && typeof storage === 'object' && 'kind' in storage && storage.kind === 'storage') || typeof offset !== 'number' || !shape || !st || shape.length !== st.length || shape.length > 8)
+        const shape = ints(size!),
+          st = ints(stride!);
+        if (
+          !(storage && typeof storage === 'object' && 'kind' in storage && storage.kind === 'storage') ||
+          typeof offset !== 'number' ||
+          !shape ||
+          !st ||
+          shape.length !== st.length ||
+          shape.length > 8
+        )
           fail(`${f.name} with arguments that are not (storage, offset, size, stride)`);
         return { kind: 'tensor', storage: storage as StorageRef, offset: offset as number, shape: shape!, stride: st! };
       }
@@ -217,13 +230,16 @@ export function unpickle(buf: Uint8Array, source: string): PickleValue {
         break;
       case 0x86: {
         // TUPLE2
-        const b = pop(), a = pop();
+        const b = pop(),
+          a = pop();
         stack.push(new Tuple([a, b]));
         break;
       }
       case 0x87: {
         // TUPLE3
-        const c = pop(), b = pop(), a = pop();
+        const c = pop(),
+          b = pop(),
+          a = pop();
         stack.push(new Tuple([a, b, c]));
         break;
       }
@@ -264,7 +280,8 @@ export function unpickle(buf: Uint8Array, source: string): PickleValue {
       }
       case 0x73: {
         // SETITEM
-        const v = pop(), k = pop();
+        const v = pop(),
+          k = pop();
         setItems(top(), [k, v]);
         break;
       }
@@ -299,14 +316,16 @@ export function unpickle(buf: Uint8Array, source: string): PickleValue {
       }
       case 0x93: {
         // STACK_GLOBAL
-        const name = pop(), mod = pop();
+        const name = pop(),
+          mod = pop();
         if (typeof mod !== 'string' || typeof name !== 'string') fail('pickle STACK_GLOBAL of non-strings; corrupt');
         stack.push(global(mod as string, name as string));
         break;
       }
       case 0x52: {
         // REDUCE
-        const args = pop(), f = pop();
+        const args = pop(),
+          f = pop();
         stack.push(call(f, args));
         break;
       }
@@ -330,7 +349,9 @@ export function unpickle(buf: Uint8Array, source: string): PickleValue {
         break;
       }
       default:
-        fail(`pickle opcode 0x${op.toString(16).padStart(2, '0')} (${JSON.stringify(String.fromCharCode(op))}) at byte ${p - 1} is not one a state dict uses; refused (a pickle is code: it is never run)`);
+        fail(
+          `pickle opcode 0x${op.toString(16).padStart(2, '0')} (${JSON.stringify(String.fromCharCode(op))}) at byte ${p - 1} is not one a state dict uses; refused (a pickle is code: it is never run)`,
+        );
     }
   }
 }

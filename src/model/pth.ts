@@ -28,7 +28,13 @@ function tensorsOf(v: PickleValue, source: string): Map<string, TensorRef> {
     if (!inner) break;
     v = inner as PickleValue;
   }
-  const keys = v instanceof Map ? [...v.keys()].slice(0, 8).map((k) => printable(String(k), 40)).join(', ') : '';
+  const keys =
+    v instanceof Map
+      ? [...v.keys()]
+          .slice(0, 8)
+          .map((k) => printable(String(k), 40))
+          .join(', ')
+      : '';
   throw new DecoderError('bad-input', `${source}: the pickled object holds no tensors${keys ? ` (keys: ${keys})` : ''}; expected a state dict (or one under ${NESTED.join(' / ')})`);
 }
 
@@ -69,7 +75,10 @@ export async function pthIndex(src: WeightSource, wanted?: (names: string[]) => 
     const file = dir.get(`${prefix}data/${st.key}`);
     if (!file) throw new DecoderError('bad-input', `${what}: its storage data/${st.key} is not in the archive; truncated or corrupt`);
     if (file.size < st.numel * st.bytes || (t.offset + numel) * st.bytes > st.numel * st.bytes)
-      throw new DecoderError('bad-input', `${what}: elements ${t.offset}..${t.offset + numel} do not fit its storage data/${st.key} (${st.numel} elements, ${file.size} bytes in the archive); corrupt`);
+      throw new DecoderError(
+        'bad-input',
+        `${what}: elements ${t.offset}..${t.offset + numel} do not fit its storage data/${st.key} (${st.numel} elements, ${file.size} bytes in the archive); corrupt`,
+      );
     let base = storageAt.get(st.key);
     if (base === undefined) storageAt.set(st.key, (base = await entryDataOffset(src, file)));
     entry.offset = base + t.offset * st.bytes;

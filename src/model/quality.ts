@@ -54,7 +54,9 @@ export function lumaFrame(clip: Float32Array, shape: ClipShape, f: number): Floa
   const o = f * plane;
   const y = new Float64Array(plane);
   for (let i = 0; i < plane; i++) {
-    const r = clamp1(clip[o + i]!), g = clamp1(clip[cs + o + i]!), b = clamp1(clip[2 * cs + o + i]!);
+    const r = clamp1(clip[o + i]!),
+      g = clamp1(clip[cs + o + i]!),
+      b = clamp1(clip[2 * cs + o + i]!);
     y[i] = (0.299 * r + 0.587 * g + 0.114 * b + 1) / 2;
   }
   return y;
@@ -63,7 +65,8 @@ export function lumaFrame(clip: Float32Array, shape: ClipShape, f: number): Floa
 /** Valid-mode separable filtering of an [H, W] plane by the kernel: [(H - 10) * (W - 10)]. */
 function filterValid(x: Float64Array, H: number, W: number, k: Float64Array): Float64Array {
   const n = k.length;
-  const w2 = W - n + 1, h2 = H - n + 1;
+  const w2 = W - n + 1,
+    h2 = H - n + 1;
   const rows = new Float64Array(H * w2); // along x
   for (let yy = 0; yy < H; yy++)
     for (let xx = 0; xx < w2; xx++) {
@@ -87,18 +90,24 @@ export function ssimPlane(a: Float64Array, b: Float64Array, H: number, W: number
   if (H < SSIM_WINDOW || W < SSIM_WINDOW) throw new DecoderError('bad-input', `SSIM: frames of ${H}x${W} are smaller than the ${SSIM_WINDOW}x${SSIM_WINDOW} window`);
   const k = ssimKernel();
   const n = H * W;
-  const aa = new Float64Array(n), bb = new Float64Array(n), ab = new Float64Array(n);
+  const aa = new Float64Array(n),
+    bb = new Float64Array(n),
+    ab = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     aa[i] = a[i]! * a[i]!;
     bb[i] = b[i]! * b[i]!;
     ab[i] = a[i]! * b[i]!;
   }
   const [ma, mb, ea, eb, eab] = [a, b, aa, bb, ab].map((p) => filterValid(p, H, W, k)) as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
-  const c1 = K1 * K1, c2 = K2 * K2;
+  const c1 = K1 * K1,
+    c2 = K2 * K2;
   let s = 0;
   for (let i = 0; i < ma.length; i++) {
-    const mu1 = ma[i]!, mu2 = mb[i]!;
-    const va = ea[i]! - mu1 * mu1, vb = eb[i]! - mu2 * mu2, cov = eab[i]! - mu1 * mu2;
+    const mu1 = ma[i]!,
+      mu2 = mb[i]!;
+    const va = ea[i]! - mu1 * mu1,
+      vb = eb[i]! - mu2 * mu2,
+      cov = eab[i]! - mu1 * mu2;
     s += ((2 * mu1 * mu2 + c1) * (2 * cov + c2)) / ((mu1 * mu1 + mu2 * mu2 + c1) * (va + vb + c2));
   }
   return s / ma.length;
@@ -109,8 +118,7 @@ export function ssim(video: Float32Array, ref: Float32Array, shape: ClipShape): 
   const [C, F, H, W] = shape;
   const n = C * F * H * W;
   if (C !== 3) throw new DecoderError('bad-input', `SSIM: clips must have 3 channels (RGB), got shape [${shape}]`);
-  if (video.length !== n || ref.length !== n)
-    throw new DecoderError('bad-input', `SSIM: shape [${shape}] needs ${n} values; the decode has ${video.length}, the reference ${ref.length}`);
+  if (video.length !== n || ref.length !== n) throw new DecoderError('bad-input', `SSIM: shape [${shape}] needs ${n} values; the decode has ${video.length}, the reference ${ref.length}`);
   let s = 0;
   for (let f = 0; f < F; f++) s += ssimPlane(lumaFrame(video, shape, f), lumaFrame(ref, shape, f), H, W);
   return s / F;

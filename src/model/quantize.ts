@@ -115,7 +115,8 @@ export function int8BlockedBytes(blocked: number, cout: number): number {
  * zeros change no maximum and quantise to 0.
  */
 export function packInt8Blocked(blocked: Float32Array, cout: number, cin: number, taps: number): Uint32Array<ArrayBuffer> {
-  const ob = Math.ceil(cout / 16), cb = Math.ceil(cin / 16);
+  const ob = Math.ceil(cout / 16),
+    cb = Math.ceil(cin / 16);
   if (blocked.length !== taps * ob * cb * 256) throw new DecoderError('bad-input', `packInt8Blocked: ${blocked.length} values for ${taps} taps of [${ob * 16}, ${cb * 16}] blocked`);
   const out = new Uint32Array(int8BlockedBytes(blocked.length, cout) / 4);
   // element i's output channel: tile (t, o >> 4, c >> 4), row o & 15
@@ -142,8 +143,10 @@ export function packInt8Blocked(blocked: Float32Array, cout: number, cin: number
  */
 export function packInt8BlockedRows(w: Float32Array, cout: number, cin: number, taps: number): Uint32Array<ArrayBuffer> {
   if (w.length !== cout * cin * taps) throw new DecoderError('bad-input', `packInt8BlockedRows: ${w.length} values for [${cout}, ${cin}, ${taps}]`);
-  const ob = Math.ceil(cout / 16), cb = Math.ceil(cin / 16);
-  const blocked = taps * ob * cb * 256, plane = ob * cb * 256;
+  const ob = Math.ceil(cout / 16),
+    cb = Math.ceil(cin / 16);
+  const blocked = taps * ob * cb * 256,
+    plane = ob * cb * 256;
   const out = new Uint32Array(int8BlockedBytes(blocked, cout) / 4);
   const bytes = new Int8Array(out.buffer, 0, blocked);
   const scales = new Float32Array(out.buffer, blocked, ob * 16);

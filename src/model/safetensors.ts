@@ -45,16 +45,14 @@ interface Header {
 function parseHeader(buf: Uint8Array, total: number, source: string): Header {
   if (total < 8 || buf.byteLength < 8) throw new DecoderError('bad-input', `${source}: ${total} bytes, too short for a safetensors header`);
   const n = Number(new DataView(buf.buffer, buf.byteOffset, 8).getBigUint64(0, true));
-  if (n <= 0 || 8 + n > total || n > MAX_HEADER_BYTES)
-    throw new DecoderError('bad-input', `${source}: header length ${n} does not fit the file (${total} bytes); not a safetensors file?`);
+  if (n <= 0 || 8 + n > total || n > MAX_HEADER_BYTES) throw new DecoderError('bad-input', `${source}: header length ${n} does not fit the file (${total} bytes); not a safetensors file?`);
   let header: unknown;
   try {
     header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + n)));
   } catch (e) {
     throw new DecoderError('bad-input', `${source}: header is not valid JSON (${(e as Error).message.replace(/\s+/g, ' ')}); not a safetensors file?`);
   }
-  if (!header || typeof header !== 'object' || Array.isArray(header))
-    throw new DecoderError('bad-input', `${source}: header is JSON but not an object of tensors; not a safetensors file?`);
+  if (!header || typeof header !== 'object' || Array.isArray(header)) throw new DecoderError('bad-input', `${source}: header is JSON but not an object of tensors; not a safetensors file?`);
   const dataBytes = total - 8 - n;
   const out: Header = { n, entries: [], metadata: {}, skipped: new Map() };
   for (const [name, v] of Object.entries(header as Record<string, unknown>)) {
@@ -65,8 +63,7 @@ function parseHeader(buf: Uint8Array, total: number, source: string): Header {
     }
     const entry = v as { dtype?: unknown; shape?: unknown; data_offsets?: unknown } | null;
     const what = `${source}: tensor ${/^[\x21-\x7e]{1,120}$/.test(name) ? name : JSON.stringify(name).slice(0, 80)}`;
-    if (!entry || typeof entry !== 'object' || typeof entry.dtype !== 'string')
-      throw new DecoderError('bad-input', `${what}: header entry needs dtype, shape and data_offsets`);
+    if (!entry || typeof entry !== 'object' || typeof entry.dtype !== 'string') throw new DecoderError('bad-input', `${what}: header entry needs dtype, shape and data_offsets`);
     const { dtype, shape, data_offsets: offs } = entry;
     if (!Array.isArray(shape) || shape.length > 8 || !shape.every(isCount))
       throw new DecoderError('bad-input', `${what}: shape ${JSON.stringify(shape)?.slice(0, 80)} is not a list of at most 8 non-negative integers`);
@@ -81,7 +78,10 @@ function parseHeader(buf: Uint8Array, total: number, source: string): Header {
     // a float product: a lying shape overflows past the file size, it never wraps
     const numel = (shape as number[]).reduce((x, y) => x * y, 1);
     if (end - begin !== numel * BYTES[dtype as StDtype] || end > dataBytes)
-      throw new DecoderError('bad-input', `${what} (${dtype} [${shape}]) has byte range ${begin}..${end}, expected ${numel * BYTES[dtype as StDtype]} bytes inside ${dataBytes}; file truncated or corrupt`);
+      throw new DecoderError(
+        'bad-input',
+        `${what} (${dtype} [${shape}]) has byte range ${begin}..${end}, expected ${numel * BYTES[dtype as StDtype]} bytes inside ${dataBytes}; file truncated or corrupt`,
+      );
     out.entries.push({ name, dtype: dtype as StDtype, shape: shape as number[], begin, end });
   }
   return out;
@@ -104,8 +104,7 @@ export async function safetensorsIndex(src: WeightSource): Promise<CheckpointInd
   if (src.size < 8) throw new DecoderError('bad-input', `${src.name}: ${src.size} bytes, too short for a safetensors header`);
   const head = await src.read(0, 8);
   const n = Number(new DataView(head.buffer, head.byteOffset, 8).getBigUint64(0, true));
-  if (n <= 0 || 8 + n > src.size || n > MAX_HEADER_BYTES)
-    throw new DecoderError('bad-input', `${src.name}: header length ${n} does not fit the file (${src.size} bytes); not a safetensors file?`);
+  if (n <= 0 || 8 + n > src.size || n > MAX_HEADER_BYTES) throw new DecoderError('bad-input', `${src.name}: header length ${n} does not fit the file (${src.size} bytes); not a safetensors file?`);
   const buf = new Uint8Array(8 + n);
   buf.set(head);
   buf.set(await src.read(8, n), 8);

@@ -34,16 +34,76 @@ export interface SampleInfo {
 
 /** models/samples/samples.json, checked against the files by test/model-samples. */
 export const SAMPLES: readonly SampleInfo[] = [
-  { name: 'astronaut-128', title: 'Astronaut portrait, pan and zoom', photo: 'astronaut', heldOut: 'clip', frames: 9, height: 128, width: 128, latentShape: [16, 3, 16, 16],
-    files: { latents: 'astronaut-128.latents.npy', source: 'astronaut-128.source.npy', torch: 'astronaut-128.torch.npy' }, psnrTorch: 22.45, torchDecode: 'float64', default: true },
-  { name: 'rocket-64', title: 'Rocket launch, small pan (the test sample)', photo: 'rocket', heldOut: 'clip', frames: 5, height: 64, width: 64, latentShape: [16, 2, 8, 8],
-    files: { latents: 'rocket-64.latents.npy', source: 'rocket-64.source.npy', torch: 'rocket-64.torch.npy' }, psnrTorch: 33.039, torchDecode: 'float64', default: false },
-  { name: 'chelsea-256', title: 'Chelsea the cat, pan and rotation (photograph never seen in training)', photo: 'chelsea', heldOut: 'photograph', frames: 17, height: 256, width: 256, latentShape: [16, 5, 32, 32],
-    files: { latents: 'chelsea-256.latents.npy', source: 'chelsea-256.source.npy' }, psnrTorch: 27.499, torchDecode: 'float32', default: false },
-  { name: 'shapes-256', title: 'Procedural scene: shapes moving over a moving gradient', photo: 'procedural', heldOut: 'clip', frames: 17, height: 256, width: 256, latentShape: [16, 5, 32, 32],
-    files: { latents: 'shapes-256.latents.npy', source: 'shapes-256.source.npy' }, psnrTorch: 27.342, torchDecode: 'float32', default: false },
-  { name: 'coffee-480x832', title: 'Coffee cup, slow pan at 480x832', photo: 'coffee', heldOut: 'clip', frames: 5, height: 480, width: 832, latentShape: [16, 2, 60, 104],
-    files: { latents: 'coffee-480x832.latents.npy', source: 'coffee-480x832.source.npy' }, psnrTorch: 29.36, torchDecode: 'float32', default: false },
+  {
+    name: 'astronaut-128',
+    title: 'Astronaut portrait, pan and zoom',
+    photo: 'astronaut',
+    heldOut: 'clip',
+    frames: 9,
+    height: 128,
+    width: 128,
+    latentShape: [16, 3, 16, 16],
+    files: { latents: 'astronaut-128.latents.npy', source: 'astronaut-128.source.npy', torch: 'astronaut-128.torch.npy' },
+    psnrTorch: 22.45,
+    torchDecode: 'float64',
+    default: true,
+  },
+  {
+    name: 'rocket-64',
+    title: 'Rocket launch, small pan (the test sample)',
+    photo: 'rocket',
+    heldOut: 'clip',
+    frames: 5,
+    height: 64,
+    width: 64,
+    latentShape: [16, 2, 8, 8],
+    files: { latents: 'rocket-64.latents.npy', source: 'rocket-64.source.npy', torch: 'rocket-64.torch.npy' },
+    psnrTorch: 33.039,
+    torchDecode: 'float64',
+    default: false,
+  },
+  {
+    name: 'chelsea-256',
+    title: 'Chelsea the cat, pan and rotation (photograph never seen in training)',
+    photo: 'chelsea',
+    heldOut: 'photograph',
+    frames: 17,
+    height: 256,
+    width: 256,
+    latentShape: [16, 5, 32, 32],
+    files: { latents: 'chelsea-256.latents.npy', source: 'chelsea-256.source.npy' },
+    psnrTorch: 27.499,
+    torchDecode: 'float32',
+    default: false,
+  },
+  {
+    name: 'shapes-256',
+    title: 'Procedural scene: shapes moving over a moving gradient',
+    photo: 'procedural',
+    heldOut: 'clip',
+    frames: 17,
+    height: 256,
+    width: 256,
+    latentShape: [16, 5, 32, 32],
+    files: { latents: 'shapes-256.latents.npy', source: 'shapes-256.source.npy' },
+    psnrTorch: 27.342,
+    torchDecode: 'float32',
+    default: false,
+  },
+  {
+    name: 'coffee-480x832',
+    title: 'Coffee cup, slow pan at 480x832',
+    photo: 'coffee',
+    heldOut: 'clip',
+    frames: 5,
+    height: 480,
+    width: 832,
+    latentShape: [16, 2, 60, 104],
+    files: { latents: 'coffee-480x832.latents.npy', source: 'coffee-480x832.source.npy' },
+    psnrTorch: 29.36,
+    torchDecode: 'float32',
+    default: false,
+  },
 ];
 
 /** The sample the CLI and the demo decode when none is named. */
@@ -98,7 +158,11 @@ export function parseU8Npy(buf: Uint8Array, source: string): { shape: number[]; 
   if (descr !== '|u1') throw new DecoderError('bad-input', `${source}: dtype ${descr ?? '?'}, expected uint8 '|u1'`);
   if (/'fortran_order':\s*True/.test(header)) throw new DecoderError('bad-input', `${source}: Fortran-order arrays are not supported`);
   if (shapeStr === undefined) throw new DecoderError('bad-input', `${source}: unreadable .npy header: ${header.trim()}`);
-  const shape = shapeStr.split(',').map((s) => s.trim()).filter((s) => s.length).map(Number);
+  const shape = shapeStr
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length)
+    .map(Number);
   const n = shape.reduce((a, b) => a * b, 1);
   const off = hstart + hlen;
   if (buf.byteLength - off < n) throw new DecoderError('bad-input', `${source}: shape [${shape}] needs ${n} data bytes, file has ${buf.byteLength - off}; truncated?`);
@@ -107,8 +171,7 @@ export function parseU8Npy(buf: Uint8Array, source: string): { shape: number[]; 
 
 function clipShape(shape: number[], info: SampleInfo, what: string): [number, number, number, number] {
   const want = [3, info.frames, info.height, info.width];
-  if (shape.length !== 4 || shape.some((v, i) => v !== want[i]))
-    throw new DecoderError('bad-input', `sample ${info.name}: ${what} has shape [${shape}], expected [${want}]`);
+  if (shape.length !== 4 || shape.some((v, i) => v !== want[i])) throw new DecoderError('bad-input', `sample ${info.name}: ${what} has shape [${shape}], expected [${want}]`);
   return shape as [number, number, number, number];
 }
 
@@ -127,10 +190,11 @@ export function u8ToClip(data: Uint8Array): Float32Array {
 export function parseSourceClip(buf: Uint8Array, source: string, want: readonly number[]): Clip {
   const isU8 = /'descr':\s*'\|u1'/.test(new TextDecoder().decode(buf.subarray(0, Math.min(buf.byteLength, 256))));
   const a = isU8 ? parseU8Npy(buf, source) : parseNpy(buf, source);
-  if (a.shape.length !== 4 || a.shape.some((v, i) => v !== want[i]))
-    throw new DecoderError('bad-input', `${source}: source clip has shape [${a.shape}], expected the decode's [${want}]`);
+  if (a.shape.length !== 4 || a.shape.some((v, i) => v !== want[i])) throw new DecoderError('bad-input', `${source}: source clip has shape [${a.shape}], expected the decode's [${want}]`);
   const data = isU8 ? u8ToClip(a.data as Uint8Array) : (a.data as Float32Array);
-  if (!isU8) for (let i = 0; i < data.length; i++) if (!(Math.abs(data[i]!) <= 1.001)) throw new DecoderError('bad-input', `${source}: source clip value ${data[i]} at index ${i} is outside [-1, 1] (float clips are in [-1, 1]; or save uint8)`);
+  if (!isU8)
+    for (let i = 0; i < data.length; i++)
+      if (!(Math.abs(data[i]!) <= 1.001)) throw new DecoderError('bad-input', `${source}: source clip value ${data[i]} at index ${i} is outside [-1, 1] (float clips are in [-1, 1]; or save uint8)`);
   return { data, shape: a.shape as [number, number, number, number] };
 }
 
@@ -143,14 +207,9 @@ export async function loadModelWeights(read: ModelReader): Promise<Weights> {
 export async function loadSample(name: string, read: ModelReader, opts: { torch?: boolean } = {}): Promise<LoadedSample> {
   const info = findSample(name);
   const rel = (f: string) => `samples/${f}`;
-  const [lb, sb, tb] = await Promise.all([
-    read(rel(info.files.latents)),
-    read(rel(info.files.source)),
-    opts.torch && info.files.torch ? read(rel(info.files.torch)) : Promise.resolve(null),
-  ]);
+  const [lb, sb, tb] = await Promise.all([read(rel(info.files.latents)), read(rel(info.files.source)), opts.torch && info.files.torch ? read(rel(info.files.torch)) : Promise.resolve(null)]);
   const latents = parseLatents(lb, `models/samples/${info.files.latents}`);
-  if (latents.shape.some((v, i) => v !== info.latentShape[i]))
-    throw new DecoderError('bad-input', `sample ${name}: latents have shape [${latents.shape}], expected [${info.latentShape}]`);
+  if (latents.shape.some((v, i) => v !== info.latentShape[i])) throw new DecoderError('bad-input', `sample ${name}: latents have shape [${latents.shape}], expected [${info.latentShape}]`);
   const u8 = parseU8Npy(sb, `models/samples/${info.files.source}`);
   const source: Clip = { data: u8ToClip(u8.data), shape: clipShape(u8.shape, info, 'the source clip') };
   let torch: Clip | undefined;

@@ -99,10 +99,11 @@ export function syntheticLatents(z: number, T: number, h: number, w: number, see
   const rand = rng(seed);
   const out = new Float32Array(z * T * h * w);
   for (let c = 0; c < z; c++) {
-    const fx = 0.2 + rand() * 0.6, fy = 0.2 + rand() * 0.6, ph = rand() * 6.28, sp = 0.3 + rand();
-    for (let t = 0; t < T; t++)
-      for (let y = 0; y < h; y++)
-        for (let x = 0; x < w; x++) out[((c * T + t) * h + y) * w + x] = Math.sin(fx * x + fy * y + ph + sp * t) + 0.3 * (rand() - 0.5);
+    const fx = 0.2 + rand() * 0.6,
+      fy = 0.2 + rand() * 0.6,
+      ph = rand() * 6.28,
+      sp = 0.3 + rand();
+    for (let t = 0; t < T; t++) for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) out[((c * T + t) * h + y) * w + x] = Math.sin(fx * x + fy * y + ph + sp * t) + 0.3 * (rand() - 0.5);
   }
   return out;
 }

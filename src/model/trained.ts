@@ -61,7 +61,13 @@ function trainedReader(): ModelReader {
  * `decoder.latents(latents, name)`): the decoder's safetensors and the default sample's latents and
  * source clip (uint8 .npy).
  */
-export async function trainedDefaultBytes(): Promise<{ weights: Uint8Array; latents: Uint8Array; source: Uint8Array; names: { weights: string; latents: string; source: string }; sample: SampleInfo }> {
+export async function trainedDefaultBytes(): Promise<{
+  weights: Uint8Array;
+  latents: Uint8Array;
+  source: Uint8Array;
+  names: { weights: string; latents: string; source: string };
+  sample: SampleInfo;
+}> {
   const read = trainedReader();
   const s = defaultSample();
   const [weights, latents, source] = await Promise.all([read(MODEL_DECODER_FILE), read(`samples/${s.files.latents}`), read(`samples/${s.files.source}`)]);

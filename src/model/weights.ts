@@ -115,10 +115,10 @@ export class Weights {
     if (!w && this.skipped.has(key)) throw new DecoderError('bad-input', `${this.source}: tensor ${key} has dtype ${this.skipped.get(key)}, expected a float dtype (F32, F16, BF16 or F64)`);
     if (!w) throw new DecoderError('bad-input', `${this.source}: missing tensor ${key}`);
     if (shape) {
-      const n = w.shape.reduce((a, b) => a * b, 1), m = shape.reduce((a, b) => a * b, 1);
+      const n = w.shape.reduce((a, b) => a * b, 1),
+        m = shape.reduce((a, b) => a * b, 1);
       // gamma is stored (C,1,1,1) or (C,1,1): compare element counts and the first dim
-      if (n !== m || w.shape[0] !== shape[0])
-        throw new DecoderError('bad-input', `${this.source}: tensor ${key} has shape [${w.shape}], expected [${shape}]`);
+      if (n !== m || w.shape[0] !== shape[0]) throw new DecoderError('bad-input', `${this.source}: tensor ${key} has shape [${w.shape}], expected [${shape}]`);
     }
     return w;
   }
@@ -140,8 +140,7 @@ export function weightsFromSafetensors(file: StFile, source: string): Weights {
     if (map.has(k)) throw new DecoderError('bad-input', `${source}: tensors ${name} and another both map to ${k}`);
     map.set(k, { shape: t.shape, data: toFloat32(t), dtype: t.dtype });
   }
-  if (!map.size)
-    throw new DecoderError('bad-input', `${source}: no decoder tensors found (expected keys like decoder.conv1.weight or decoder.conv_in.weight)`);
+  if (!map.size) throw new DecoderError('bad-input', `${source}: no decoder tensors found (expected keys like decoder.conv1.weight or decoder.conv_in.weight)`);
   const skipped = new Map<string, string>();
   for (const [name, dtype] of file.skipped ?? []) {
     const k = toOriginalKey(name, d22);
@@ -175,8 +174,21 @@ export async function openWeights(src: WeightSource, o: { onProgress?: WeightsPr
     picked.set(k, t);
   }
   if (!picked.size)
-    throw new DecoderError('bad-input', `${src.name}: no decoder tensors found (expected keys like decoder.conv1.weight or decoder.conv_in.weight; has: ${[...index.tensors.keys()].slice(0, 6).join(', ')}${index.tensors.size > 6 ? ', ...' : ''})`);
-  const stats: WeightLoadStats = { format: index.format, fileBytes: src.size, decoderBytes: 0, bytesRead: src.bytesRead, reads: 0, peakWindowBytes: 0, indexMs: performance.now() - t0, readMs: 0, lazy: !!src.readSync };
+    throw new DecoderError(
+      'bad-input',
+      `${src.name}: no decoder tensors found (expected keys like decoder.conv1.weight or decoder.conv_in.weight; has: ${[...index.tensors.keys()].slice(0, 6).join(', ')}${index.tensors.size > 6 ? ', ...' : ''})`,
+    );
+  const stats: WeightLoadStats = {
+    format: index.format,
+    fileBytes: src.size,
+    decoderBytes: 0,
+    bytesRead: src.bytesRead,
+    reads: 0,
+    peakWindowBytes: 0,
+    indexMs: performance.now() - t0,
+    readMs: 0,
+    lazy: !!src.readSync,
+  };
   for (const t of picked.values()) stats.decoderBytes += t.byteLength;
   const skipped = new Map<string, string>();
   for (const [name, dtype] of index.skipped) {
@@ -186,11 +198,19 @@ export async function openWeights(src: WeightSource, o: { onProgress?: WeightsPr
   const map = new Map<string, Weight>();
   if (src.readSync) {
     const reader = new TensorReader(src, stats, o.onProgress);
-    for (const [k, t] of picked) map.set(k, { shape: t.shape, dtype: t.dtype, get data() { return reader.read(t); } });
+    for (const [k, t] of picked)
+      map.set(k, {
+        shape: t.shape,
+        dtype: t.dtype,
+        get data() {
+          return reader.read(t);
+        },
+      });
     return new Weights(map, src.name, skipped, stats, reader);
   }
   // async reads only: every decoder tensor now, in file order
-  let done = 0, held = 0;
+  let done = 0,
+    held = 0;
   for (const [k, t] of [...picked].sort((a, b) => a[1].offset - b[1].offset)) {
     const t1 = performance.now();
     const b = await src.read(t.offset, t.byteLength);

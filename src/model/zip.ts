@@ -19,7 +19,11 @@ export interface ZipEntry {
 /** The largest central directory read (a few hundred entries take a few tens of KiB). */
 export const MAX_ZIP_DIRECTORY = 64 * 2 ** 20;
 
-const EOCD = 0x06054b50, EOCD64 = 0x06064b50, LOCATOR64 = 0x07064b50, CENTRAL = 0x02014b50, LOCAL = 0x04034b50;
+const EOCD = 0x06054b50,
+  EOCD64 = 0x06064b50,
+  LOCATOR64 = 0x07064b50,
+  CENTRAL = 0x02014b50,
+  LOCAL = 0x04034b50;
 
 const u64 = (dv: DataView, at: number): number => {
   const v = dv.getBigUint64(at, true);
@@ -73,13 +77,16 @@ export async function readZipDirectory(src: WeightSource): Promise<Map<string, Z
     const method = dv.getUint16(p + 10, true);
     let compressedSize = dv.getUint32(p + 20, true);
     let size = dv.getUint32(p + 24, true);
-    const nameLen = dv.getUint16(p + 28, true), extraLen = dv.getUint16(p + 30, true), commentLen = dv.getUint16(p + 32, true);
+    const nameLen = dv.getUint16(p + 28, true),
+      extraLen = dv.getUint16(p + 30, true),
+      commentLen = dv.getUint16(p + 32, true);
     let localOffset = dv.getUint32(p + 42, true);
     if (p + 46 + nameLen + extraLen + commentLen > cdSize) throw bad(`central directory entry ${k} runs past the directory`);
     const name = text.decode(cd.subarray(p + 46, p + 46 + nameLen));
     // zip64 extra field: the 64-bit values, in this order, of the fields that are 0xffffffff
-    for (let x = p + 46 + nameLen; x + 4 <= p + 46 + nameLen + extraLen; ) {
-      const id = dv.getUint16(x, true), len = dv.getUint16(x + 2, true);
+    for (let x = p + 46 + nameLen; x + 4 <= p + 46 + nameLen + extraLen;) {
+      const id = dv.getUint16(x, true),
+        len = dv.getUint16(x + 2, true);
       if (id === 1) {
         let q = x + 4;
         const next = () => {
@@ -104,7 +111,10 @@ export async function readZipDirectory(src: WeightSource): Promise<Map<string, Z
 /** Offset in the file of a stored entry's bytes (reads its local header). Compressed entries are refused. */
 export async function entryDataOffset(src: WeightSource, e: ZipEntry): Promise<number> {
   if (e.method !== 0)
-    throw new DecoderError('bad-input', `${src.name}: zip entry ${printable(e.name)} is compressed (method ${e.method}); torch.save stores entries uncompressed: re-save the checkpoint with torch.save`);
+    throw new DecoderError(
+      'bad-input',
+      `${src.name}: zip entry ${printable(e.name)} is compressed (method ${e.method}); torch.save stores entries uncompressed: re-save the checkpoint with torch.save`,
+    );
   if (e.compressedSize !== e.size) throw new DecoderError('bad-input', `${src.name}: zip entry ${printable(e.name)} is stored but its sizes differ (${e.compressedSize} vs ${e.size}); corrupt`);
   const h = await src.read(e.localOffset, 30);
   const dv = new DataView(h.buffer, h.byteOffset, 30);

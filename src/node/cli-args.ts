@@ -93,7 +93,11 @@ export function parseCommandArgs(cmd: Command, argv: readonly string[]): Args {
     }
     const f = flags.get(t.name);
     if (!f) {
-      const hint = didYouMean(t.name, cmd.flags.map((x) => x.name), (s) => `--${s}`);
+      const hint = didYouMean(
+        t.name,
+        cmd.flags.map((x) => x.name),
+        (s) => `--${s}`,
+      );
       throw new DecoderError('bad-input', `unknown option ${t.rawName}${hint || ` (wan-vae ${cmd.name} --help lists the options)`}`);
     }
     if (t.rawName !== `--${f.name}`) throw new DecoderError('bad-input', `unknown option ${t.rawName} (did you mean --${f.name}?)`);
@@ -169,7 +173,10 @@ export function overviewHelp(commands: readonly Command[], version: string, widt
     'commands:',
     ...commands.flatMap((c) => wrap(c.summary, width, ' '.repeat(col), `  ${c.name}`.padEnd(col))),
     '',
-    ...wrap('Start with `wan-vae decode`: it decodes the trained default model\'s sample to out/video.gif and prints its PSNR against the source clip. docs/cli.md and docs/cli-reference.md describe every command and option.', width),
+    ...wrap(
+      "Start with `wan-vae decode`: it decodes the trained default model's sample to out/video.gif and prints its PSNR against the source clip. docs/cli.md and docs/cli-reference.md describe every command and option.",
+      width,
+    ),
   ].join('\n');
 }
 

@@ -13,7 +13,13 @@ export type { Args } from './cli-args';
 
 /** `--flag value` pairs and `--bool` switches of the given names (scripts' parsing: bench/decode-timing.ts); one-line errors as the CLI's. */
 export function parseArgs(argv: string[], flags: string[], bools: string[]): Args {
-  const cmd: Command = { name: 'wan-vae', summary: '', usage: [], run: () => 0, flags: [...flags.map((name) => ({ name, syntax: 'VALUE', help: '', group: 'common' as const })), ...bools.map((name) => ({ name, help: '', group: 'common' as const }))] };
+  const cmd: Command = {
+    name: 'wan-vae',
+    summary: '',
+    usage: [],
+    run: () => 0,
+    flags: [...flags.map((name) => ({ name, syntax: 'VALUE', help: '', group: 'common' as const })), ...bools.map((name) => ({ name, help: '', group: 'common' as const }))],
+  };
   return parseCommandArgs(cmd, argv);
 }
 
@@ -21,7 +27,8 @@ export function parseArgs(argv: string[], flags: string[], bools: string[]): Arg
 export function choice<T extends string>(args: Args, name: string, values: readonly T[], dflt: T): T {
   const v = args[name];
   if (v === undefined) return dflt;
-  if (typeof v !== 'string' || !values.includes(v as T)) throw new DecoderError('bad-input', `--${name} must be one of ${values.join('|')}, got '${String(v)}'${typeof v === 'string' ? didYouMean(v, values, (c) => `'${c}'`) : ''}`);
+  if (typeof v !== 'string' || !values.includes(v as T))
+    throw new DecoderError('bad-input', `--${name} must be one of ${values.join('|')}, got '${String(v)}'${typeof v === 'string' ? didYouMean(v, values, (c) => `'${c}'`) : ''}`);
   return v as T;
 }
 
@@ -64,21 +71,36 @@ const CLI_TEXT: Record<FlagKey, { group: Flag['group']; help: string }> = {
   backend: { group: 'common', help: 'webgpu: decode on the GPU; cpu: the slow reference decoder, for checking.' },
   precision: { group: 'common', help: 'GPU storage precision: f16 halves the memory (sums stay f32); auto: f32 unless only f16 fits the budget.' },
   budget: { group: 'common', help: "GPU memory to fit the decode in: the planner picks tiles and the other auto options to stay under it (and the adapter's limits)." },
-  tile: { group: 'common', help: 'Decode in spatial tiles (less GPU memory, some recompute; exact): none, auto (whole frames when they fit, else the fewest tiles that do) or a tile size HxW in latent pixels.' },
-  latentStats: { group: 'common', help: "official: the latents are normalised, as a diffusion model outputs them (the official mean/std is applied); none: already de-normalised; file: the '@mean'/'@std' stored with the latents; or a .safetensors file of them." },
+  tile: {
+    group: 'common',
+    help: 'Decode in spatial tiles (less GPU memory, some recompute; exact): none, auto (whole frames when they fit, else the fewest tiles that do) or a tile size HxW in latent pixels.',
+  },
+  latentStats: {
+    group: 'common',
+    help: "official: the latents are normalised, as a diffusion model outputs them (the official mean/std is applied); none: already de-normalised; file: the '@mean'/'@std' stored with the latents; or a .safetensors file of them.",
+  },
   cache: { group: 'advanced', help: 'on: the exact causal frame cache (1+4(T-1) frames); off: the per-frame loop without a cache (T frames, Wan2.1 only).' },
   weightsPrecision: { group: 'advanced', help: 'Storage of the conv weights (f16 or int8 save memory; int8 is not exact); auto: smaller weights only when nothing else fits the budget.' },
   tileMode: { group: 'advanced', help: 'exact: tiles overlap enough to give the whole-frame output; blend: smaller overlaps blended linearly (faster, not exact).' },
-  tileOrder: { group: 'advanced', help: 'tile-major: one tile at a time, frames appear at the end (they wait in CPU memory); frame-major: frames stream out (more GPU memory); auto: tile-major unless its CPU memory is over --cpu-budget.' },
+  tileOrder: {
+    group: 'advanced',
+    help: 'tile-major: one tile at a time, frames appear at the end (they wait in CPU memory); frame-major: frames stream out (more GPU memory); auto: tile-major unless its CPU memory is over --cpu-budget.',
+  },
   tileStore: { group: 'advanced', help: 'tile-major: where the intermediate frames wait for the tiles, gpu or cpu (less GPU memory, more copying); auto: gpu unless it does not fit.' },
   cacheOffload: { group: 'advanced', help: "frame-major tiles: on keeps the idle tiles' caches in CPU memory (exact, more copying); auto: only when nothing fits without it." },
   norm: { group: 'advanced', help: 'Where the normalisation results are kept (all exact): full, chunked or fused (least memory); auto: the first that fits.' },
   normChunk: { group: 'advanced', help: 'Pixels per step with --norm chunked.' },
-  weightsStream: { group: 'advanced', help: 'on: the conv weights stay in CPU memory and are uploaded a few layers at a time (exact, less GPU memory, slower); auto: only when nothing fits without it.' },
+  weightsStream: {
+    group: 'advanced',
+    help: 'on: the conv weights stay in CPU memory and are uploaded a few layers at a time (exact, less GPU memory, slower); auto: only when nothing fits without it.',
+  },
   weightsStreamSlots: { group: 'advanced', help: 'GPU buffers of the weight stream (>= 2): more buffers, fewer uploads.' },
-  cpuBudget: { group: 'advanced', help: 'CPU memory the decoder may keep besides the written video (tile-major frames waiting, parked caches). auto: half this machine\'s memory; none: no limit.' },
-  tensorCores: { group: 'advanced', help: 'Use the GPU\'s tensor cores where the adapter offers them (f16 storage); off: the portable kernels always.' },
-  conv: { group: 'advanced', help: 'f32 decodes: the 3x3 convolutions direct or as the exact Winograd transform (fewer multiplies, a transformed weight copy); auto: Winograd where it was measured faster and fits.' },
+  cpuBudget: { group: 'advanced', help: "CPU memory the decoder may keep besides the written video (tile-major frames waiting, parked caches). auto: half this machine's memory; none: no limit." },
+  tensorCores: { group: 'advanced', help: "Use the GPU's tensor cores where the adapter offers them (f16 storage); off: the portable kernels always." },
+  conv: {
+    group: 'advanced',
+    help: 'f32 decodes: the 3x3 convolutions direct or as the exact Winograd transform (fewer multiplies, a transformed weight copy); auto: Winograd where it was measured faster and fits.',
+  },
 };
 
 /** The flags of a command's decode options (schema order), for parsing and help. */
@@ -100,7 +122,13 @@ export function optionReference(): string {
 }
 
 /** What a flag's text becomes: on|off a boolean, numbers numbers, choices their values (with 'auto'). */
-type CliValue<K extends OptionKey> = (typeof OPTIONS)[K] extends { kind: 'bool' } ? boolean : (typeof OPTIONS)[K] extends { kind: 'int' | 'number' } ? number : (typeof OPTIONS)[K] extends { kind: 'custom' } ? string : OptionOrAuto<K>;
+type CliValue<K extends OptionKey> = (typeof OPTIONS)[K] extends { kind: 'bool' }
+  ? boolean
+  : (typeof OPTIONS)[K] extends { kind: 'int' | 'number' }
+    ? number
+    : (typeof OPTIONS)[K] extends { kind: 'custom' }
+      ? string
+      : OptionOrAuto<K>;
 
 /** The value of a decode option's flag, checked against the schema (its CLI default when absent: null when none). */
 export function cliValue<K extends OptionKey>(args: Args, key: K): CliValue<K>;
@@ -164,7 +192,7 @@ export function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on'
   const mib = a.budget === undefined ? null : cliValue(a, 'budget');
   const offload = cliValue(a, 'cacheOffload');
   if (offload === 'on' && a['tile-order'] === 'tile-major')
-    throw new DecoderError('bad-input', '--cache-offload on parks the caches of frame-major tiles: it needs --tile-order frame-major or auto (tile-major already keeps one tile\'s cache on the GPU)');
+    throw new DecoderError('bad-input', "--cache-offload on parks the caches of frame-major tiles: it needs --tile-order frame-major or auto (tile-major already keeps one tile's cache on the GPU)");
   return {
     cache,
     req: {
@@ -197,6 +225,8 @@ export function fitOptions(a: Args, limits: FitRequest['limits']): { cache: 'on'
  */
 export function tensorCoreNote(precisionFlag: unknown, chosen: string | undefined, hasTensorCores: boolean): string | undefined {
   if (precisionFlag !== undefined || chosen !== 'f32' || !hasTensorCores) return undefined;
-  return 'wan-vae: note: this adapter has tensor cores (subgroup matrices), which f32 decodes do not use; --precision f16 runs them: '
-    + 'Wan2.1 480x832x81 on an H200 3.5 s instead of 13 s, 66.9 dB PSNR against the f32 decode (README: Tensor cores)';
+  return (
+    'wan-vae: note: this adapter has tensor cores (subgroup matrices), which f32 decodes do not use; --precision f16 runs them: ' +
+    'Wan2.1 480x832x81 on an H200 3.5 s instead of 13 s, 66.9 dB PSNR against the f32 decode (README: Tensor cores)'
+  );
 }

@@ -31,9 +31,21 @@ export type AdapterChoice = (typeof ADAPTERS)[number];
 
 const MiB = 2 ** 20;
 /** An NVIDIA H200 through Dawn with allow_unsafe_apis (shared gpu/README.md): where the expected times were fitted. */
-const H200: Omit<AdapterView, 'assumed'> = { name: 'an NVIDIA H200 (Dawn)', limits: { maxStorageBufferBindingSize: 2 ** 31 - 4, maxBufferSize: 2 ** 40 }, f16: true, tensorCores: true, calibrated: true };
+const H200: Omit<AdapterView, 'assumed'> = {
+  name: 'an NVIDIA H200 (Dawn)',
+  limits: { maxStorageBufferBindingSize: 2 ** 31 - 4, maxBufferSize: 2 ** 40 },
+  f16: true,
+  tensorCores: true,
+  calibrated: true,
+};
 /** WebGPU's default limits (what a device gets without asking for more), no optional features. */
-const DEFAULT: Omit<AdapterView, 'assumed'> = { name: "WebGPU's default limits", limits: { maxStorageBufferBindingSize: 128 * MiB, maxBufferSize: 256 * MiB }, f16: false, tensorCores: false, calibrated: false };
+const DEFAULT: Omit<AdapterView, 'assumed'> = {
+  name: "WebGPU's default limits",
+  limits: { maxStorageBufferBindingSize: 128 * MiB, maxBufferSize: 256 * MiB },
+  f16: false,
+  tensorCores: false,
+  calibrated: false,
+};
 
 const isH200 = (description: string) => /h200/i.test(description);
 
@@ -41,24 +53,39 @@ const isH200 = (description: string) => /h200/i.test(description);
 export async function planAdapter(a: Args, choice: AdapterChoice, dawnFlags: string[]): Promise<AdapterView> {
   let view: AdapterView;
   if (choice === 'h200') view = { ...H200, assumed: 'assumed: an NVIDIA H200 through Dawn (bindings of 2 GiB, shader-f16, tensor cores) as asked by --adapter h200' };
-  else if (choice === 'default') view = { ...DEFAULT, assumed: "assumed: WebGPU's default limits (bindings of 128 MiB, buffers of 256 MiB), no shader-f16, no tensor cores, as asked by --adapter default" };
+  else if (choice === 'default')
+    view = { ...DEFAULT, assumed: "assumed: WebGPU's default limits (bindings of 128 MiB, buffers of 256 MiB), no shader-f16, no tensor cores, as asked by --adapter default" };
   else {
     try {
       await installNodeWebGPU(dawnFlags);
       const d = await requestDecoderDevice();
       const l = d.device.limits;
       const name = d.info.description || [d.info.vendor, d.info.architecture].filter(Boolean).join(' ') || 'the WebGPU adapter';
-      view = { name, limits: { maxStorageBufferBindingSize: l.maxStorageBufferBindingSize, maxBufferSize: l.maxBufferSize }, f16: d.f16, tensorCores: !!d.mma, assumed: null, calibrated: isH200(name) && !!d.mma };
+      view = {
+        name,
+        limits: { maxStorageBufferBindingSize: l.maxStorageBufferBindingSize, maxBufferSize: l.maxBufferSize },
+        f16: d.f16,
+        tensorCores: !!d.mma,
+        assumed: null,
+        calibrated: isH200(name) && !!d.mma,
+      };
       d.device.destroy();
     } catch (e) {
       if (!(e instanceof DecoderError) || e.code !== 'no-webgpu') throw e;
-      view = { ...DEFAULT, assumed: `assumed: WebGPU's default limits (bindings of 128 MiB), no shader-f16, no tensor cores: no adapter here (${e.message.split(':')[0]}); --adapter h200 plans for an H200, --limit-binding MiB sets the binding limit` };
+      view = {
+        ...DEFAULT,
+        assumed: `assumed: WebGPU's default limits (bindings of 128 MiB), no shader-f16, no tensor cores: no adapter here (${e.message.split(':')[0]}); --adapter h200 plans for an H200, --limit-binding MiB sets the binding limit`,
+      };
     }
   }
   if (a['limit-binding'] !== undefined) {
     const bind = Number(a['limit-binding']) * MiB;
     if (!(bind > 0)) throw new DecoderError('bad-input', `--limit-binding must be a positive number of MiB, got '${String(a['limit-binding'])}'`);
-    view = { ...view, limits: { maxStorageBufferBindingSize: bind, maxBufferSize: Math.max(view.limits.maxBufferSize, bind) }, assumed: `${view.assumed ? `${view.assumed}; ` : `${view.name}, `}bindings of at most ${a['limit-binding']} MiB (--limit-binding)` };
+    view = {
+      ...view,
+      limits: { maxStorageBufferBindingSize: bind, maxBufferSize: Math.max(view.limits.maxBufferSize, bind) },
+      assumed: `${view.assumed ? `${view.assumed}; ` : `${view.name}, `}bindings of at most ${a['limit-binding']} MiB (--limit-binding)`,
+    };
   }
   return view;
 }
@@ -68,7 +95,10 @@ export function planFor(cfg: DecoderConfig, latent: { frames: number; h: number;
   const { cache, req } = fitOptions(a, adapter.limits);
   if (!adapter.f16) req.precisions = req.precisions.filter((p) => p === 'f32');
   if (!req.precisions.length)
-    throw new DecoderError('unsupported', `--precision f16 needs the WebGPU feature 'shader-f16', which ${adapter.assumed ? 'the assumed adapter' : 'this adapter'} does not offer${adapter.assumed === null ? '' : ' (plan: --adapter h200 assumes one that does)'}`);
+    throw new DecoderError(
+      'unsupported',
+      `--precision f16 needs the WebGPU feature 'shader-f16', which ${adapter.assumed ? 'the assumed adapter' : 'this adapter'} does not offer${adapter.assumed === null ? '' : ' (plan: --adapter h200 assumes one that does)'}`,
+    );
   // tensor cores where the adapter has them and the flag allows (f16 plans then count their operand copy)
   const tensorCores = cliValue(a, 'tensorCores') && adapter.tensorCores;
   const fit = fitPlan(cfg, { ...latent, cache, tensorCores, conv: cliValue(a, 'conv') }, req);
@@ -105,7 +135,12 @@ export function weightOwners(p: Plan): WeightOwner[] | null {
   if (acc.conv.bytes + acc.winograd.bytes + acc.other.bytes !== p.memory.weights) return null; // an owner this view does not know: show the total only
   const wp = p.opts.weightsPrecision ?? p.opts.precision;
   const out: WeightOwner[] = [{ owner: 'conv', ...acc.conv, text: `conv weights (${wp})` }];
-  if (acc.winograd.count) out.push({ owner: 'winograd', ...acc.winograd, text: `Winograd-transformed weights of the ${acc.winograd.count} conv layers run as Winograd (--conv), held instead of their ${(replaced / MiB).toFixed(1)} MiB of 3x3 weights` });
+  if (acc.winograd.count)
+    out.push({
+      owner: 'winograd',
+      ...acc.winograd,
+      text: `Winograd-transformed weights of the ${acc.winograd.count} conv layers run as Winograd (--conv), held instead of their ${(replaced / MiB).toFixed(1)} MiB of 3x3 weights`,
+    });
   out.push({ owner: 'other', ...acc.other, text: 'biases and norm scales' });
   return out.filter((o) => o.count > 0);
 }
@@ -120,8 +155,6 @@ export function timeCalibrated(p: Plan, adapter: AdapterView): boolean {
 
 /** The expected-time line: only where the model is calibrated, and then said where. */
 export function expectedText(e: ExpectedTime, p: Plan, adapter: AdapterView, tensorCores: boolean): string {
-  if (!timeCalibrated(p, adapter))
-    return `time: not estimated (the time model is fitted to f16 decodes on an H200; ${adapter.calibrated ? 'this plan is f32' : `this is ${adapter.name}`})`;
+  if (!timeCalibrated(p, adapter)) return `time: not estimated (the time model is fitted to f16 decodes on an H200; ${adapter.calibrated ? 'this plan is f32' : `this is ${adapter.name}`})`;
   return `expected decode time on an H200 ~${e.total.toFixed(1)} s (compute ${e.compute.toFixed(1)} s on the ${tensorCores ? 'tensor-core' : 'portable'} conv, bus ${e.bus.toFixed(1)} s)`;
 }
-

@@ -47,7 +47,17 @@ function weightsProgress(a: Args): WeightsProgress | undefined {
 /** The weight load's figures for --json: format, bytes read, peak CPU window, time. */
 function weightLoadSummary(w: Weights): Record<string, unknown> {
   const l = w.load!;
-  return { format: l.format, fileBytes: l.fileBytes, decoderBytes: l.decoderBytes, bytesRead: l.bytesRead, tensorReads: l.reads, peakWindowBytes: l.peakWindowBytes, indexMs: Number(l.indexMs.toFixed(1)), readMs: Number(l.readMs.toFixed(1)), lazy: l.lazy };
+  return {
+    format: l.format,
+    fileBytes: l.fileBytes,
+    decoderBytes: l.decoderBytes,
+    bytesRead: l.bytesRead,
+    tensorReads: l.reads,
+    peakWindowBytes: l.peakWindowBytes,
+    indexMs: Number(l.indexMs.toFixed(1)),
+    readMs: Number(l.readMs.toFixed(1)),
+    lazy: l.lazy,
+  };
 }
 
 function mib(n: number): string {
@@ -63,7 +73,15 @@ function planSummary(p: Plan) {
     breakdown: { ...p.memory },
     video: { frames: p.framesOut, height: p.height, width: p.width },
     latent: { frames: p.opts.frames, h: p.opts.h, w: p.opts.w },
-    options: { cache: p.opts.cache, precision: p.opts.precision, weightsPrecision: p.opts.weightsPrecision ?? p.opts.precision, norm: p.opts.norm, normChunk: p.opts.norm === 'chunked' ? p.opts.normChunk : null, tile: p.opts.tile ?? null, tensorCores: onTensorCores(p) },
+    options: {
+      cache: p.opts.cache,
+      precision: p.opts.precision,
+      weightsPrecision: p.opts.weightsPrecision ?? p.opts.precision,
+      norm: p.opts.norm,
+      normChunk: p.opts.norm === 'chunked' ? p.opts.normChunk : null,
+      tile: p.opts.tile ?? null,
+      tensorCores: onTensorCores(p),
+    },
     tiles: p.tiles?.length ?? 0,
     tileComputeOverhead: p.tileOverhead,
     largestBindingBytes: p.largestBinding,
@@ -79,7 +97,8 @@ function planSummary(p: Plan) {
 
 async function decodeCmd(a: Args): Promise<number> {
   checkCliOptions(a, 'decode'); // before anything is loaded: a bad option value is the schema's one-line error
-  if (a.sample !== undefined && (a.weights || a.latents || a.synthetic !== undefined)) throw new DecoderError('bad-input', '--sample decodes a sample of the trained default model: pass it without --weights/--latents/--synthetic');
+  if (a.sample !== undefined && (a.weights || a.latents || a.synthetic !== undefined))
+    throw new DecoderError('bad-input', '--sample decodes a sample of the trained default model: pass it without --weights/--latents/--synthetic');
   const backend = cliValue(a, 'backend');
   if (!!a.weights !== !!a.latents) throw new DecoderError('bad-input', 'pass both --weights and --latents, or neither (the trained default model and its sample)');
   if (a.source !== undefined && !a.latents) throw new DecoderError('bad-input', '--source is the clip that --latents were encoded from: pass it with --weights/--latents (a --sample brings its own)');
@@ -102,7 +121,8 @@ async function decodeCmd(a: Args): Promise<number> {
     const [T, h, w] = [Number(m[1]), Number(m[2]), Number(m[3])];
     if (!(T >= 1 && h >= 1 && w >= 1)) throw new DecoderError('bad-input', `--latent-size ${a['latent-size']}: latent frames, height and width must each be at least 1`);
     // the latents are one Float32Array (JS caps its length); a latent this large is a typo, not a video
-    if (16 * T * h * w > 2 ** 30) throw new DecoderError('bad-input', `--latent-size ${a['latent-size']}: ${T * h * w} latent positions, more than the 2^26 (4 GiB of latents at z = 16) a decode takes`);
+    if (16 * T * h * w > 2 ** 30)
+      throw new DecoderError('bad-input', `--latent-size ${a['latent-size']}: ${T * h * w} latent positions, more than the 2^26 (4 GiB of latents at z = 16) a decode takes`);
     dec = new WanVaeDecoder(syntheticWeights({ ...OFFICIAL[v], seed: 1 }));
     latents = { data: syntheticLatents(dec.cfg.zDim, T, h, w), shape: [dec.cfg.zDim, T, h, w] };
     source = `generated Wan${v} (official shapes)`;
@@ -137,7 +157,20 @@ async function decodeCmd(a: Args): Promise<number> {
     deviceTensorCores = await dec.hasTensorCores();
     const adapter: AdapterView = { name: 'this device', limits: await dec.gpuLimits(), f16: await dec.hasF16(), tensorCores: deviceTensorCores, assumed: null, calibrated: false };
     const { fit, cache, tensorCores } = planFor(dec.cfg, { frames: latents.shape[1], h: latents.shape[2], w: latents.shape[3] }, a, adapter);
-    opts = { ...opts, cache, precision: fit.plan.opts.precision, weightsPrecision: fit.plan.opts.weightsPrecision, tile: fit.plan.opts.tile, cacheOffload: fit.plan.opts.cacheOffload ? 'on' : 'off', weightsStream: fit.plan.weightStream ? 'on' : 'off', weightsStreamSlots: fit.plan.weightStream?.slots, norm: fit.plan.opts.norm, normChunk: fit.plan.opts.normChunk, tensorCores: tensorCores && !!fit.plan.opts.tensorCores, conv: fit.plan.opts.conv };
+    opts = {
+      ...opts,
+      cache,
+      precision: fit.plan.opts.precision,
+      weightsPrecision: fit.plan.opts.weightsPrecision,
+      tile: fit.plan.opts.tile,
+      cacheOffload: fit.plan.opts.cacheOffload ? 'on' : 'off',
+      weightsStream: fit.plan.weightStream ? 'on' : 'off',
+      weightsStreamSlots: fit.plan.weightStream?.slots,
+      norm: fit.plan.opts.norm,
+      normChunk: fit.plan.opts.normChunk,
+      tensorCores: tensorCores && !!fit.plan.opts.tensorCores,
+      conv: fit.plan.opts.conv,
+    };
     reason = fit.reason;
   } else {
     const cache = cliValue(a, 'cache');
@@ -150,20 +183,33 @@ async function decodeCmd(a: Args): Promise<number> {
   const out = target.path;
   const show = progressArg === 'on' || (progressArg === 'auto' && !!process.stderr.isTTY);
   const total = opts.cache === 'off' ? latents.shape[1] : framesFor(dec.cfg, latents.shape[1]);
-  const progress = show ? new Progress({ write: (t) => process.stderr.write(t), tty: !!process.stderr.isTTY, columns: process.stderr.columns }, total, total > 1 && latents.shape[1] > 1 ? (total - 1) / (latents.shape[1] - 1) : 1, undefined, backend === 'cpu' ? '[start] CPU reference decoder' : undefined) : null;
+  const progress = show
+    ? new Progress(
+        { write: (t) => process.stderr.write(t), tty: !!process.stderr.isTTY, columns: process.stderr.columns },
+        total,
+        total > 1 && latents.shape[1] > 1 ? (total - 1) / (latents.shape[1] - 1) : 1,
+        undefined,
+        backend === 'cpu' ? '[start] CPU reference decoder' : undefined,
+      )
+    : null;
   let done = 0;
   let r;
   // every output is written as the frames arrive (CPU memory constant in the video length; .png keeps the
   // <= 16 frames of its contact sheet, .gif its 8 palette frames and spills the rest to disk), and a
   // sample's PSNR/SSIM vs its source clip are summed frame by frame; the decode keeps no video (collect: false)
-  const sink = openOutput(target, { frames: total, height: latents.shape[2] * dec.cfg.scale, width: latents.shape[3] * dec.cfg.scale }, {
-    fps,
-    // .gif encodes after the decode: its [write] progress (the others write during [decode])
-    onFrame: progress && target.kind === 'gif' ? (d, n) => progress.writing(d, n) : undefined,
-  });
+  const sink = openOutput(
+    target,
+    { frames: total, height: latents.shape[2] * dec.cfg.scale, width: latents.shape[3] * dec.cfg.scale },
+    {
+      fps,
+      // .gif encodes after the decode: its [write] progress (the others write during [decode])
+      onFrame: progress && target.kind === 'gif' ? (d, n) => progress.writing(d, n) : undefined,
+    },
+  );
   // PSNR/SSIM vs the sample's source clip (frames the cache-off remedy drops make it incomparable)
   // --source: the clip given for --weights/--latents, its shape checked against the decode's before the decode
-  const srcClip: Clip | undefined = typeof a.source === 'string' ? parseSourceClip(readInput(a.source, 'source clip'), a.source, [3, total, latents.shape[2] * dec.cfg.scale, latents.shape[3] * dec.cfg.scale]) : undefined;
+  const srcClip: Clip | undefined =
+    typeof a.source === 'string' ? parseSourceClip(readInput(a.source, 'source clip'), a.source, [3, total, latents.shape[2] * dec.cfg.scale, latents.shape[3] * dec.cfg.scale]) : undefined;
   const quality = sample && total === sample.source.shape[1] ? new QualityAccumulator(sample.source.data, sample.source.shape) : srcClip ? new QualityAccumulator(srcClip.data, srcClip.shape) : null;
   // Ctrl-C cancels the decode between chunks (buffers returned, nothing written); a second Ctrl-C quits at once
   const cancel = new AbortController();
@@ -181,7 +227,9 @@ async function decodeCmd(a: Args): Promise<number> {
   let firstFrameMs: number | undefined;
   try {
     r = await dec.decode(latents, {
-      ...opts, signal: cancel.signal, collect: false,
+      ...opts,
+      signal: cancel.signal,
+      collect: false,
       // backpressure: the decoder waits while framesInFlight frames are not yet written (a slow disk or ffmpeg)
       onFrame: (f) => {
         firstFrameMs ??= performance.now() - tDecode;
@@ -201,7 +249,9 @@ async function decodeCmd(a: Args): Promise<number> {
     progress?.done();
   }
   if (a['tensor-cores'] === 'on' && !r.options.tensorCores)
-    console.error(`wan-vae: note: --tensor-cores on was not used: ${r.options.precision !== 'f16' ? 'it needs --precision f16' : "this adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (Dawn: --dawn-flags enable-dawn-features=allow_unsafe_apis)"}; the portable kernels ran`);
+    console.error(
+      `wan-vae: note: --tensor-cores on was not used: ${r.options.precision !== 'f16' ? 'it needs --precision f16' : "this adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (Dawn: --dawn-flags enable-dawn-features=allow_unsafe_apis)"}; the portable kernels ran`,
+    );
   const tcNote = tensorCoreNote(a.precision, r.options.precision, deviceTensorCores);
   if (tcNote) console.error(tcNote);
   const written = await sink.finish();
@@ -211,11 +261,28 @@ async function decodeCmd(a: Args): Promise<number> {
   const ssimSrc = q?.ssim ?? NaN;
   progress?.done();
   const summary = {
-    weights: source, latentFormat: latents.format ?? 'generated', latentStats: statsArg, version: dec.cfg.version, dim: dec.cfg.dim, zDim: dec.cfg.zDim, latentShape: latents.shape,
-    out, output: written.description, streamed: true, frames: r.frames, height: r.height, width: r.width, seconds: Number(r.seconds.toFixed(3)),
+    weights: source,
+    latentFormat: latents.format ?? 'generated',
+    latentStats: statsArg,
+    version: dec.cfg.version,
+    dim: dec.cfg.dim,
+    zDim: dec.cfg.zDim,
+    latentShape: latents.shape,
+    out,
+    output: written.description,
+    streamed: true,
+    frames: r.frames,
+    height: r.height,
+    width: r.width,
+    seconds: Number(r.seconds.toFixed(3)),
     firstFrameSeconds: firstFrameMs === undefined ? null : Number((firstFrameMs / 1000).toFixed(3)),
-    backend: r.backend, adapter: r.adapter, options: r.options, plan: reason,
-    peakGpuBytes: r.peakGpuBytes, plannedPeakGpuBytes: r.plannedPeakGpuBytes, memory: r.memory,
+    backend: r.backend,
+    adapter: r.adapter,
+    options: r.options,
+    plan: reason,
+    peakGpuBytes: r.peakGpuBytes,
+    plannedPeakGpuBytes: r.plannedPeakGpuBytes,
+    memory: r.memory,
     ...(dec.weights.load ? { weightLoad: weightLoadSummary(dec.weights) } : {}),
     ...(psnr === undefined || sample ? {} : { sourceClip: a.source, psnrVsSource: Number(psnr.toFixed(3)), ssimVsSource: Number(ssimSrc.toFixed(4)) }),
     ...(psnr === undefined || !sample ? {} : { sample: sample.info.name, psnrVsSource: Number(psnr.toFixed(3)), ssimVsSource: Number(ssimSrc!.toFixed(4)), psnrTorch: sample!.info.psnrTorch }),
@@ -223,11 +290,15 @@ async function decodeCmd(a: Args): Promise<number> {
     replans: r.replans,
     // the start-up inside `seconds`: building the GPU decoder (ms; DecodeResult.startup, runtime/gpu-decoder.ts BuildReport: allocation + JS
     // weight packing, pipeline compiles and GPU weight preparation, which share the JS thread, and their total)
-    ...(backend === 'webgpu' && r.startup ? { startup: { resourcesMs: Math.round(r.startup.resourcesMs), pipelinesMs: Math.round(r.startup.pipelinesMs), prepMs: Math.round(r.startup.prepMs), totalMs: Math.round(r.startup.totalMs) } } : {}),
+    ...(backend === 'webgpu' && r.startup
+      ? { startup: { resourcesMs: Math.round(r.startup.resourcesMs), pipelinesMs: Math.round(r.startup.pipelinesMs), prepMs: Math.round(r.startup.prepMs), totalMs: Math.round(r.startup.totalMs) } }
+      : {}),
   };
   if (a.json) console.log(JSON.stringify(summary));
   else {
-    console.log(`decoded ${source} (Wan${dec.cfg.version}, dim ${dec.cfg.dim}, z ${dec.cfg.zDim}) latents [${latents.shape}] (statistics: ${statsArg}) -> [3, ${r.frames}, ${r.height}, ${r.width}] in ${r.seconds.toFixed(2)} s on ${r.adapter}`);
+    console.log(
+      `decoded ${source} (Wan${dec.cfg.version}, dim ${dec.cfg.dim}, z ${dec.cfg.zDim}) latents [${latents.shape}] (statistics: ${statsArg}) -> [3, ${r.frames}, ${r.height}, ${r.width}] in ${r.seconds.toFixed(2)} s on ${r.adapter}`,
+    );
     if (r.peakGpuBytes !== undefined) console.log(`peak GPU memory ${mib(r.peakGpuBytes)} (planned ${mib(r.plannedPeakGpuBytes!)}; ${reason})`);
     if (psnr !== undefined && !sample) console.log(`PSNR vs the source clip ${String(a.source)}: ${psnr.toFixed(2)} dB, SSIM ${ssimSrc.toFixed(4)}`);
     if (psnr !== undefined && sample) console.log(`PSNR vs the source clip of ${sample.info.name}: ${psnr.toFixed(2)} dB, SSIM ${ssimSrc!.toFixed(4)} (PyTorch decode: ${sample!.info.psnrTorch} dB)`);
@@ -244,15 +315,15 @@ async function planCmd(a: Args): Promise<number> {
   const size = /^(\d+)x(\d+)$/.exec(String(a.size));
   if (!size) throw new DecoderError('bad-input', `--size must be HxW in pixels, e.g. 480x832, got '${String(a.size)}'`);
   const cfg = inferConfig(syntheticWeights(OFFICIAL[vae], { values: false }));
-  const H = Number(size[1]), W = Number(size[2]);
+  const H = Number(size[1]),
+    W = Number(size[2]);
   if (!H || !W || H % cfg.scale || W % cfg.scale) throw new DecoderError('bad-input', `--size ${H}x${W}: Wan${vae} needs positive multiples of ${cfg.scale}`);
   if (a.frames === undefined) throw new DecoderError('bad-input', 'plan needs --frames N, the video length in frames (1 + 4k with the cache: 81, 121, ...)');
   const frames = Number(a.frames);
   if (!/^\d+$/.test(String(a.frames)) || frames < 1)
     throw new DecoderError('bad-input', `--frames must be a whole number of video frames (1 + 4k with the cache: 81, 121, ...), got '${String(a.frames)}'`);
   const cache = cliValue(a, 'cache');
-  if (cache === 'on' && (frames - 1) % 4)
-    throw new DecoderError('bad-input', `--frames ${String(a.frames)}: with the cache a video has 1 + 4k frames (81, 121, ...)`);
+  if (cache === 'on' && (frames - 1) % 4) throw new DecoderError('bad-input', `--frames ${String(a.frames)}: with the cache a video has 1 + 4k frames (81, 121, ...)`);
   const T = cache === 'on' ? (frames - 1) / 4 + 1 : frames;
   const adapter = await planAdapter(a, choice(a, 'adapter', ADAPTERS, 'found'), typeof a['dawn-flags'] === 'string' ? [a['dawn-flags']] : []);
   const { fit, tensorCores } = planFor(cfg, { frames: T, h: H / cfg.scale, w: W / cfg.scale }, a, adapter);
@@ -263,13 +334,28 @@ async function planCmd(a: Args): Promise<number> {
   const e = expectedSeconds(p);
   const onTc = tensorCores && onTensorCores(p);
   if (a.json)
-    console.log(JSON.stringify({ vae, ...s, plan: fit.reason, adapter: { name: adapter.name, assumed: adapter.assumed, limits: adapter.limits, f16: adapter.f16, tensorCores: adapter.tensorCores }, weightOwners: owners, expectedSeconds: e, expectedSecondsCalibrated: timeCalibrated(p, adapter) }));
+    console.log(
+      JSON.stringify({
+        vae,
+        ...s,
+        plan: fit.reason,
+        adapter: { name: adapter.name, assumed: adapter.assumed, limits: adapter.limits, f16: adapter.f16, tensorCores: adapter.tensorCores },
+        weightOwners: owners,
+        expectedSeconds: e,
+        expectedSecondsCalibrated: timeCalibrated(p, adapter),
+      }),
+    );
   else {
     console.log(`Wan${vae} ${H}x${W}, ${p.framesOut} frames (${T} latents), cache ${cache}: ${fit.reason}`);
-    console.log(`  ${adapter.assumed ?? `adapter: ${adapter.name} (bindings of at most ${mib(adapter.limits.maxStorageBufferBindingSize)}${adapter.f16 ? ', shader-f16' : ''}${adapter.tensorCores ? ', tensor cores' : ''}); --adapter h200|default or --limit-binding MiB plan for another`}`);
+    console.log(
+      `  ${adapter.assumed ?? `adapter: ${adapter.name} (bindings of at most ${mib(adapter.limits.maxStorageBufferBindingSize)}${adapter.f16 ? ', shader-f16' : ''}${adapter.tensorCores ? ', tensor cores' : ''}); --adapter h200|default or --limit-binding MiB plan for another`}`,
+    );
     for (const [k, v] of Object.entries(p.memory)) {
       if (k === 'total') continue;
-      const stream = k === 'weights' && p.weightStream ? ` (conv weights ${p.opts.weightsPrecision ?? p.opts.precision}, streamed: a ring of ${p.weightStream.slots} slots; ${mib(p.weightStream.hostBytes)} in CPU memory, ${mib(p.weightStream.busBytesPerChunk)} over the bus per latent chunk)` : '';
+      const stream =
+        k === 'weights' && p.weightStream
+          ? ` (conv weights ${p.opts.weightsPrecision ?? p.opts.precision}, streamed: a ring of ${p.weightStream.slots} slots; ${mib(p.weightStream.hostBytes)} in CPU memory, ${mib(p.weightStream.busBytesPerChunk)} over the bus per latent chunk)`
+          : '';
       console.log(`  ${k.padEnd(12)} ${mib(v)}${stream}`);
       if (k === 'weights' && owners) for (const o of owners) console.log(`    ${mib(o.bytes).padStart(12)}  ${o.text}`);
     }
@@ -281,7 +367,12 @@ async function planCmd(a: Args): Promise<number> {
 
 /** The flags of decode that are not decode options (input, output, progress). */
 const DECODE_FLAGS: Flag[] = [
-  { name: 'weights', syntax: 'FILE', group: 'common', help: 'The VAE weights (.safetensors with official, diffusers or ComfyUI names). With --latents; without both, the trained default model decodes its sample.' },
+  {
+    name: 'weights',
+    syntax: 'FILE',
+    group: 'common',
+    help: 'The VAE weights (.safetensors with official, diffusers or ComfyUI names). With --latents; without both, the trained default model decodes its sample.',
+  },
   { name: 'latents', syntax: 'FILE', group: 'common', help: 'The latents to decode: .npy, .safetensors (diffusers output_type="latent") or a ComfyUI .latent file.' },
   { name: 'out', syntax: 'FILE', group: 'common', help: `Where to write the video, by its name: ${OUTPUT_KINDS}.`, default: 'out/video.gif' },
   { name: 'sample', syntax: 'NAME', group: 'common', help: `A sample of the trained default model (wan-vae samples lists them); generated: ${GENERATED_DEFAULT.description}.` },
@@ -289,7 +380,13 @@ const DECODE_FLAGS: Flag[] = [
   { name: 'fps', syntax: 'N', group: 'common', help: 'Frames per second of the video file.', default: '16' },
   { name: 'source', syntax: 'CLIP.npy', group: 'advanced', help: 'The clip the latents were encoded from (uint8 or float [3, F, H, W]): reports PSNR and SSIM of the decode against it.' },
   { name: 'latents-key', syntax: 'NAME', group: 'advanced', help: 'The tensor to read from a .safetensors latents file that holds several.' },
-  { name: 'synthetic', syntax: '2.1|2.2', group: 'advanced', values: ['2.1', '2.2'], help: 'Generated weights of the official architecture instead of --weights/--latents (for sizing a decode); needs --latent-size.' },
+  {
+    name: 'synthetic',
+    syntax: '2.1|2.2',
+    group: 'advanced',
+    values: ['2.1', '2.2'],
+    help: 'Generated weights of the official architecture instead of --weights/--latents (for sizing a decode); needs --latent-size.',
+  },
   { name: 'latent-size', syntax: 'TxHxW', group: 'advanced', help: 'With --synthetic: latent frames x height x width (21x60x104 is 81 frames of 480x832).' },
   { name: 'progress', syntax: 'auto|on|off', group: 'advanced', values: ['auto', 'on', 'off'], help: 'Phase, frames and time left on stderr; auto: when stderr is a terminal.', default: 'auto' },
   { name: 'dawn-flags', syntax: 'a,b', group: 'advanced', help: 'Dawn toggles for the Node WebGPU adapter (docs/cli-reference.md: tensor cores on NVIDIA).' },
@@ -300,7 +397,14 @@ const PLAN_FLAGS: Flag[] = [
   { name: 'size', syntax: 'HxW', group: 'common', help: 'Video height x width in pixels (multiples of 8 for Wan2.1, 16 for Wan2.2). Required.' },
   { name: 'frames', syntax: 'N', group: 'common', help: 'Video frames (1 + 4k with the cache: 81, 121, ...). Required.' },
   { name: 'json', group: 'common', help: 'Print the plan as one JSON line.' },
-  { name: 'adapter', syntax: ADAPTERS.join('|'), group: 'common', values: ADAPTERS, default: 'found', help: "Whose limits to plan with: found (this machine's WebGPU adapter; WebGPU's defaults when there is none), h200 (an NVIDIA H200 through Dawn) or default (WebGPU's default limits)." },
+  {
+    name: 'adapter',
+    syntax: ADAPTERS.join('|'),
+    group: 'common',
+    values: ADAPTERS,
+    default: 'found',
+    help: "Whose limits to plan with: found (this machine's WebGPU adapter; WebGPU's defaults when there is none), h200 (an NVIDIA H200 through Dawn) or default (WebGPU's default limits).",
+  },
   { name: 'limit-binding', syntax: 'MiB', group: 'advanced', help: "The largest buffer binding to assume (the adapter's maxStorageBufferBindingSize)." },
   { name: 'dawn-flags', syntax: 'a,b', group: 'advanced', help: 'Dawn toggles for the adapter found (as for decode).' },
 ];
@@ -309,7 +413,8 @@ const decodeCommand: Command = {
   name: 'decode',
   summary: 'decode latents to a video file (.gif, .png, PNG frames, .mp4, .webm, .webp, .npy) on WebGPU',
   usage: ['[--weights W.safetensors --latents L.npy] [--out OUT] [options]', '--sample NAME [--out OUT]'],
-  about: "Without --weights/--latents it decodes the trained default model (models/, the Wan2.1 architecture at width 32) with its default sample and reports PSNR against the sample's source clip. The planner fits the decode to this GPU's limits (and --budget): tiles, precision and the other auto options are chosen for you.",
+  about:
+    "Without --weights/--latents it decodes the trained default model (models/, the Wan2.1 architecture at width 32) with its default sample and reports PSNR against the sample's source clip. The planner fits the decode to this GPU's limits (and --budget): tiles, precision and the other auto options are chosen for you.",
   flags: [...DECODE_FLAGS.filter((f) => f.group === 'common'), ...optionFlagSpecs('decode'), ...DECODE_FLAGS.filter((f) => f.group === 'advanced')],
   run: decodeCmd,
 };
@@ -355,20 +460,29 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`wan-vae: missing command\n${shortUsage(COMMANDS)}`);
       return 2;
     }
-    if (cmd === '--help' || cmd === '-h') return void console.log(overviewHelp(COMMANDS, version())), 0;
-    if (cmd === '--version' || cmd === '-V') return void console.log(`wan-vae ${version()}`), 0;
+    if (cmd === '--help' || cmd === '-h') return (void console.log(overviewHelp(COMMANDS, version())), 0);
+    if (cmd === '--version' || cmd === '-V') return (void console.log(`wan-vae ${version()}`), 0);
     const find = (name: string) => {
       const c = COMMANDS.find((x) => x.name === name);
       if (c) return c;
       const what = name.startsWith('-') ? `unknown option ${name} before the command` : `unknown command '${name}'`;
-      throw new DecoderError('bad-input', `${what}${didYouMean(name.replace(/^-+/, ''), COMMANDS.map((x) => x.name), (s) => `'${s}'`) || ` (commands: ${COMMANDS.map((x) => x.name).join(', ')})`}`);
+      throw new DecoderError(
+        'bad-input',
+        `${what}${
+          didYouMean(
+            name.replace(/^-+/, ''),
+            COMMANDS.map((x) => x.name),
+            (s) => `'${s}'`,
+          ) || ` (commands: ${COMMANDS.map((x) => x.name).join(', ')})`
+        }`,
+      );
     };
     if (cmd === 'help') {
-      if (rest.length === 0) return void console.log(overviewHelp(COMMANDS, version())), 0;
-      return void console.log(commandHelp(find(rest[0]!))), 0;
+      if (rest.length === 0) return (void console.log(overviewHelp(COMMANDS, version())), 0);
+      return (void console.log(commandHelp(find(rest[0]!))), 0);
     }
     const command = find(cmd);
-    if (wantsHelp(rest)) return void console.log(commandHelp(command)), 0;
+    if (wantsHelp(rest)) return (void console.log(commandHelp(command)), 0);
     return await command.run(parseCommandArgs(command, rest));
   } catch (e) {
     if (e instanceof DecoderError && e.code === 'cancelled') {

@@ -31,7 +31,7 @@ export function fileSource(path: string, what = 'weights', name = path): FileSou
       checkRange(src, offset, length);
       const out = new Uint8Array(length);
       // readSync reads at most 2 GiB - 1 per call: loop
-      for (let at = 0; at < length; ) {
+      for (let at = 0; at < length;) {
         const n = readSync(fd, out, at, Math.min(length - at, 2 ** 30), offset + at);
         if (n <= 0) throw new DecoderError('bad-input', `${name}: read ended at byte ${offset + at} of ${src.size}; the file shrank?`);
         at += n;

@@ -146,8 +146,7 @@ export function checkDistinct(names: string[], allowSameAdapter = false): void {
           `decode on one GPU; select identical GPUs by PCI bus instead ('pci-0000_18_00_0' for 0000:18:00.0, from lspci or ` +
           `nvidia-smi --query-gpu=pci.bus_id; needs Mesa's device-select Vulkan layer), or pass allowSameAdapter`,
       );
-    if (n.startsWith('pci-') && !PCI_SELECTION.test(n))
-      throw new DecoderError('bad-input', `adapter '${n}': a PCI selection is written pci-DDDD_BB_SS_F (hex, e.g. pci-0000_18_00_0)`);
+    if (n.startsWith('pci-') && !PCI_SELECTION.test(n)) throw new DecoderError('bad-input', `adapter '${n}': a PCI selection is written pci-DDDD_BB_SS_F (hex, e.g. pci-0000_18_00_0)`);
   });
 }
 
@@ -156,18 +155,17 @@ export function checkDistinct(names: string[], allowSameAdapter = false): void {
  * ('pci-0000_18_00_0') is handed to Mesa's device-select layer (DRI_PRIME in its PCI form, with only that
  * device exposed) while Dawn's Vulkan instance lists the physical devices, then the environment is restored.
  */
-async function requestMemberAdapter(
-  create: (flags: string[]) => GPU,
-  name: string,
-  dawnFlags: string[],
-): Promise<{ gpu: GPU; adapter: GPUAdapter | null }> {
+async function requestMemberAdapter(create: (flags: string[]) => GPU, name: string, dawnFlags: string[]): Promise<{ gpu: GPU; adapter: GPUAdapter | null }> {
   if (!name.startsWith('pci-')) {
     const gpu = create([`adapter=${name}`, ...dawnFlags]);
     return { gpu, adapter: await gpu.requestAdapter() };
   }
   const layer = [...DEVICE_SELECT_LAYER_DIRS, ...(process.env.VK_ADD_LAYER_PATH?.split(':') ?? [])].some((d) => existsSync(`${d}/VkLayer_MESA_device_select.json`));
   if (!layer || process.env.NODEVICE_SELECT === '1')
-    throw new DecoderError('no-webgpu', `adapter '${name}': selecting a GPU by PCI bus needs Mesa's device-select Vulkan layer (VkLayer_MESA_device_select.json in ${DEVICE_SELECT_LAYER_DIRS[0]}; Debian/Ubuntu package mesa-vulkan-drivers), not found or disabled by NODEVICE_SELECT`);
+    throw new DecoderError(
+      'no-webgpu',
+      `adapter '${name}': selecting a GPU by PCI bus needs Mesa's device-select Vulkan layer (VkLayer_MESA_device_select.json in ${DEVICE_SELECT_LAYER_DIRS[0]}; Debian/Ubuntu package mesa-vulkan-drivers), not found or disabled by NODEVICE_SELECT`,
+    );
   const keys = ['DRI_PRIME', 'MESA_VK_DEVICE_SELECT', 'MESA_VK_DEVICE_SELECT_FORCE_DEFAULT_DEVICE'] as const;
   const saved = keys.map((k) => process.env[k]);
   try {

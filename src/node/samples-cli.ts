@@ -33,7 +33,8 @@ export function nodeModelsReader(dir = modelsDir()): ModelReader {
 export async function loadCliSample(name: string | undefined): Promise<{ weights: Weights; sample: LoadedSample; source: string }> {
   const read = nodeModelsReader();
   const info = name === undefined ? defaultSample() : SAMPLES.find((s) => s.name === name);
-  if (!info) throw new DecoderError('bad-input', `--sample ${name}: no such sample (wan-vae samples lists them: ${SAMPLES.map((s) => s.name).join(', ')}; 'generated' is ${GENERATED_DEFAULT.description})`);
+  if (!info)
+    throw new DecoderError('bad-input', `--sample ${name}: no such sample (wan-vae samples lists them: ${SAMPLES.map((s) => s.name).join(', ')}; 'generated' is ${GENERATED_DEFAULT.description})`);
   const [weights, sample] = await Promise.all([loadModelWeights(read), loadSample(info.name, read)]);
   return { weights, sample, source: `${MODEL_NAME}, sample ${info.name}` };
 }
@@ -46,7 +47,9 @@ export function samplesCmd(args: { json?: string | true }): number {
   }
   console.log(`${MODEL_NAME}: models/${MODEL_DECODER_FILE}; decode one with wan-vae decode --sample NAME`);
   for (const s of SAMPLES)
-    console.log(`  ${(s.name + (s.default ? ' *' : '')).padEnd(17)} ${String(s.frames).padStart(2)} frames ${`${s.height}x${s.width}`.padEnd(7)} PSNR ${s.psnrTorch.toFixed(1)} dB (PyTorch)  ${s.title}`);
+    console.log(
+      `  ${(s.name + (s.default ? ' *' : '')).padEnd(17)} ${String(s.frames).padStart(2)} frames ${`${s.height}x${s.width}`.padEnd(7)} PSNR ${s.psnrTorch.toFixed(1)} dB (PyTorch)  ${s.title}`,
+    );
   console.log(`  (* the default; held-out: every clip is a camera move never used in training, chelsea a photograph never seen)`);
   return 0;
 }

@@ -50,8 +50,21 @@ export function planShaders(p: Plan, target: ShaderTarget): PlanShader[] {
   const mma = p.opts.tensorCores && elem === 'f16' ? target.mma : null;
   for (const pp of Object.values(p.programs).flat()) {
     const ctx: BindCtx = {
-      elem, weightsPrecision: p.opts.weightsPrecision, cfg: p.cfg, tuning: target.tuning, maxInvocations: target.maxInvocations, mma,
-      view: () => buf, weight: () => buf, ring: () => buf, dummy: buf, out: buf, rgba: buf, mmaScratch: buf, winoScratch: buf, wqScratch: buf,
+      elem,
+      weightsPrecision: p.opts.weightsPrecision,
+      cfg: p.cfg,
+      tuning: target.tuning,
+      maxInvocations: target.maxInvocations,
+      mma,
+      view: () => buf,
+      weight: () => buf,
+      ring: () => buf,
+      dummy: buf,
+      out: buf,
+      rgba: buf,
+      mmaScratch: buf,
+      winoScratch: buf,
+      wqScratch: buf,
       storeEntry: () => ({ buffer: buf }),
       inPlace: (v, y) => !!v && v.t !== y.t && !v.t.io && pp.slotOf[v.t.id] === pp.slotOf[y.t.id],
     };
@@ -61,7 +74,10 @@ export function planShaders(p: Plan, target: ShaderTarget): PlanShader[] {
         if (byKey.has(key)) continue;
         const code = specializedSource(k.def, k.overrides, elem);
         const ov = resolveOverrides(k.def, k.overrides);
-        const base = `${k.def.id}.${elem}${Object.keys(ov).length ? '.' : ''}${Object.keys(ov).sort().map((n) => `${n}${ov[n]}`).join('-')}`;
+        const base = `${k.def.id}.${elem}${Object.keys(ov).length ? '.' : ''}${Object.keys(ov)
+          .sort()
+          .map((n) => `${n}${ov[n]}`)
+          .join('-')}`;
         let file = `${base}.wgsl`;
         for (let i = 2; names.has(file) && names.get(file) !== code; i++) file = `${base}.${i}.wgsl`;
         names.set(file, code);
@@ -91,7 +107,8 @@ export async function planFromFlags(a: Args): Promise<{ plan: Plan; target: Shad
   const cfg = inferConfig(syntheticWeights(OFFICIAL[vae], { values: false }));
   const size = /^(\d+)x(\d+)$/.exec(String(a.size ?? '480x832'));
   if (!size) throw new DecoderError('bad-input', `--size must be HxW in pixels, e.g. 480x832, got '${String(a.size)}'`);
-  const H = Number(size[1]), W = Number(size[2]);
+  const H = Number(size[1]),
+    W = Number(size[2]);
   if (!H || !W || H % cfg.scale || W % cfg.scale) throw new DecoderError('bad-input', `--size ${H}x${W}: Wan${vae} needs positive multiples of ${cfg.scale}`);
   const frames = Number(a.frames ?? 81);
   if (!/^\d+$/.test(String(a.frames ?? 81)) || frames < 1) throw new DecoderError('bad-input', `--frames must be a whole number of video frames, got '${String(a.frames)}'`);
@@ -133,14 +150,15 @@ export const shadersCommand: Command = {
   name: 'shaders',
   summary: 'write the WGSL of every pipeline a decode plan compiles (named by kernel and constants)',
   usage: ['--dump DIR [--vae 2.1|2.2] [--size HxW] [--frames N] [options]'],
-  about: "The plan is the one `wan-vae plan` makes for the same flags (default: Wan2.1, 480x832, 81 frames, this machine's adapter); each file is the shader text the GPU receives, its constants written in.",
+  about:
+    "The plan is the one `wan-vae plan` makes for the same flags (default: Wan2.1, 480x832, 81 frames, this machine's adapter); each file is the shader text the GPU receives, its constants written in.",
   flags: [
     { name: 'dump', syntax: 'DIR', group: 'common', help: 'The folder to write the .wgsl files and index.json into (created).' },
     { name: 'vae', syntax: '2.1|2.2', group: 'common', values: ['2.1', '2.2'], help: 'The Wan VAE to plan for.', default: '2.1' },
     { name: 'size', syntax: 'HxW', group: 'common', help: 'Video height x width in pixels.', default: '480x832' },
     { name: 'frames', syntax: 'N', group: 'common', help: 'Video frames (1 + 4k with the cache).', default: '81' },
     { name: 'json', group: 'common', help: 'Print one JSON line: the folder, the adapter, the plan and every file with its pipeline key.' },
-    { name: 'adapter', syntax: ADAPTERS.join('|'), group: 'common', values: ADAPTERS, default: 'found', help: "Whose limits and features to plan with (as for plan): found, h200 or default." },
+    { name: 'adapter', syntax: ADAPTERS.join('|'), group: 'common', values: ADAPTERS, default: 'found', help: 'Whose limits and features to plan with (as for plan): found, h200 or default.' },
     ...optionFlagSpecs('plan'),
     { name: 'limit-binding', syntax: 'MiB', group: 'advanced', help: "The largest buffer binding to assume (the adapter's maxStorageBufferBindingSize)." },
     { name: 'dawn-flags', syntax: 'a,b', group: 'advanced', help: 'Dawn toggles for the adapter found (as for decode).' },

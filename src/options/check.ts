@@ -11,7 +11,15 @@ export type Surface = 'api' | 'cli' | 'demo';
 /** A value in an error: strings quoted, the rest as JSON (cyclic or otherwise unprintable: its type). */
 function show(v: unknown): string {
   // control characters (a newline in a recipe value) escaped as in JSON, so the error stays one line
-  if (typeof v === 'string') return `'${/[\u0000-\u001f\u007f\u2028\u2029]/.test(v) ? JSON.stringify(v).slice(1, -1).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029') : v}'`;
+  if (typeof v === 'string')
+    return `'${
+      /[\u0000-\u001f\u007f\u2028\u2029]/.test(v)
+        ? JSON.stringify(v)
+            .slice(1, -1)
+            .replace(/\u2028/g, '\\u2028')
+            .replace(/\u2029/g, '\\u2029')
+        : v
+    }'`;
   if (v === undefined) return 'nothing';
   try {
     return JSON.stringify(v) ?? typeof v;

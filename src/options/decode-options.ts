@@ -60,7 +60,14 @@ export interface DecodeOptions {
 
 // the schema's value lists and the planner's types are one set (a value added to one must reach the other)
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
-const sameTypes: [Same<OptionValue<'precision'>, Precision>, Same<OptionValue<'weightsPrecision'>, WeightsPrecision>, Same<OptionValue<'norm'>, NormMode['mode']>, Same<OptionValue<'tileMode'>, TileOption['mode']>, Same<OptionValue<'tileOrder'>, TileOption['order']>, Same<OptionValue<'tileStore'>, NonNullable<TileOption['store']>>] = [true, true, true, true, true, true];
+const sameTypes: [
+  Same<OptionValue<'precision'>, Precision>,
+  Same<OptionValue<'weightsPrecision'>, WeightsPrecision>,
+  Same<OptionValue<'norm'>, NormMode['mode']>,
+  Same<OptionValue<'tileMode'>, TileOption['mode']>,
+  Same<OptionValue<'tileOrder'>, TileOption['order']>,
+  Same<OptionValue<'tileStore'>, NonNullable<TileOption['store']>>,
+] = [true, true, true, true, true, true];
 void sameTypes;
 
 /** A plan used after a GPU fault: why the previous one failed and what replaced it. */
@@ -81,7 +88,17 @@ export interface DecodeResult {
   seconds: number;
   backend: OptionValue<'backend'>;
   adapter: string;
-  options: { cache: OptionValue<'cache'>; precision: Precision; norm: NormMode['mode']; normChunk: number | null; latentStats: string; tile: TileOption | null; cacheOffload: boolean; tensorCores: boolean; weightsPrecision: WeightsPrecision };
+  options: {
+    cache: OptionValue<'cache'>;
+    precision: Precision;
+    norm: NormMode['mode'];
+    normChunk: number | null;
+    latentStats: string;
+    tile: TileOption | null;
+    cacheOffload: boolean;
+    tensorCores: boolean;
+    weightsPrecision: WeightsPrecision;
+  };
   /** measured by the arena (GPU only) */
   peakGpuBytes?: number;
   plannedPeakGpuBytes?: number;

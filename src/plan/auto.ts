@@ -77,7 +77,8 @@ function fineGrids(h: number, w: number): { th: number; tw: number; n: number }[
   for (let ny = 1; ny <= h; ny++)
     for (let nx = 1; nx <= w; nx++) {
       if (ny <= 12 && nx <= 12) continue;
-      const th = Math.ceil(h / ny), tw = Math.ceil(w / nx);
+      const th = Math.ceil(h / ny),
+        tw = Math.ceil(w / nx);
       if (th < 2 || tw < 2 || Math.max(th, tw) > 2 * Math.min(th, tw)) continue;
       seen.set(`${th}x${tw}`, { th, tw, n: Math.ceil(h / th) * Math.ceil(w / tw) });
     }
@@ -109,7 +110,8 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
   // which is refused below anyway; and where no conv of the whole-frame f32 plan qualifies (Wan2.2's widths,
   // small frames), no tile's smaller window does either (conv-form.ts: cout and frame size)
   const dp = direct.plan;
-  if (!winogradAllowed({ precision: dp.opts.precision, wFormat: convWeightFormat(dp.opts.precision, dp.opts.weightsPrecision), weightsStream: !!dp.weightStream, tensorCores: !!dp.opts.tensorCores })) return direct;
+  if (!winogradAllowed({ precision: dp.opts.precision, wFormat: convWeightFormat(dp.opts.precision, dp.opts.weightsPrecision), weightsStream: !!dp.weightStream, tensorCores: !!dp.opts.tensorCores }))
+    return direct;
   if (!winoConvCount(plan(cfg, { ...base, conv: 'auto', precision: 'f32', weightsPrecision: 'f32', weightsStream: false, tensorCores: false }))) return direct;
   let wino: Fit;
   try {
@@ -120,7 +122,8 @@ export function fitPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'pr
   const levers = (p: Plan) => JSON.stringify([p.opts.precision, p.opts.weightsPrecision, p.tiles?.length ?? 0, !!p.weightStream, !!p.opts.cacheOffload, p.opts.norm, !!p.opts.tensorCores]);
   const n = winoConvCount(wino.plan);
   if (!n) return direct;
-  if (levers(wino.plan) !== levers(direct.plan)) return { ...direct, reason: `${direct.reason}; direct convs (Winograd would need other levers: ${(wino.plan.memory.total / 2 ** 20).toFixed(0)} MiB)` };
+  if (levers(wino.plan) !== levers(direct.plan))
+    return { ...direct, reason: `${direct.reason}; direct convs (Winograd would need other levers: ${(wino.plan.memory.total / 2 ** 20).toFixed(0)} MiB)` };
   return { ...wino, reason: `${wino.reason}; ${n} convs as Winograd (--conv auto)` };
 }
 
@@ -175,12 +178,14 @@ function searchPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precis
   // a frame over the CPU budget is refused at once instead of searching every tiling (minutes at 100k px)
   const framePx = base.h * base.w * cfg.scale * cfg.scale;
   if (r.cpuBudget !== undefined && framePx * 12 > r.cpuBudget)
-    throw new DecoderError('limits', `no plan fits: one output frame of ${base.h * cfg.scale}x${base.w * cfg.scale} px takes ${mib(framePx * 12)} of CPU memory (3 channels, f32) while it is assembled, over the CPU budget of ${mib(r.cpuBudget)}`);
+    throw new DecoderError(
+      'limits',
+      `no plan fits: one output frame of ${base.h * cfg.scale}x${base.w * cfg.scale} px takes ${mib(framePx * 12)} of CPU memory (3 channels, f32) while it is assembled, over the CPU budget of ${mib(r.cpuBudget)}`,
+    );
   // f16 plans on tensor cores try 'fused' first where it is allowed: the operand copy applies the norm
   // anyway, so fused is both the smallest and the fastest there (H200, 2026-12-01, ee770bd: Wan2.1
   // 480x832x81 4.60 s cold fused vs 5.56 s full); elsewhere the order given (full first: 0-6% faster)
-  const normsFor = (precision: Precision): typeof norms =>
-    precision === 'f16' && base.tensorCores === true && norms.includes('fused') ? ['fused', ...norms.filter((n) => n !== 'fused')] : norms;
+  const normsFor = (precision: Precision): typeof norms => (precision === 'f16' && base.tensorCores === true && norms.includes('fused') ? ['fused', ...norms.filter((n) => n !== 'fused')] : norms);
   const normText = (p: Plan) =>
     `norm ${p.opts.norm}${p.opts.norm === 'chunked' ? ` (${p.opts.normChunk} px)` : ''}${p.storeWhere === 'cpu' ? `, store in CPU memory (${mib(p.hostStoreBytes)})` : ''}` +
     `${p.opts.cacheOffload ? `, tile caches parked in CPU memory (${mib(p.host.cache)}, ${mib(p.bus.cache / Math.max(1, p.framesOut))} over the bus per frame)` : ''}`;
@@ -190,7 +195,11 @@ function searchPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precis
   // frame-major with each cache offload (offload needs the cache)
   const orders = r.tileOrder === 'auto' ? (['tile-major', 'frame-major'] as const) : [r.tileOrder ?? 'tile-major'];
   const offloads: ('off' | 'on')[] = base.cache === 'off' ? ['off'] : r.cacheOffloads?.length ? r.cacheOffloads : ['off'];
-  interface Variant { order: 'tile-major' | 'frame-major'; store?: 'gpu' | 'cpu'; cacheOffload: boolean }
+  interface Variant {
+    order: 'tile-major' | 'frame-major';
+    store?: 'gpu' | 'cpu';
+    cacheOffload: boolean;
+  }
   const variants = orders.flatMap((order): Variant[] =>
     order === 'tile-major'
       ? (r.stores?.length ? r.stores : (['gpu'] as const)).map((store) => ({ order, store, cacheOffload: false }))
@@ -239,13 +248,28 @@ function searchPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precis
    * The first variant / norm mode that makes `tile` fit, resident weights before streamed ones, or null
    * (remembering the smallest plan seen). `probe`: tile-major plans are probes (one tile per shape).
    */
-  const tryNorms = (precision: Precision, weightsPrecision: WeightsPrecision, tile: Omit<NonNullable<PlanOptions['tile']>, 'order'> | undefined, probe = false, only?: ('off' | 'on')[]): Plan | null => {
+  const tryNorms = (
+    precision: Precision,
+    weightsPrecision: WeightsPrecision,
+    tile: Omit<NonNullable<PlanOptions['tile']>, 'order'> | undefined,
+    probe = false,
+    only?: ('off' | 'on')[],
+  ): Plan | null => {
     cpuBound = false;
     for (const stream of only ?? streams)
       for (const v of tile ? variants : [null])
         for (const norm of normsFor(precision)) {
           if (v?.order === 'frame-major' && orders.length > 1 && (!cpuBound || tileMajorOnly)) continue;
-          const o: PlanOptions = { ...base, weightsStream: false, precision, weightsPrecision, tile: tile && v ? { ...tile, order: v.order, ...(v.store ? { store: v.store } : {}), ...(probe && v.order === 'tile-major' ? { probe } : {}) } : undefined, cacheOffload: !!v?.cacheOffload, norm, normChunk: r.normChunk };
+          const o: PlanOptions = {
+            ...base,
+            weightsStream: false,
+            precision,
+            weightsPrecision,
+            tile: tile && v ? { ...tile, order: v.order, ...(v.store ? { store: v.store } : {}), ...(probe && v.order === 'tile-major' ? { probe } : {}) } : undefined,
+            cacheOffload: !!v?.cacheOffload,
+            norm,
+            normChunk: r.normChunk,
+          };
           const key = JSON.stringify(o);
           const p = planned.get(key) ?? plan(cfg, o);
           planned.set(key, p);
@@ -267,7 +291,10 @@ function searchPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precis
   const tileOf = (th: number, tw: number) => ({ th, tw, mode: r.tileMode ?? 'exact' });
   const tiled = (g: { th: number; tw: number; n: number }, probe: Plan, precision: Precision): Fit => {
     const p = full(probe);
-    return { plan: p, reason: `${p.tiles!.length} tiles of ${g.th}x${g.tw} latent px (${r.tileMode ?? 'exact'}, ${p.opts.tile!.order}), ${precision}${wText(p)}, ${normText(p)}${streamText(p)}: ${mib(p.memory.total)}, ${((p.tileOverhead - 1) * 100).toFixed(0)}% more compute in the tiled part` };
+    return {
+      plan: p,
+      reason: `${p.tiles!.length} tiles of ${g.th}x${g.tw} latent px (${r.tileMode ?? 'exact'}, ${p.opts.tile!.order}), ${precision}${wText(p)}, ${normText(p)}${streamText(p)}: ${mib(p.memory.total)}, ${((p.tileOverhead - 1) * 100).toFixed(0)}% more compute in the tiled part`,
+    };
   };
   const secs = (p: Plan) => {
     const e = expectedSeconds(p);
@@ -304,7 +331,10 @@ function searchPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precis
     if (!found) return skipped ? { ...fit, reason: `${fit.reason}; expected ${secs(fit.plan)}: resident weights fit only at tilings whose compute alone is more` } : fit;
     const alt = tiled(found.g, found.p, precision);
     const [a, b] = expectedSeconds(alt.plan).total < expectedSeconds(fit.plan).total ? [alt, fit] : [fit, alt];
-    return { plan: a.plan, reason: `${a.reason}; expected ${secs(a.plan)} against ${secs(b.plan)} with ${b.plan.weightStream ? 'streamed' : 'resident'} weights in ${b.plan.tiles?.length ?? 1} tile${b.plan.tiles?.length === 1 ? '' : 's'}` };
+    return {
+      plan: a.plan,
+      reason: `${a.reason}; expected ${secs(a.plan)} against ${secs(b.plan)} with ${b.plan.weightStream ? 'streamed' : 'resident'} weights in ${b.plan.tiles?.length ?? 1} tile${b.plan.tiles?.length === 1 ? '' : 's'}`,
+    };
   };
   /**
    * Bus-bound streaming: a plan whose streamed weights take longer over the bus than its compute (expected
@@ -324,9 +354,13 @@ function searchPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precis
     // the less exact plan only where it is also faster (Wan2.2 704x1280x121 at 1 GiB on tensor cores: f16
     // weights bus-bound ~240 s, int8 weights ~243 s: the f16 weights stay)
     if (expectedSeconds(f.plan).total < expectedSeconds(deferred.plan).total) return { ...f, reason: `${f.reason}; not ${deferredText(deferred)}` };
-    return { ...deferred, reason: `${deferred.reason}; bus-bound (expected ${secs(deferred.plan)}), but the next choice that fits without streaming that much, ${f.plan.opts.precision}${wText(f.plan)}, is not faster (expected ${secs(f.plan)})` };
+    return {
+      ...deferred,
+      reason: `${deferred.reason}; bus-bound (expected ${secs(deferred.plan)}), but the next choice that fits without streaming that much, ${f.plan.opts.precision}${wText(f.plan)}, is not faster (expected ${secs(f.plan)})`,
+    };
   };
-  const deferredText = (f: Fit) => `${f.plan.opts.precision}${wText(f.plan)} with weights streamed in ${f.plan.tiles?.length ?? 1} tile${f.plan.tiles?.length === 1 ? '' : 's'}, bus-bound (expected ${secs(f.plan)})`;
+  const deferredText = (f: Fit) =>
+    `${f.plan.opts.precision}${wText(f.plan)} with weights streamed in ${f.plan.tiles?.length ?? 1} tile${f.plan.tiles?.length === 1 ? '' : 's'}, bus-bound (expected ${secs(f.plan)})`;
   for (const [precision, wp] of combos) {
     tileMajorOnly = false;
     if (r.tile !== 'auto' && r.tile !== 'none') {
@@ -338,7 +372,14 @@ function searchPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precis
     const whole = tryNorms(precision, wp, undefined);
     const gs = grids(base.h, base.w);
     if (whole) {
-      const a = accept(fasterThanStream({ plan: whole, reason: `whole frames, ${precision}${wText(whole)}, ${normText(whole)}${streamText(whole)}: ${mib(whole.memory.total)}` }, precision, wp, r.tile === 'none' ? [] : gs));
+      const a = accept(
+        fasterThanStream(
+          { plan: whole, reason: `whole frames, ${precision}${wText(whole)}, ${normText(whole)}${streamText(whole)}: ${mib(whole.memory.total)}` },
+          precision,
+          wp,
+          r.tile === 'none' ? [] : gs,
+        ),
+      );
       if (a) return a;
       continue;
     }
@@ -369,7 +410,8 @@ function searchPlan(cfg: DecoderConfig, base: Omit<PlanOptions, 'tile' | 'precis
   for (const [precision, wp] of fine.length ? combos : []) {
     tileMajorOnly = true;
     if (!tryNorms(precision, wp, tileOf(fine.at(-1)!.th, fine.at(-1)!.tw), true)) continue;
-    let lo = 0, hi = fine.length - 1;
+    let lo = 0,
+      hi = fine.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (tryNorms(precision, wp, tileOf(fine[mid]!.th, fine[mid]!.tw), true)) hi = mid;

@@ -210,7 +210,8 @@ export interface ConvFormContext {
  * transformed). f16 plans on tensor cores keep their GEMM (faster there, H200 2026-12-01: 4.08 s against
  * 5.37 s for Wan2.1 480x832x81).
  */
-export const winogradAllowed = (c: Pick<ConvFormContext, 'precision' | 'wFormat' | 'weightsStream' | 'tensorCores'>): boolean => (c.precision === 'f32' || !c.tensorCores) && c.wFormat === 'elem' && !c.weightsStream;
+export const winogradAllowed = (c: Pick<ConvFormContext, 'precision' | 'wFormat' | 'weightsStream' | 'tensorCores'>): boolean =>
+  (c.precision === 'f32' || !c.tensorCores) && c.wFormat === 'elem' && !c.weightsStream;
 
 /** The plan-time form of one conv (the Winograd plan where it is 'winograd'). */
 export function decideConvForm(s: ConvShape, c: ConvFormContext): { form: ConvForm; wino?: WinoPlan } {
@@ -271,10 +272,17 @@ export function conv3dTiledFor(tuning: Record<string, number>, cout: number, hw:
   if (tuning.MODE !== 1) return null;
   const small = hw < 50_000;
   const options: TiledShape[] =
-    small && cout % 128 === 0 && hw >= 20_000 ? [TILED_GPU.c128p64]
-    : cout % 96 === 0 ? (small ? [TILED_GPU.c96p64] : [TILED_GPU.c96p128w, TILED_GPU.c96p128])
-    : cout % 128 === 0 ? (small ? [TILED_GPU.c128p64] : [TILED_GPU.c128p128])
-    : [];
+    small && cout % 128 === 0 && hw >= 20_000
+      ? [TILED_GPU.c128p64]
+      : cout % 96 === 0
+        ? small
+          ? [TILED_GPU.c96p64]
+          : [TILED_GPU.c96p128w, TILED_GPU.c96p128]
+        : cout % 128 === 0
+          ? small
+            ? [TILED_GPU.c128p64]
+            : [TILED_GPU.c128p128]
+          : [];
   return options.find((t) => !tiledShapeError(t, maxInvocations)) ?? null;
 }
 
@@ -296,7 +304,8 @@ export function portableVariant(s: ConvShape, tuning: Record<string, number>, ma
  * with no recorded form (built outside plan()) gets the form its weight format and `mma` imply.
  */
 export function deviceConvForm(s: ConvShape & { form?: ConvForm; wino?: WinoPlan }, mma: boolean, wFormat: ConvWeightFormat): ConvForm {
-  const f = s.form ?? (s.wino ? 'winograd' : mma && onTensorCores(s) && wFormat !== 'f16' ? (wFormat === 'int8' ? 'mma-int8' : wFormat === 'elem' ? 'mma' : 'wq') : wFormat !== 'elem' ? 'wq' : 'portable');
+  const f =
+    s.form ?? (s.wino ? 'winograd' : mma && onTensorCores(s) && wFormat !== 'f16' ? (wFormat === 'int8' ? 'mma-int8' : wFormat === 'elem' ? 'mma' : 'wq') : wFormat !== 'elem' ? 'wq' : 'portable');
   if ((f === 'mma' || f === 'mma-int8') && !mma) return f === 'mma-int8' ? 'wq' : 'portable';
   return f;
 }

@@ -78,11 +78,45 @@ export interface ConvStep {
  * RMS_norm (+ SiLU) of x into y, `chunk` pixels per dispatch. `stats`: only the inverse RMS is written, into
  * row c of x itself (y = x; --norm fused). `inplace`: the planner may give y the slot of x when x dies here.
  */
-export interface NormStep { kind: 'norm'; label: string; gkey: string; c: number; hw: number; silu: boolean; x: View; y: View; stats: boolean; chunk: number; inplace: boolean }
-export interface AttnStep { kind: 'attn'; label: string; c: number; n: number; qkv: View; o: View }
-export interface DupAddStep { kind: 'dupadd'; label: string; d: DupUpCfg; a: number; h: number; w: number; x: View; y: View }
+export interface NormStep {
+  kind: 'norm';
+  label: string;
+  gkey: string;
+  c: number;
+  hw: number;
+  silu: boolean;
+  x: View;
+  y: View;
+  stats: boolean;
+  chunk: number;
+  inplace: boolean;
+}
+export interface AttnStep {
+  kind: 'attn';
+  label: string;
+  c: number;
+  n: number;
+  qkv: View;
+  o: View;
+}
+export interface DupAddStep {
+  kind: 'dupadd';
+  label: string;
+  d: DupUpCfg;
+  a: number;
+  h: number;
+  w: number;
+  x: View;
+  y: View;
+}
 /** Copy x into the latent store at (chunk, which) (tile-major). */
-export interface StoreStep { kind: 'store'; label: string; x: View; elems: number; which: number }
+export interface StoreStep {
+  kind: 'store';
+  label: string;
+  x: View;
+  elems: number;
+  which: number;
+}
 /** A window of a [c, srcH, srcW] frame, from a live tensor or from the store at (chunk, which). */
 export interface CropStep {
   kind: 'crop';
@@ -292,7 +326,8 @@ class Builder {
     const lw = this.windows?.[bi];
     if (lw && bi > 0 && (lw.win.y0 !== lw.pre.y0 || lw.win.x0 !== lw.pre.x0 || lw.win.y1 !== lw.pre.y1 || lw.win.x1 !== lw.pre.x1)) {
       // shrinking window: only the context this level still needs (tile-windows.ts); x is [cin, pre]
-      const pre = this.preSize(bi), { h, w } = this.sizes[bi]!;
+      const pre = this.preSize(bi),
+        { h, w } = this.sizes[bi]!;
       const c = blk.resblocks[0]?.cin ?? blk.resample!.cin;
       const y = { t: this.t(`${this.cfg.upBlocks[bi - 1]!.resample?.path ?? `block ${bi}`}:window`, c * h * w), off: 0 };
       this.prog.steps.push({ kind: 'crop', label: `up block ${bi} window`, c, srcH: pre.h, srcW: pre.w, y0: lw.win.y0 - lw.pre.y0, x0: lw.win.x0 - lw.pre.x0, h, w, x, y });
@@ -314,7 +349,10 @@ class Builder {
       // time_conv: [2C, h, w] = the two interleaved frames back to back (out[k, 2τ+s] = tc[s·C + k])
       const tc = this.t(`${rs.path}.time_conv:out`, 2 * rs.cin * hw);
       this.conv(`${rs.path}.time_conv`, { cin: rs.cin, cout: 2 * rs.cin, kt: 3, ks: 1, up: 0, h, w, x, y: { t: tc, off: 0 }, ring: `${this.ringPrefix}s${rs.slot}` });
-      frames = [{ t: tc, off: 0 }, { t: tc, off: rs.cin * hw }];
+      frames = [
+        { t: tc, off: 0 },
+        { t: tc, off: rs.cin * hw },
+      ];
     }
     // the next level as this one hands it over (a shrinking window crops it at the next block's input)
     const next = { h: 2 * h, w: 2 * w };
@@ -345,10 +383,15 @@ class Builder {
     // the head's window origin in output px (a shrinking window moved it from the tile's ext origin)
     const f = 2 ** this.cfg.upBlocks.filter((b) => b.resample).length;
     const win = this.windows?.[L]?.win;
-    const oy = win ? (win.y0 * s) / f : this.out.originY * s, ox = win ? (win.x0 * s) / f : this.out.originX * s;
+    const oy = win ? (win.y0 * s) / f : this.out.originY * s,
+      ox = win ? (win.x0 * s) / f : this.out.originX * s;
     const region: Region = {
-      cy: o.y0 * s - oy, cx: o.x0 * s - ox,
-      oh: (o.y1 - o.y0) * s, ow: (o.x1 - o.x0) * s, dy: o.y0 * s, dx: o.x0 * s,
+      cy: o.y0 * s - oy,
+      cx: o.x0 * s - ox,
+      oh: (o.y1 - o.y0) * s,
+      ow: (o.x1 - o.x0) * s,
+      dy: o.y0 * s,
+      dx: o.x0 * s,
       ramp: { top: r.top * s, bottom: r.bottom * s, left: r.left * s, right: r.right * s },
     };
     const px = region.oh * region.ow;
@@ -362,7 +405,8 @@ class Builder {
 
   /** Crop the window `ext` of a level-0 frame (live tensor or store entry) into a new tile tensor. */
   crop(label: string, c: number, src: View | { store: number }, ext: { y0: number; y1: number; x0: number; x1: number }, H: number, W: number): View {
-    const h = ext.y1 - ext.y0, w = ext.x1 - ext.x0;
+    const h = ext.y1 - ext.y0,
+      w = ext.x1 - ext.x0;
     const y = { t: this.t(`${label}:tile`, c * h * w), off: 0 };
     this.prog.steps.push({ kind: 'crop', label, c, srcH: H, srcW: W, y0: ext.y0, x0: ext.x0, h, w, x: src, y });
     return y;
@@ -380,7 +424,8 @@ function wholeFrame(h: number, w: number) {
 }
 
 function tileOut(t: Tile, overlap: number) {
-  const o = t.out, c = t.core;
+  const o = t.out,
+    c = t.core;
   // ramps only where a neighbour overlaps: interior sides (out extends beyond the core)
   const ramp = { top: c.y0 > o.y0 ? 2 * overlap : 0, bottom: o.y1 > c.y1 ? 2 * overlap : 0, left: c.x0 > o.x0 ? 2 * overlap : 0, right: o.x1 > c.x1 ? 2 * overlap : 0 };
   return { region: { ...o, ramp }, originY: t.ext.y0, originX: t.ext.x0 };

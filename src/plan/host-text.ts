@@ -30,7 +30,12 @@ export function hostLines(p: Plan, longer: Plan): HostLine[] {
     const bytes = p.host[owner] ?? 0;
     if (!bytes) continue;
     const perLatentFrame = Math.max(0, (longer.host[owner] ?? 0) - bytes);
-    const text = owner === 'frames' ? (p.opts.tile?.order === 'tile-major' ? 'frames being assembled (tile-major completes every frame with its last tile, so all of them wait)' : 'frames being assembled (one chunk)') : TEXT[owner];
+    const text =
+      owner === 'frames'
+        ? p.opts.tile?.order === 'tile-major'
+          ? 'frames being assembled (tile-major completes every frame with its last tile, so all of them wait)'
+          : 'frames being assembled (one chunk)'
+        : TEXT[owner];
     out.push({ owner, bytes, perLatentFrame, text });
   }
   return out;

@@ -27,7 +27,9 @@ function distinctTiles(tiles: Tile[], windows: (t: Tile) => LevelWindow[]): Tile
   const seen = new Map<string, Tile>();
   const dims = (r: Tile['core']) => `${r.y1 - r.y0}x${r.x1 - r.x0}`;
   for (const t of tiles) {
-    const k = `${dims(t.ext)}|${dims(t.core)}|${dims(t.out)}|${windows(t).map((l) => `${dims(l.pre)}>${dims(l.win)}`).join(',')}`;
+    const k = `${dims(t.ext)}|${dims(t.core)}|${dims(t.out)}|${windows(t)
+      .map((l) => `${dims(l.pre)}>${dims(l.win)}`)
+      .join(',')}`;
     if (!seen.has(k)) seen.set(k, t);
   }
   return [...seen.values()];
@@ -76,7 +78,13 @@ function inPlaceCandidates(g: Program, live: [number, number][]): Map<number, nu
  * tensors together instead of growing every slot to their size. Returns each program's slotOf.
  */
 function assignSlots(progs: Program[], elemBytes: number, slots: Slot[]): Int32Array[] {
-  interface Group { prog: number; members: number[]; start: number; end: number; bytes: number }
+  interface Group {
+    prog: number;
+    members: number[];
+    start: number;
+    end: number;
+    bytes: number;
+  }
   const all: Group[] = [];
   // programs with the same tensor sizes, live ranges and in-place pairs (tiles of one size) share one
   // assignment: they never run at the same time, so the first stands for all (keeps tiled plans fast)
@@ -118,8 +126,12 @@ function assignSlots(progs: Program[], elemBytes: number, slots: Slot[]): Int32A
     let best = -1;
     for (let k = 0; k < slots.length; k++) {
       if (!free(k, grp)) continue;
-      if (best < 0) { best = k; continue; }
-      const fits = slots[k]!.bytes >= grp.bytes, bestFits = slots[best]!.bytes >= grp.bytes;
+      if (best < 0) {
+        best = k;
+        continue;
+      }
+      const fits = slots[k]!.bytes >= grp.bytes,
+        bestFits = slots[best]!.bytes >= grp.bytes;
       if (fits && (!bestFits || slots[k]!.bytes < slots[best]!.bytes)) best = k;
       else if (!fits && !bestFits && slots[k]!.bytes > slots[best]!.bytes) best = k;
     }
@@ -167,12 +179,13 @@ function validated(cfg: DecoderConfig, options: PlanOptions): { opts: PlanOpts; 
   // the schema's checks (src/options/): one-line errors naming the option
   for (const k of ['norm', 'normChunk'] as const) if (problem(k, opts[k], 'api')) throw optionError(k, opts[k], 'api');
   const { frames, h, w } = opts;
-  if (!(frames >= 1 && h >= 1 && w >= 1) || ![frames, h, w].every(Number.isInteger))
-    throw new DecoderError('bad-input', `latent size must be positive integers, got T=${frames} h=${h} w=${w}`);
+  if (!(frames >= 1 && h >= 1 && w >= 1) || ![frames, h, w].every(Number.isInteger)) throw new DecoderError('bad-input', `latent size must be positive integers, got T=${frames} h=${h} w=${w}`);
   if (opts.cacheOffload && (opts.tile?.order !== 'frame-major' || opts.cache === 'off'))
-    throw new DecoderError('bad-input', `cache offload parks the cache rings of frame-major tiles: it needs frame-major tiling and the cache on (got ${opts.tile ? `${opts.tile.order} tiling` : 'whole frames'}, cache ${opts.cache})`);
-  if (opts.cache === 'off' && cfg.version === '2.2')
-    throw new DecoderError('unsupported', WAN22_CACHE_OFF);
+    throw new DecoderError(
+      'bad-input',
+      `cache offload parks the cache rings of frame-major tiles: it needs frame-major tiling and the cache on (got ${opts.tile ? `${opts.tile.order} tiling` : 'whole frames'}, cache ${opts.cache})`,
+    );
+  if (opts.cache === 'off' && cfg.version === '2.2') throw new DecoderError('unsupported', WAN22_CACHE_OFF);
   const elemBytes = opts.precision === 'f16' ? 2 : 4;
   const wFormat = convWeightFormat(opts.precision, opts.weightsPrecision); // throws for f32 weights with f16 storage
   // the conv forms (conv-form.ts): packed weights keep tensor cores only as int8 with f16 storage
@@ -189,9 +202,7 @@ function chunkPrograms(cfg: DecoderConfig, opts: PlanOpts) {
   // (tile rings and slots are sized by the largest tile; tiles of one shape share a slot assignment)
   const shrink = opts.tile ? opts.tile.mode === 'exact' && (opts.tile.shrink ?? true) : false;
   const tiles = allTiles && opts.tile?.probe && opts.tile.order === 'tile-major' ? distinctTiles(allTiles, (t) => tileWindows(cfg, t, h, w, shrink)) : allTiles;
-  const tiling: TilePlan | undefined = tiles && opts.tile
-    ? { order: opts.tile.order, tiles, overlap: opts.tile.mode === 'blend' ? (opts.tile.halo ?? 2) : 0, shrink }
-    : undefined;
+  const tiling: TilePlan | undefined = tiles && opts.tile ? { order: opts.tile.order, tiles, overlap: opts.tile.mode === 'blend' ? (opts.tile.halo ?? 2) : 0, shrink } : undefined;
   const kinds: ChunkKind[] = opts.cache === 'off' ? ['nocache'] : frames > 1 ? ['first', 'steady'] : ['first'];
   const programs: Partial<Record<ChunkKind, ProgramPlan[]>> = {};
   const all: Program[] = [];
@@ -262,7 +273,8 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   for (const k of kinds) for (const pp of programs[k]!) pp.slotOf = slotOfs[next++]!;
   const { rings, tileRingKeys, ringBuffers, park, parkStagingBytes } = planRings(all, opts, elemBytes, tiles);
   // stage 5, accounting
-  const H = h * cfg.scale, W = w * cfg.scale;
+  const H = h * cfg.scale,
+    W = w * cfg.scale;
   const outFrameElems = 3 * H * W;
   const steadyFrames = programs.steady ? Math.max(...programs.steady.map((p) => p.prog.framesOut)) : 0;
   const framesOut = opts.cache === 'off' ? frames : 1 + (frames - 1) * steadyFrames;
@@ -273,21 +285,29 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const storePerChunk = tiling?.order === 'tile-major' ? (b0.dupUp ? 2 : 1) : 0;
   const storeFrameElems = storePerChunk ? Math.max(b0.resblocks.at(-1)?.cout ?? cfg.midDim, cfg.midDim) * h * w : 0;
   const latentBytes = align4(cfg.zDim * h * w * elemBytes);
-  const outBytes = outElems * 4, rgbaBytes = outRgbaElems * 4;
+  const outBytes = outElems * 4,
+    rgbaBytes = outRgbaElems * 4;
   const storeEntryBytes = Math.ceil((storeFrameElems * elemBytes) / 256) * 256;
   const storeWhere = storePerChunk ? (opts.tile?.store ?? 'gpu') : null;
-  if (opts.tile?.store === 'cpu' && opts.tile.order !== 'tile-major')
-    throw new DecoderError('bad-input', "a CPU store needs tile-major order (frame-major keeps no store)");
+  if (opts.tile?.store === 'cpu' && opts.tile.order !== 'tile-major') throw new DecoderError('bad-input', 'a CPU store needs tile-major order (frame-major keeps no store)');
   const storeBytes = storeEntryBytes * storePerChunk * frames;
   // tensor cores: one operand copy of the largest conv call (exec/resources.ts allocates it, bound whole)
   const mmaScratchBytes = countsMmaScratch(forms) ? align4(mmaScratchOf(all.flatMap((g) => g.steps)) * elemBytes) : 0;
   // + int8 weights: the f16 blocked weights of the largest conv (dequant-int8 writes them before each GEMM)
   const wqScratchBytes = countsInt8Scratch(forms) ? align4(wqScratchOf(weightSteps(programs)) * 2) : 0;
   // Winograd convs: V + M of the largest band (exec/resources.ts allocates it; kernels/winograd.ts caps it)
-  const winoScratchBytes = align4(winoScratchOf(all.flatMap((g) => g.steps), elemBytes));
+  const winoScratchBytes = align4(
+    winoScratchOf(
+      all.flatMap((g) => g.steps),
+      elemBytes,
+    ),
+  );
   const memory: MemoryBreakdown = {
     // conv weights by the weights precision (int8: 1 byte per weight + a 4-byte scale per output channel)
-    weights: weightBuffers(weightSteps(programs)).reduce((a, w) => a + (w.conv ? convWeightBytes(w.conv, wFormat, elemBytes, planOnTensorCores(opts)) : align4(w.elems * (w.wino?.f32 ? 4 : elemBytes))), 0),
+    weights: weightBuffers(weightSteps(programs)).reduce(
+      (a, w) => a + (w.conv ? convWeightBytes(w.conv, wFormat, elemBytes, planOnTensorCores(opts)) : align4(w.elems * (w.wino?.f32 ? 4 : elemBytes))),
+      0,
+    ),
     // cache offload: the shared buffers of one tile's rings (+ the latent-rate part's rings)
     cache: [...ringBuffers.values()].reduce((a, b) => a + b, 0),
     // + tensor cores: one operand copy of the largest conv call (exec/resources.ts allocates it); int8: + the f16 weights of one conv
@@ -325,10 +345,36 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   bus.perFrame = bus.total / framesOut;
   bus.leverSeconds = (bus.store + bus.cache) / BUS_BYTES_PER_S;
   const out: Plan = {
-    cfg, opts, elemBytes, programs, tiles, slots, rings, tileRingKeys: [...tileRingKeys], storeFrameElems, storePerChunk,
-    storeWhere, hostStoreBytes, host, bus, park, parkStagingBytes,
-    outFrameElems, framesOut, height: H, width: W, outElems, outRgbaElems, uniformStride: UNIFORM_STRIDE, maxDispatches, memory,
-    largestBuffer, largestBinding, storeEntryBytes, tileOverhead: allTiles ? tiledOverhead(cfg, allTiles, h, w, shrink) : 1, weightStream: null,
+    cfg,
+    opts,
+    elemBytes,
+    programs,
+    tiles,
+    slots,
+    rings,
+    tileRingKeys: [...tileRingKeys],
+    storeFrameElems,
+    storePerChunk,
+    storeWhere,
+    hostStoreBytes,
+    host,
+    bus,
+    park,
+    parkStagingBytes,
+    outFrameElems,
+    framesOut,
+    height: H,
+    width: W,
+    outElems,
+    outRgbaElems,
+    uniformStride: UNIFORM_STRIDE,
+    maxDispatches,
+    memory,
+    largestBuffer,
+    largestBinding,
+    storeEntryBytes,
+    tileOverhead: allTiles ? tiledOverhead(cfg, allTiles, h, w, shrink) : 1,
+    weightStream: null,
   };
   // --weights-stream: the conv weights in a ring of GPU buffers (weight-stream.ts; exact)
   return opts.weightsStream ? withWeightStream(out, true, opts.weightsStreamSlots) : out;
@@ -338,7 +384,13 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
 export function checkLimits(p: Plan, limits: { maxStorageBufferBindingSize: number; maxBufferSize: number }): void {
   const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
   if (p.largestBinding > limits.maxStorageBufferBindingSize)
-    throw new DecoderError('limits', `this decode binds a ${mib(p.largestBinding)} buffer; the adapter allows ${mib(limits.maxStorageBufferBindingSize)} per binding (maxStorageBufferBindingSize): use spatial tiling (--tile auto), f16 precision or a smaller size`);
+    throw new DecoderError(
+      'limits',
+      `this decode binds a ${mib(p.largestBinding)} buffer; the adapter allows ${mib(limits.maxStorageBufferBindingSize)} per binding (maxStorageBufferBindingSize): use spatial tiling (--tile auto), f16 precision or a smaller size`,
+    );
   if (p.largestBuffer > limits.maxBufferSize)
-    throw new DecoderError('limits', `this decode needs a ${mib(p.largestBuffer)} buffer; the adapter allows ${mib(limits.maxBufferSize)} (maxBufferSize): use spatial tiling, f16 precision or a smaller size`);
+    throw new DecoderError(
+      'limits',
+      `this decode needs a ${mib(p.largestBuffer)} buffer; the adapter allows ${mib(limits.maxBufferSize)} (maxBufferSize): use spatial tiling, f16 precision or a smaller size`,
+    );
 }

@@ -72,17 +72,19 @@ const conv: StepKind<ConvStep> = {
   // conv3d HAS_RES=2: the conv reads its residual at the output pixel only, so y may take its slot
   inPlace: (s) => (s.res && s.res.t !== s.x.t ? [s.res, s.y] : null),
   weights: (s) => [
-    s.wino ? winoWeight(s, s.wino.r, s.wino.scratch === 'f32') : {
-      key: `${s.wkey}.weight`,
-      elems: packedConvWeightLength(s.cout, s.cin, s.kt, s.ks),
-      conv: { cout: s.cout, cin: s.cin, rows: s.kt * s.ks * s.ks * s.cin, blocked: blockedConvWeightLength(s.cout, s.cin, s.kt, s.ks) },
-      data(w, mma) {
-        const t = w.get(`${s.wkey}.weight`);
-        const want = s.up ? [s.cout, s.cin, 3, 3] : t.shape.length === 4 ? [s.cout, s.cin, 1, 1] : [s.cout, s.cin, s.kt, s.ks, s.ks];
-        w.get(`${s.wkey}.weight`, want);
-        return mma && onTensorCores(s) ? packConvWeightBlocked(t.data, s.cout, s.cin, s.kt, s.ks) : packConvWeight(t.data, s.cout, s.cin, s.kt, s.ks);
-      },
-    },
+    s.wino
+      ? winoWeight(s, s.wino.r, s.wino.scratch === 'f32')
+      : {
+          key: `${s.wkey}.weight`,
+          elems: packedConvWeightLength(s.cout, s.cin, s.kt, s.ks),
+          conv: { cout: s.cout, cin: s.cin, rows: s.kt * s.ks * s.ks * s.cin, blocked: blockedConvWeightLength(s.cout, s.cin, s.kt, s.ks) },
+          data(w, mma) {
+            const t = w.get(`${s.wkey}.weight`);
+            const want = s.up ? [s.cout, s.cin, 3, 3] : t.shape.length === 4 ? [s.cout, s.cin, 1, 1] : [s.cout, s.cin, s.kt, s.ks, s.ks];
+            w.get(`${s.wkey}.weight`, want);
+            return mma && onTensorCores(s) ? packConvWeightBlocked(t.data, s.cout, s.cin, s.kt, s.ks) : packConvWeight(t.data, s.cout, s.cin, s.kt, s.ks);
+          },
+        },
     { key: `${s.wkey}.bias`, elems: s.cout, data: (w) => w.get(`${s.wkey}.bias`, [s.cout]).data },
   ],
   // Winograd: the three kernels once per band of tiles
@@ -92,7 +94,9 @@ const conv: StepKind<ConvStep> = {
   storeWrite: () => null,
   perChunk: () => false,
   params(s, ringCount) {
-    let prev2 = 0, prev1 = 0, tap0 = s.kt === 3 ? 2 : 0;
+    let prev2 = 0,
+      prev1 = 0,
+      tap0 = s.kt === 3 ? 2 : 0;
     if (s.ring) {
       const k = ringCount(s.ring);
       prev2 = (k & 1) * s.ringFrame;

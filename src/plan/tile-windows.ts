@@ -51,16 +51,20 @@ export const area = (r: Rect) => (r.y1 - r.y0) * (r.x1 - r.x0);
  */
 export function tileWindows(cfg: DecoderConfig, tile: Tile, h: number, w: number, shrink: boolean | number[]): LevelWindow[] {
   // number[]: margins given per level (tests: one margin short of levelMargins must change the output)
-  const f = levelScales(cfg), m = Array.isArray(shrink) ? shrink : levelMargins(cfg);
+  const f = levelScales(cfg),
+    m = Array.isArray(shrink) ? shrink : levelMargins(cfg);
   const out: LevelWindow[] = [{ pre: tile.ext, win: tile.ext }];
   for (let L = 1; L < f.length; L++) {
     const prev = out[L - 1]!.win;
     const pre = cfg.upBlocks[L - 1]!.resample ? scaled(prev, 2) : prev;
-    const c = scaled(tile.core, f[L]!), H = h * f[L]!, W = w * f[L]!;
+    const c = scaled(tile.core, f[L]!),
+      H = h * f[L]!,
+      W = w * f[L]!;
     // even bounds (frames at levels >= 1 are even): h·w stays even, so an f16 ring frame of (c+1)·h·w
     // elements (fused norm: the inverse-RMS row) is a whole number of 4-byte words, as buffer copies need
     // (H200, 7b0cf0f: an odd 8x corner window failed CopyBufferToBuffer validation)
-    const lo = (v: number) => Math.max(0, 2 * Math.floor(v / 2)), hi = (v: number, n: number) => Math.min(n, 2 * Math.ceil(v / 2));
+    const lo = (v: number) => Math.max(0, 2 * Math.floor(v / 2)),
+      hi = (v: number, n: number) => Math.min(n, 2 * Math.ceil(v / 2));
     const want = { y0: lo(c.y0 - m[L]!), y1: hi(c.y1 + m[L]!, H), x0: lo(c.x0 - m[L]!), x1: hi(c.x1 + m[L]!, W) };
     // the head keeps its block's window (a crop there copies more than the 3x3 head saves)
     out.push({ pre, win: shrink && L < cfg.upBlocks.length && inside(want, pre) ? want : pre });
@@ -68,7 +72,8 @@ export function tileWindows(cfg: DecoderConfig, tile: Tile, h: number, w: number
   // a halo shorter than the margins (blend, or a test's 5 px): the crops would need values the tile
   // never computed exactly; keep the plain tile
   const need0 = Array.isArray(shrink) ? 0 : Math.ceil((m[1]! + 1) / 2);
-  const e = tile.ext, c = tile.core;
+  const e = tile.ext,
+    c = tile.core;
   if (shrink && (c.y0 - e.y0 < Math.min(need0, c.y0) || e.y1 - c.y1 < Math.min(need0, h - c.y1) || c.x0 - e.x0 < Math.min(need0, c.x0) || e.x1 - c.x1 < Math.min(need0, w - c.x1)))
     return tileWindows(cfg, tile, h, w, false);
   return out;
@@ -83,7 +88,8 @@ export function tiledOverhead(cfg: DecoderConfig, tiles: Tile[], h: number, w: n
   const f = levelScales(cfg);
   const n = cfg.upBlocks.length;
   // work per pixel at each level, on the window (win) and on the pre-crop tensor (pre), with frame count
-  const onWin = new Array<number>(n + 1).fill(0), onPre = new Array<number>(n + 1).fill(0);
+  const onWin = new Array<number>(n + 1).fill(0),
+    onPre = new Array<number>(n + 1).fill(0);
   let frames = 1;
   cfg.upBlocks.forEach((b, L) => {
     // block 0's ResBlocks run in the latent-rate part (untiled)
@@ -97,7 +103,8 @@ export function tiledOverhead(cfg: DecoderConfig, tiles: Tile[], h: number, w: n
     onPre[L + 1]! += frames * 9 * rs.cin * rs.cout;
   });
   onWin[n]! += frames * 27 * cfg.head.cin * cfg.head.cout;
-  let tiled = 0, whole = 0;
+  let tiled = 0,
+    whole = 0;
   for (let L = 0; L <= n; L++) whole += (onWin[L]! + onPre[L]!) * h * w * f[L]! * f[L]!;
   for (const t of tiles) for (const [L, lw] of tileWindows(cfg, t, h, w, shrink).entries()) tiled += onWin[L]! * area(lw.win) + onPre[L]! * area(lw.pre);
   return tiled / whole;

@@ -45,7 +45,11 @@ export function planWeightStream(order: Program[], runs: Program[], frames: numb
 }
 
 /** The groups of planWeightStream and the fewest slots without repeats, then the ring of any slot count (fitPlan tries several). */
-function streamGroups(order: Program[], runs: Program[], bytesOf: (key: string) => number): { leastRingBytes: number; entries: Map<string, StreamEntry>; withSlots(frames: number, slotsWanted?: number): WeightStreamPlan } {
+function streamGroups(
+  order: Program[],
+  runs: Program[],
+  bytesOf: (key: string) => number,
+): { leastRingBytes: number; entries: Map<string, StreamEntry>; withSlots(frames: number, slotsWanted?: number): WeightStreamPlan } {
   const align = (n: number) => Math.ceil(n / STREAM_ALIGN) * STREAM_ALIGN;
   const keys: string[] = [];
   const seen = new Set<string>();
@@ -78,7 +82,8 @@ function streamGroups(order: Program[], runs: Program[], bytesOf: (key: string) 
   // replay over a ring of n slots: one upload wherever a segment's group is not in its slot (g mod n)
   const replay = (n: number, list: Iterable<number[]>) => {
     const holds = new Array<number>(n).fill(-1);
-    let bytes = 0, count = 0;
+    let bytes = 0,
+      count = 0;
     for (const seq of list)
       for (const g of seq) {
         if (holds[g % n] === g) continue;
@@ -100,10 +105,10 @@ function streamGroups(order: Program[], runs: Program[], bytesOf: (key: string) 
     leastRingBytes: Math.max(STREAM_ALIGN, ...groups) + STREAM_ALIGN,
     entries,
     withSlots(frames: number, slotsWanted?: number): WeightStreamPlan {
-  const slots = Math.min(slotsWanted ?? slotsNoRepeat, most);
-  const slotBytes = Array.from({ length: slots }, (_, k) => Math.max(STREAM_ALIGN, ...groups.filter((_, g) => g % slots === k)));
-  const { bytes: busBytes, count: uploads } = replay(slots, runSeqs);
-  return { slots, slotBytes, groups, entries, hostBytes, residentBytes, busBytes, busBytesPerChunk: busBytes / frames, uploads, slotsNoRepeat };
+      const slots = Math.min(slotsWanted ?? slotsNoRepeat, most);
+      const slotBytes = Array.from({ length: slots }, (_, k) => Math.max(STREAM_ALIGN, ...groups.filter((_, g) => g % slots === k)));
+      const { bytes: busBytes, count: uploads } = replay(slots, runSeqs);
+      return { slots, slotBytes, groups, entries, hostBytes, residentBytes, busBytes, busBytesPerChunk: busBytes / frames, uploads, slotsNoRepeat };
     },
   };
 }
@@ -143,8 +148,13 @@ export function runOrder(p: Pick<Plan, 'programs' | 'opts'>): Program[] {
 function groupsFor(p: Plan) {
   let g = groupsOf.get(p.programs);
   if (!g) {
-    const all = Object.values(p.programs).flat().map((x) => x.prog);
-    const bytes = weightBytesByKey(all.flatMap((x) => x.steps), p.opts);
+    const all = Object.values(p.programs)
+      .flat()
+      .map((x) => x.prog);
+    const bytes = weightBytesByKey(
+      all.flatMap((x) => x.steps),
+      p.opts,
+    );
     g = { bytes, groups: streamGroups([...(p.programs.steady ?? []).map((x) => x.prog), ...all], runOrder(p), (k) => bytes.get(k)!) };
     groupsOf.set(p.programs, g);
   }
@@ -163,8 +173,7 @@ export function streamedFloor(p: Plan): number {
 }
 
 export function withWeightStream(p: Plan, stream: boolean, slots?: number): Plan {
-  if (slots !== undefined && !(Number.isInteger(slots) && slots >= 2))
-    throw new DecoderError('bad-input', `weight stream slots must be an integer >= 2, got ${String(slots)}`);
+  if (slots !== undefined && !(Number.isInteger(slots) && slots >= 2)) throw new DecoderError('bad-input', `weight stream slots must be an integer >= 2, got ${String(slots)}`);
   const g = groupsFor(p);
   const bytes = g.bytes;
   const ws = stream ? g.groups.withSlots(p.opts.frames, slots) : null;

@@ -51,8 +51,7 @@ export class Arena {
   constructor(private readonly device: GPUDevice) {}
 
   create(owner: Owner, label: string, size: number, usage: GPUBufferUsageFlags): GPUBuffer {
-    if (size > this.device.limits.maxBufferSize)
-      throw new DecoderError('limits', `${label}: buffer of ${size} bytes exceeds maxBufferSize ${this.device.limits.maxBufferSize}`);
+    if (size > this.device.limits.maxBufferSize) throw new DecoderError('limits', `${label}: buffer of ${size} bytes exceeds maxBufferSize ${this.device.limits.maxBufferSize}`);
     const inj = this.inject;
     if (inj && (++inj.count === inj.failAt || (inj.repeat && inj.count > inj.failAt)))
       throw new DecoderError('oom', `${label}: injected out-of-memory at GPU buffer allocation ${inj.count} of this decode (${size} bytes; WAN_VAE_INJECT_OOM=${inj.failAt}${inj.repeat ? '+' : ''})`);

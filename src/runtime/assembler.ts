@@ -46,7 +46,9 @@ export class FrameAssembler {
   /** Place a region: rgb [3, oh, ow] floats and rgba [oh·ow] packed words. */
   place(index: number, r: Region, rgb: Float32Array, rgba: Uint32Array | null): void {
     const f = this.frame(index);
-    const H = this.height, W = this.width, n = H * W;
+    const H = this.height,
+      W = this.width,
+      n = H * W;
     for (let y = 0; y < r.oh; y++) {
       const wy = f.weight ? ramp(y, r.ramp.top) * ramp(r.oh - 1 - y, r.ramp.bottom) : 1;
       for (let x = 0; x < r.ow; x++) {

@@ -16,7 +16,8 @@ export function toHalf(v: number): number {
     mant |= 0x800000;
     const shift = 14 - e;
     let h = mant >>> shift;
-    const rem = mant & ((1 << shift) - 1), half = 1 << (shift - 1);
+    const rem = mant & ((1 << shift) - 1),
+      half = 1 << (shift - 1);
     if (rem > half || (rem === half && h & 1)) h++;
     return sign | h;
   }

@@ -102,12 +102,16 @@ export class GpuDecoder {
    * `tuning`: conv3d tiling overrides for the adapter (conv3dTuningFor(info)); default the CPU-adapter tuning.
    * `mma`: run the convs on tensor cores (conv3d-mma; needs f16 storage and the device's subgroup-matrix feature).
    */
-  static async create(device: GPUDevice, plan: Plan, weights: Weights, opts: { tuning?: Record<string, number>; mma?: { subgroupSize: number; emulate?: boolean } | null; reuse?: ReleasedWeights | null; weightPrep?: WeightPrepMode } = {}): Promise<GpuDecoder> {
+  static async create(
+    device: GPUDevice,
+    plan: Plan,
+    weights: Weights,
+    opts: { tuning?: Record<string, number>; mma?: { subgroupSize: number; emulate?: boolean } | null; reuse?: ReleasedWeights | null; weightPrep?: WeightPrepMode } = {},
+  ): Promise<GpuDecoder> {
     checkLimits(plan, device.limits);
     if (plan.opts.precision === 'f16' && !device.features.has('shader-f16'))
       throw new DecoderError('unsupported', "f16 storage needs the WebGPU feature 'shader-f16', which this adapter does not offer: use precision f32");
-    if (opts.mma && plan.opts.precision !== 'f16')
-      throw new DecoderError('unsupported', 'tensor cores (conv3d-mma) multiply f16 operands: they need precision f16');
+    if (opts.mma && plan.opts.precision !== 'f16') throw new DecoderError('unsupported', 'tensor cores (conv3d-mma) multiply f16 operands: they need precision f16');
     if (!!opts.mma !== !!plan.opts.tensorCores)
       throw new DecoderError('bad-input', `tensor cores ${opts.mma ? 'need a plan made with tensorCores (it counts their operand copy)' : 'were planned (tensorCores) but are not given (mma)'}`);
     const d = new GpuDecoder(device, plan, opts.tuning ?? conv3dTuning.cpu, opts.mma ?? null);
@@ -135,10 +139,34 @@ export class GpuDecoder {
       // latents: 4.4 s against 2.3 s)
       const staging = d.tuning.MODE === 1 ? d.res.slots.reduce<GPUBuffer | null>((a, b) => (a && a.size >= b.size ? a : b), null) : null;
       const prepared = (async () => {
-        d.build.prep = { ...(await prepareBlockedWeights(device, d.cache, jobs.filter((j) => !j.portable && !j.wino), d.res.mmaScratch, d.res.uniforms, plan.uniformStride, prepMode)), mode: prepMode };
-        await preparePackedWeights(device, d.cache, jobs.filter((j) => j.portable), staging, d.res.uniforms, plan.uniformStride);
+        d.build.prep = {
+          ...(await prepareBlockedWeights(
+            device,
+            d.cache,
+            jobs.filter((j) => !j.portable && !j.wino),
+            d.res.mmaScratch,
+            d.res.uniforms,
+            plan.uniformStride,
+            prepMode,
+          )),
+          mode: prepMode,
+        };
+        await preparePackedWeights(
+          device,
+          d.cache,
+          jobs.filter((j) => j.portable),
+          staging,
+          d.res.uniforms,
+          plan.uniformStride,
+        );
         // Winograd convs' U through the Winograd scratch (CPU adapters too: its parts are whole weights)
-        await prepareWinoWeights(device, d.cache, jobs.filter((j) => j.wino), d.res.winoScratch, d.res.uniforms);
+        await prepareWinoWeights(
+          device,
+          d.cache,
+          jobs.filter((j) => j.wino),
+          d.res.winoScratch,
+          d.res.uniforms,
+        );
         jobs.length = 0;
         d.build.prepMs = performance.now() - t1;
       })();
@@ -176,8 +204,7 @@ export class GpuDecoder {
     const p = this.plan;
     const { frames: T, h, w } = p.opts;
     const z = p.cfg.zDim;
-    if (latents.length !== z * T * h * w)
-      throw new DecoderError('bad-input', `latents have ${latents.length} values, the plan expects [${z}, ${T}, ${h}, ${w}] = ${z * T * h * w}`);
+    if (latents.length !== z * T * h * w) throw new DecoderError('bad-input', `latents have ${latents.length} values, the plan expects [${z}, ${T}, ${h}, ${w}] = ${z * T * h * w}`);
     this.encoder.ringCounts.clear();
     this.encoder.injectValidation = validationInjection();
     this.unchecked = null;
@@ -245,13 +272,21 @@ export class GpuDecoder {
 
   /** Tile-major order: the latent-rate part of every chunk first (into the store), then tile by tile. */
   private async tileMajor(
-    T: number, kindOf: (i: number) => ChunkKind, latentFrame: (i: number) => Float32Array, asm: FrameAssembler, firstFrame: (i: number) => number,
-    check: () => void, emit: (i: number, n: number) => Promise<void>, submit: (placed: Promise<void>, after: () => void | Promise<void>) => Promise<void>,
+    T: number,
+    kindOf: (i: number) => ChunkKind,
+    latentFrame: (i: number) => Float32Array,
+    asm: FrameAssembler,
+    firstFrame: (i: number) => number,
+    check: () => void,
+    emit: (i: number, n: number) => Promise<void>,
+    submit: (placed: Promise<void>, after: () => void | Promise<void>) => Promise<void>,
   ): Promise<void> {
     const p = this.plan;
     for (let i = 0; i < T; i++) {
       check();
-      await (await this.run(p.programs[kindOf(i)]![0]!, i, latentFrame(i), asm, firstFrame(i))).placed;
+      await (
+        await this.run(p.programs[kindOf(i)]![0]!, i, latentFrame(i), asm, firstFrame(i))
+      ).placed;
     }
     const nTiles = p.tiles!.length;
     for (let j = 0; j < nTiles; j++) {
@@ -288,33 +323,37 @@ export class GpuDecoder {
     // one submission, or (cache offload) one per tile: the tile's rings uploaded before, read back after
     const segments = this.park ? this.park.segments(pp) : [{ from: 0, to: Infinity, tile: null }];
     const outputs = pp.prog.steps.filter((s): s is OutputStep => s.kind === 'output');
-    const rgbBytes = pp.prog.outElems * 4, rgbaBytes = p.outRgbaElems ? pp.prog.outRgbaElems * 4 : 0;
+    const rgbBytes = pp.prog.outElems * 4,
+      rgbaBytes = p.outRgbaElems ? pp.prog.outRgbaElems * 4 : 0;
     const staging = r.staging[this.flip]!;
     for (const [k, seg] of segments.entries()) {
       if (k) check?.(); // cancelled between the tiles of a chunk
       // the previous submission (the previous chunk, or tile of this chunk) must have passed before this one goes out
       await this.verify();
       let parked = false;
-      this.checked(() => this.where(pp, chunk, firstFrame, outputs.length > 0, seg.tile), () => {
-        if (k === 0) {
-          if (latentFrame) this.device.queue.writeBuffer(r.latent, 0, storageBytes(latentFrame, this.elem));
-          this.store.beforeRun(pp, chunk);
-        }
-        // weight streaming: one encoder per weight group, each group written into its ring slot before it (exec/weight-stream.ts)
-        const segs = new Segments(this.device, `${pp.prog.name} ${pp.prog.kind} chunk ${chunk}${seg.tile === null ? '' : ` tile ${seg.tile}`}`, r.stream);
-        if (seg.tile !== null) this.park!.before(seg.tile, chunk, segs.first);
-        this.encoder.encode(pp, chunk, segs.first, seg.from, seg.to, segs.split);
-        const enc = segs.last;
-        parked = seg.tile !== null && this.park!.copyOut(seg.tile, chunk, enc);
-        if (k === segments.length - 1) {
-          if (rgbBytes) {
-            this.flip ^= 1;
-            enc.copyBufferToBuffer(r.out, 0, staging, 0, rgbBytes);
+      this.checked(
+        () => this.where(pp, chunk, firstFrame, outputs.length > 0, seg.tile),
+        () => {
+          if (k === 0) {
+            if (latentFrame) this.device.queue.writeBuffer(r.latent, 0, storageBytes(latentFrame, this.elem));
+            this.store.beforeRun(pp, chunk);
           }
-          if (rgbaBytes) enc.copyBufferToBuffer(r.rgba, 0, staging, p.outElems * 4, rgbaBytes);
-        }
-        segs.submit();
-      });
+          // weight streaming: one encoder per weight group, each group written into its ring slot before it (exec/weight-stream.ts)
+          const segs = new Segments(this.device, `${pp.prog.name} ${pp.prog.kind} chunk ${chunk}${seg.tile === null ? '' : ` tile ${seg.tile}`}`, r.stream);
+          if (seg.tile !== null) this.park!.before(seg.tile, chunk, segs.first);
+          this.encoder.encode(pp, chunk, segs.first, seg.from, seg.to, segs.split);
+          const enc = segs.last;
+          parked = seg.tile !== null && this.park!.copyOut(seg.tile, chunk, enc);
+          if (k === segments.length - 1) {
+            if (rgbBytes) {
+              this.flip ^= 1;
+              enc.copyBufferToBuffer(r.out, 0, staging, 0, rgbBytes);
+            }
+            if (rgbaBytes) enc.copyBufferToBuffer(r.rgba, 0, staging, p.outElems * 4, rgbaBytes);
+          }
+          segs.submit();
+        },
+      );
       if (parked) await this.park!.readBack(seg.tile!, check);
     }
     await this.store.afterSubmit(pp, chunk);
@@ -353,9 +392,7 @@ export class GpuDecoder {
           if (!e) return null;
           const { text, group } = summarizeGpuError(e.message);
           const at = `${where()}${group ? ` at step ${group}` : ''}`;
-          return v
-            ? new DecoderError('validation', `${at} failed validation; the decode stopped there: ${text}`)
-            : new DecoderError('oom', `out of GPU memory in ${at}: ${text}`);
+          return v ? new DecoderError('validation', `${at} failed validation; the decode stopped there: ${text}`) : new DecoderError('oom', `out of GPU memory in ${at}: ${text}`);
         },
         () => null, // a lost device: reported by the device-lost path
       );

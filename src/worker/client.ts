@@ -74,7 +74,9 @@ export async function createDecoder(weights: Uint8Array | Blob | null, source = 
     if (gone) return Promise.reject(gone);
     return new Promise<T>((resolve, reject) => {
       inflight.add(reject);
-      fn().then(resolve, reject).finally(() => inflight.delete(reject));
+      fn()
+        .then(resolve, reject)
+        .finally(() => inflight.delete(reject));
     });
   };
   const end = (e: DecoderError) => {
@@ -99,8 +101,7 @@ export async function createDecoder(weights: Uint8Array | Blob | null, source = 
     const cancelMine = () => (mine.size ? call(() => api.cancelOne([...mine])) : Promise.resolve());
     const handle: DecoderClient = {
       model,
-      latents: (bytes, src = 'latents', key) =>
-        mcall(async () => unwrap(await (bytes ? api.latents(Comlink.transfer(bytes, [bytes.buffer]), src, key) : api.latents(null, src, key)))),
+      latents: (bytes, src = 'latents', key) => mcall(async () => unwrap(await (bytes ? api.latents(Comlink.transfer(bytes, [bytes.buffer]), src, key) : api.latents(null, src, key)))),
       plan: (shape, opts = {}) => mcall(async () => unwrap(await api.plan(shape, opts))),
       fit: (shape, opts, req) => mcall(async () => unwrap(await api.fit(shape, opts, req))),
       decode: (latents, opts = {}, onFrame, signal) => {
@@ -152,7 +153,10 @@ export async function createDecoder(weights: Uint8Array | Blob | null, source = 
       dispose: () => {
         if (gone || closed) return;
         releaseMine();
-        closed = new DecoderError('disposed', handles > 1 ? 'this decoder handle was disposed (the worker goes on for the other handles of share())' : 'the decoder was disposed (its worker is terminated): create a new one');
+        closed = new DecoderError(
+          'disposed',
+          handles > 1 ? 'this decoder handle was disposed (the worker goes on for the other handles of share())' : 'the decoder was disposed (its worker is terminated): create a new one',
+        );
         if (--handles > 0) {
           // other handles go on: only this one's decodes stop
           void cancelMine().catch(() => undefined);

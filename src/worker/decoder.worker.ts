@@ -91,9 +91,27 @@ const api = {
   fit(shape: [number, number, number, number], opts: WorkerDecodeOptions, req: FitRequest): Promise<Wrapped<FitInfo>> {
     return wrap(() => {
       checkDecodeOptions(opts); // plan() and decode() check through the decoder
-      const { plan: p, reason } = fitPlan(need().cfg, { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? 'on', rgba: opts.rgba ?? false, weightsPrecision: opts.weightsPrecision, conv: opts.conv ?? 'auto' }, req);
+      const { plan: p, reason } = fitPlan(
+        need().cfg,
+        { frames: shape[1], h: shape[2], w: shape[3], cache: opts.cache ?? 'on', rgba: opts.rgba ?? false, weightsPrecision: opts.weightsPrecision, conv: opts.conv ?? 'auto' },
+        req,
+      );
       const o = p.opts;
-      return { reason, options: { precision: o.precision, weightsPrecision: o.weightsPrecision ?? o.precision, tile: o.tile, cacheOffload: o.cacheOffload ? 'on' : 'off', weightsStream: p.weightStream ? 'on' : 'off', ...(p.weightStream ? { weightsStreamSlots: p.weightStream.slots } : {}), norm: o.norm, ...(o.norm === 'chunked' ? { normChunk: o.normChunk } : {}), conv: o.conv ?? 'direct' }, plan: planInfo(p) };
+      return {
+        reason,
+        options: {
+          precision: o.precision,
+          weightsPrecision: o.weightsPrecision ?? o.precision,
+          tile: o.tile,
+          cacheOffload: o.cacheOffload ? 'on' : 'off',
+          weightsStream: p.weightStream ? 'on' : 'off',
+          ...(p.weightStream ? { weightsStreamSlots: p.weightStream.slots } : {}),
+          norm: o.norm,
+          ...(o.norm === 'chunked' ? { normChunk: o.normChunk } : {}),
+          conv: o.conv ?? 'direct',
+        },
+        plan: planInfo(p),
+      };
     });
   },
 

@@ -44,7 +44,8 @@ export type WorkerDecodeOptions = Omit<DecodeOptions, 'signal' | 'onFrame'>;
 /** fitPlan's choice (src/plan/auto.ts): the options it picked, why, and the plan they give. */
 export interface FitInfo {
   reason: string;
-  options: Required<Pick<WorkerDecodeOptions, 'precision' | 'norm'>> & Pick<WorkerDecodeOptions, 'tile' | 'normChunk' | 'weightsPrecision' | 'cacheOffload' | 'weightsStream' | 'weightsStreamSlots' | 'conv'>;
+  options: Required<Pick<WorkerDecodeOptions, 'precision' | 'norm'>> &
+    Pick<WorkerDecodeOptions, 'tile' | 'normChunk' | 'weightsPrecision' | 'cacheOffload' | 'weightsStream' | 'weightsStreamSlots' | 'conv'>;
   plan: PlanInfo;
 }
 

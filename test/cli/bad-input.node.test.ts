@@ -84,7 +84,22 @@ async function run(argv: string[]): Promise<{ code: number; err: string[] }> {
   }
 }
 
-const dec = (weights: string, latents: string, out = 'o.gif', ...more: string[]) => ['decode', '--weights', weights, '--latents', latents, '--latent-stats', 'none', '--backend', 'cpu', '--progress', 'off', '--out', out, ...more];
+const dec = (weights: string, latents: string, out = 'o.gif', ...more: string[]) => [
+  'decode',
+  '--weights',
+  weights,
+  '--latents',
+  latents,
+  '--latent-stats',
+  'none',
+  '--backend',
+  'cpu',
+  '--progress',
+  'off',
+  '--out',
+  out,
+  ...more,
+];
 
 describe('wan-vae on bad files and values: one line, exit code 2, nothing written', () => {
   const cases: [string, string[], RegExp][] = [
@@ -96,16 +111,28 @@ describe('wan-vae on bad files and values: one line, exit code 2, nothing writte
     ['latents with a NaN', dec('w.safetensors', 'nan.npy'), /nan\.npy: latents hold a non-finite value \(NaN\) at \[channel, frame, y, x\] = \[2,0,3,1\] \(shape \[16,2,4,4\]\)/],
     ['latents with an Infinity', dec('w.safetensors', 'inf.npy'), /inf\.npy: latents hold a non-finite value \(Infinity\) at \[channel, frame, y, x\] = \[15,1,3,3\]/],
     ['latents of an int dtype (safetensors)', dec('w.safetensors', 'int-latents.safetensors'), /int-latents\.safetensors: tensor 'latents' has dtype I32, expected a float dtype/],
-    ['a weight of the wrong shape (as many values)', dec('flat-head.safetensors', 'l.npy'), /flat-head\.safetensors: tensor decoder\.head\.2\.weight has shape \[3,4,1,1,27\], expected \[cout, cin, 3, 3, 3\]/],
+    [
+      'a weight of the wrong shape (as many values)',
+      dec('flat-head.safetensors', 'l.npy'),
+      /flat-head\.safetensors: tensor decoder\.head\.2\.weight has shape \[3,4,1,1,27\], expected \[cout, cin, 3, 3, 3\]/,
+    ],
     ['a weight of an int dtype', dec('int-head.safetensors', 'l.npy'), /int-head\.safetensors: tensor decoder\.head\.2\.weight has dtype I32, expected a float dtype/],
     ['a folder for --weights', dec('folder', 'l.npy'), /cannot read weights file folder: it is a folder, not a file \(EISDIR\)/],
     ['a folder for --latents', dec('w.safetensors', 'folder'), /cannot read latents file folder: it is a folder, not a file \(EISDIR\)/],
     ['--out under a file', dec('w.safetensors', 'l.npy', 'l.npy/x.gif'), /cannot write into l\.npy: it is a file, not a folder/],
     ['--out .png in an unwritable place (found before the decode)', dec('w.safetensors', 'l.npy', '/proc/x.png'), /cannot write \/proc\/x\.png: no such file or folder \(ENOENT\)/],
-    ['--out DIR/ under /proc (Node\'s recursive mkdir loops there)', dec('w.safetensors', 'l.npy', '/proc/wan-vae-frames/'), /cannot write \/proc\/wan-vae-frames\/: no such file or folder \(ENOENT\)/],
+    ["--out DIR/ under /proc (Node's recursive mkdir loops there)", dec('w.safetensors', 'l.npy', '/proc/wan-vae-frames/'), /cannot write \/proc\/wan-vae-frames\/: no such file or folder \(ENOENT\)/],
     ['--out with an unknown extension', dec('w.safetensors', 'l.npy', 'v.avi'), /--out v\.avi: unknown extension '\.avi' \(written: \.gif/],
-    ['--latent-size with a zero', ['decode', '--synthetic', '2.1', '--latent-size', '0x4x4', '--backend', 'cpu', '--out', 'o.npy'], /--latent-size 0x4x4: latent frames, height and width must each be at least 1/],
-    ['--latent-size absurd', ['decode', '--synthetic', '2.1', '--latent-size', '99999x99999x99999', '--backend', 'cpu', '--out', 'o.npy'], /--latent-size 99999x99999x99999: \d+ latent positions, more than/],
+    [
+      '--latent-size with a zero',
+      ['decode', '--synthetic', '2.1', '--latent-size', '0x4x4', '--backend', 'cpu', '--out', 'o.npy'],
+      /--latent-size 0x4x4: latent frames, height and width must each be at least 1/,
+    ],
+    [
+      '--latent-size absurd',
+      ['decode', '--synthetic', '2.1', '--latent-size', '99999x99999x99999', '--backend', 'cpu', '--out', 'o.npy'],
+      /--latent-size 99999x99999x99999: \d+ latent positions, more than/,
+    ],
     ['--latent-size not TxHxW', ['decode', '--synthetic', '2.1', '--latent-size', '4x4', '--out', 'o.npy'], /--synthetic needs --latent-size TxHxW/],
     ['plan --frames abc', ['plan', '--vae', '2.1', '--size', '64x64', '--frames', 'abc'], /--frames must be a whole number of video frames \(1 \+ 4k with the cache: 81, 121, \.\.\.\), got 'abc'/],
     ['plan --frames -1', ['plan', '--vae', '2.1', '--size', '64x64', '--frames', '-1'], /--frames must be a whole number of video frames.*got '-1'/],

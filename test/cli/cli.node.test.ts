@@ -90,8 +90,12 @@ describe('wan-vae decode', () => {
     expect(compare(off.video.data, reference).maxAbs).toBeGreaterThan(1e-2); // the statistics were applied
     // the published Wan2.1 statistics written to a file: the same decode
     const { mean, std } = { mean: new Float32Array(16), std: new Float32Array(16) };
-    const text = 'mean -0.7571 -0.7089 -0.9113 0.1075 -0.1745 0.9653 -0.1517 1.5508 0.4134 -0.0715 0.5517 -0.3632 -0.1922 -0.9497 0.2503 -0.2921 std 2.8184 1.4541 2.3275 2.6558 1.2196 1.7708 2.6052 2.0743 3.2687 2.1526 2.8652 1.5579 1.6382 1.1253 2.8251 1.9160';
-    const nums = text.split(' ').filter((t) => !/[a-z]/.test(t)).map(Number);
+    const text =
+      'mean -0.7571 -0.7089 -0.9113 0.1075 -0.1745 0.9653 -0.1517 1.5508 0.4134 -0.0715 0.5517 -0.3632 -0.1922 -0.9497 0.2503 -0.2921 std 2.8184 1.4541 2.3275 2.6558 1.2196 1.7708 2.6052 2.0743 3.2687 2.1526 2.8652 1.5579 1.6382 1.1253 2.8251 1.9160';
+    const nums = text
+      .split(' ')
+      .filter((t) => !/[a-z]/.test(t))
+      .map(Number);
     mean.set(nums.slice(0, 16));
     std.set(nums.slice(16));
     writeFileSync(join(dir, 'stats.safetensors'), writeSafetensors({ '@mean': { shape: [16], data: mean }, '@std': { shape: [16], data: std } }));
@@ -226,7 +230,7 @@ describe('wan-vae plan and decode agree', () => {
 });
 
 describe('wan-vae plan (no GPU)', () => {
-  it('Wan2.1 480x832x81 with WebGPU\'s default 128 MiB bindings (--adapter default): exact tiles, the numbers consistent', () => {
+  it("Wan2.1 480x832x81 with WebGPU's default 128 MiB bindings (--adapter default): exact tiles, the numbers consistent", () => {
     const r = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--adapter', 'default', '--json');
     expect(r.code, r.errLines.join('\n')).toBe(0);
     const j = r.json as { plannedPeakGpuBytes: number; breakdown: Record<string, number>; video: object; tiles: number; largestBindingBytes: number };
@@ -244,8 +248,48 @@ describe('wan-vae plan (no GPU)', () => {
     const f16 = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--adapter', 'h200', '--precision', 'f16', '--json');
     expect(f16.json).toMatchObject({ options: { precision: 'f16' } });
     // --adapter h200 (tensor cores): int8 weights on tensor cores, or the portable conv with --tensor-cores off; expected times by the path
-    const tc8 = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--adapter', 'h200', '--precision', 'f16', '--weights-precision', 'int8', '--limit-binding', '4096', '--tile', 'none', '--json');
-    const off8 = cli('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--adapter', 'h200', '--precision', 'f16', '--weights-precision', 'int8', '--limit-binding', '4096', '--tile', 'none', '--tensor-cores', 'off', '--json');
+    const tc8 = cli(
+      'plan',
+      '--vae',
+      '2.1',
+      '--size',
+      '480x832',
+      '--frames',
+      '81',
+      '--adapter',
+      'h200',
+      '--precision',
+      'f16',
+      '--weights-precision',
+      'int8',
+      '--limit-binding',
+      '4096',
+      '--tile',
+      'none',
+      '--json',
+    );
+    const off8 = cli(
+      'plan',
+      '--vae',
+      '2.1',
+      '--size',
+      '480x832',
+      '--frames',
+      '81',
+      '--adapter',
+      'h200',
+      '--precision',
+      'f16',
+      '--weights-precision',
+      'int8',
+      '--limit-binding',
+      '4096',
+      '--tile',
+      'none',
+      '--tensor-cores',
+      'off',
+      '--json',
+    );
     expect(tc8.json).toMatchObject({ options: { tensorCores: true, weightsPrecision: 'int8' } });
     expect(off8.json).toMatchObject({ options: { tensorCores: false, weightsPrecision: 'int8' } });
     const secs = (r: typeof tc8) => (r.json as { expectedSeconds: { compute: number } }).expectedSeconds.compute;
@@ -265,7 +309,11 @@ describe('wan-vae plan (no GPU)', () => {
     [['--size', '480x832', '--frames', '80'], 'bad-input', /--frames 80: with the cache a video has 1 \+ 4k frames/],
     [['--size', '480'], 'bad-input', /--size must be HxW in pixels/],
     [['--size', '480x832', '--frames', '81', '--tile', 'none', '--adapter', 'default'], 'limits', /no plan fits .*bindings of at most 128 MiB/],
-    [['--size', '480x832', '--frames', '81', '--precision', 'f16', '--adapter', 'default'], 'unsupported', /--precision f16 needs the WebGPU feature 'shader-f16', which the assumed adapter does not offer \(plan: --adapter h200/],
+    [
+      ['--size', '480x832', '--frames', '81', '--precision', 'f16', '--adapter', 'default'],
+      'unsupported',
+      /--precision f16 needs the WebGPU feature 'shader-f16', which the assumed adapter does not offer \(plan: --adapter h200/,
+    ],
     [['--size', '480x832', '--frames', '81', '--vae', '3.0'], 'bad-input', /--vae must be one of 2\.1\|2\.2/],
     [['--vae', '2.2', '--size', '704x1280', '--frames', '21', '--cache', 'off'], 'unsupported', /cache off is not possible for Wan2\.2/],
   ] as const)('plan %s', (opts, code, re) => {

@@ -15,7 +15,8 @@ export interface GifImage {
 
 /** LZW decode of GIF image data (variable code size from minCodeSize + 1 up to 12 bits, LSB first). */
 function lzw(minCodeSize: number, data: Uint8Array, pixels: number): Uint8Array {
-  const clear = 1 << minCodeSize, eoi = clear + 1;
+  const clear = 1 << minCodeSize,
+    eoi = clear + 1;
   const out = new Uint8Array(pixels);
   let n = 0;
   let dict: number[][] = [];
@@ -65,7 +66,8 @@ function lzw(minCodeSize: number, data: Uint8Array, pixels: number): Uint8Array 
 export function decodeGif(b: Uint8Array): { width: number; height: number; images: GifImage[] } {
   const sig = String.fromCharCode(...b.subarray(0, 6));
   if (sig !== 'GIF89a' && sig !== 'GIF87a') throw new Error(`GIF: bad signature '${sig}'`);
-  const width = b[6]! | (b[7]! << 8), height = b[8]! | (b[9]! << 8);
+  const width = b[6]! | (b[7]! << 8),
+    height = b[8]! | (b[9]! << 8);
   const table = (at: number, flags: number) => Array.from({ length: 2 ** ((flags & 7) + 1) }, (_, i) => [b[at + 3 * i]!, b[at + 3 * i + 1]!, b[at + 3 * i + 2]!]);
   let o = 13;
   let global: number[][] | null = null;
@@ -92,7 +94,9 @@ export function decodeGif(b: Uint8Array): { width: number; height: number; image
       if (label === 0xf9) delay = b[o + 2]! | (b[o + 3]! << 8);
       blocks();
     } else if (k === 0x2c) {
-      const w = b[o + 4]! | (b[o + 5]! << 8), h = b[o + 6]! | (b[o + 7]! << 8), flags = b[o + 8]!;
+      const w = b[o + 4]! | (b[o + 5]! << 8),
+        h = b[o + 6]! | (b[o + 7]! << 8),
+        flags = b[o + 8]!;
       if (flags & 0x40) throw new Error('GIF: interlaced images are not read here');
       o += 9;
       let palette = global;

@@ -10,7 +10,8 @@ import pkg from '../../package.json';
 
 /** main(argv): exit code, stdout lines and stderr lines. */
 async function run(...argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [], err: string[] = [];
+  const out: string[] = [],
+    err: string[] = [];
   const l = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(...a.join(' ').split('\n')));
   const e = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(...a.join(' ').split('\n')));
   try {
@@ -65,7 +66,10 @@ describe('wan-vae help', () => {
       const texts = [overviewHelp(COMMANDS, '0.0.0', w), ...COMMANDS.map((c) => commandHelp(c, w))];
       for (const t of texts) for (const line of t.split('\n')) expect(line.length, `width ${width}: ${line}`).toBeLessThanOrEqual(w);
     }
-    const wide = commandHelp(COMMANDS.find((c) => c.name === 'decode')!, 100).split('\n');
+    const wide = commandHelp(
+      COMMANDS.find((c) => c.name === 'decode')!,
+      100,
+    ).split('\n');
     expect(Math.max(...wide.map((l) => l.length))).toBeGreaterThan(90);
   });
 
@@ -82,7 +86,10 @@ describe('wan-vae help', () => {
       }
     }
     expect(overviewHelp(COMMANDS, '0.0.0', 100)).not.toMatch(INTERNALS);
-    const decode = commandHelp(COMMANDS.find((c) => c.name === 'decode')!, 100);
+    const decode = commandHelp(
+      COMMANDS.find((c) => c.name === 'decode')!,
+      100,
+    );
     for (const f of ['--weights', '--latents', '--out', '--sample', '--precision', '--budget']) expect(decode.indexOf(`  ${f} `)).toBeLessThan(decode.indexOf('\nadvanced'));
   });
 
@@ -147,7 +154,10 @@ describe('wan-vae plan: sizes required, the adapter said, every weight owner nam
     // f32 plans: the H200-fitted time model is not shown as an estimate
     expect(r.out.join('\n')).toMatch(/time: not estimated \(the time model is fitted to f16 decodes on an H200/);
     const j = JSON.parse((await run('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--adapter', 'default', '--json')).out.at(-1)!) as {
-      breakdown: { weights: number }; weightOwners: { owner: string; bytes: number }[]; adapter: { assumed: string }; expectedSecondsCalibrated: boolean;
+      breakdown: { weights: number };
+      weightOwners: { owner: string; bytes: number }[];
+      adapter: { assumed: string };
+      expectedSecondsCalibrated: boolean;
     };
     expect(j.weightOwners.reduce((a, o) => a + o.bytes, 0)).toBe(j.breakdown.weights);
     expect(j.weightOwners.map((o) => o.owner)).toEqual(['conv', 'winograd', 'other']);
@@ -157,7 +167,11 @@ describe('wan-vae plan: sizes required, the adapter said, every weight owner nam
   });
 
   it('--adapter h200: whole frames for Wan2.1 480x832x81 f32 (5405 MiB, as the H200 decode measured), a time only for f16', async () => {
-    const f32 = JSON.parse((await run('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--adapter', 'h200', '--json')).out.at(-1)!) as { tiles: number; plannedPeakGpuBytes: number; expectedSecondsCalibrated: boolean };
+    const f32 = JSON.parse((await run('plan', '--vae', '2.1', '--size', '480x832', '--frames', '81', '--adapter', 'h200', '--json')).out.at(-1)!) as {
+      tiles: number;
+      plannedPeakGpuBytes: number;
+      expectedSecondsCalibrated: boolean;
+    };
     expect(f32.tiles).toBe(0);
     expect(Math.round(f32.plannedPeakGpuBytes / 2 ** 20)).toBe(5405);
     expect(f32.expectedSecondsCalibrated).toBe(false);

@@ -26,9 +26,7 @@ import { decodeGif } from './gif-decode';
 function video(frames: number, height: number, width: number): Video {
   const v = new Float32Array(3 * frames * height * width);
   for (let c = 0; c < 3; c++)
-    for (let f = 0; f < frames; f++)
-      for (let y = 0; y < height; y++)
-        for (let x = 0; x < width; x++) v[((c * frames + f) * height + y) * width + x] = (((c * 7 + f * 13 + y * 5 + x * 3) % 29) / 14) - 1;
+    for (let f = 0; f < frames; f++) for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) v[((c * frames + f) * height + y) * width + x] = ((c * 7 + f * 13 + y * 5 + x * 3) % 29) / 14 - 1;
   return { video: v, frames, height, width };
 }
 
@@ -36,10 +34,13 @@ function video(frames: number, height: number, width: number): Video {
 function readPng(b: Uint8Array): { width: number; height: number; rgba: Uint8Array } {
   expect([...b.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  let o = 8, width = 0, height = 0;
+  let o = 8,
+    width = 0,
+    height = 0;
   const idat: Uint8Array[] = [];
   while (o < b.length) {
-    const len = dv.getUint32(o), type = String.fromCharCode(...b.subarray(o + 4, o + 8));
+    const len = dv.getUint32(o),
+      type = String.fromCharCode(...b.subarray(o + 4, o + 8));
     expect((crc32(b.subarray(o + 4, o + 8 + len)) ^ 0xffffffff) >>> 0, `${type} CRC`).toBe(dv.getUint32(o + 8 + len));
     if (type === 'IHDR') [width, height] = [dv.getUint32(o + 8), dv.getUint32(o + 12)];
     if (type === 'IDAT') idat.push(b.subarray(o + 8, o + 8 + len));
@@ -57,9 +58,11 @@ function readPng(b: Uint8Array): { width: number; height: number; rgba: Uint8Arr
 /** The GIF's logical size, image count and whether it loops (walks the block structure). */
 function gifBlocks(b: Uint8Array): { width: number; height: number; images: number; loops: boolean; delays: number[] } {
   expect(String.fromCharCode(...b.subarray(0, 6))).toBe('GIF89a');
-  const width = b[6]! | (b[7]! << 8), height = b[8]! | (b[9]! << 8);
+  const width = b[6]! | (b[7]! << 8),
+    height = b[8]! | (b[9]! << 8);
   let o = 13 + (b[10]! & 0x80 ? 3 * 2 ** ((b[10]! & 7) + 1) : 0);
-  let images = 0, loops = false;
+  let images = 0,
+    loops = false;
   const delays: number[] = [];
   const skipSub = () => {
     while (b[o]) o += b[o]! + 1;
@@ -91,8 +94,7 @@ describe('output writers', () => {
   it('frameRgba maps [-1, 1] to round((v/2 + 1/2)·255), opaque', () => {
     const f = frameRgba(v, 3);
     const n = 6 * 10;
-    for (const i of [0, 17, n - 1])
-      for (let c = 0; c < 3; c++) expect(f[4 * i + c]).toBe(Math.round((v.video[(c * 9 + 3) * n + i]! * 0.5 + 0.5) * 255));
+    for (const i of [0, 17, n - 1]) for (let c = 0; c < 3; c++) expect(f[4 * i + c]).toBe(Math.round((v.video[(c * 9 + 3) * n + i]! * 0.5 + 0.5) * 255));
     expect(f[4 * 17 + 3]).toBe(255);
   });
 
@@ -105,8 +107,11 @@ describe('output writers', () => {
   it('contact sheet: 9 frames in a 3x3 grid with 4 px gaps, each cell the frame; 81 frames show 16', () => {
     const s = contactSheet(v);
     expect([s.width, s.height, s.cols, s.frames.length]).toEqual([3 * 10 + 8, 3 * 6 + 8, 3, 9]);
-    const f5 = frameRgba(v, 5), x0 = 2 * 14, y0 = 1 * 10; // frame 5: row 1, column 2
-    for (let y = 0; y < 6; y++) expect(Buffer.from(s.rgba.subarray(((y0 + y) * s.width + x0) * 4, ((y0 + y) * s.width + x0 + 10) * 4)).equals(Buffer.from(f5.subarray(y * 40, (y + 1) * 40)))).toBe(true);
+    const f5 = frameRgba(v, 5),
+      x0 = 2 * 14,
+      y0 = 1 * 10; // frame 5: row 1, column 2
+    for (let y = 0; y < 6; y++)
+      expect(Buffer.from(s.rgba.subarray(((y0 + y) * s.width + x0) * 4, ((y0 + y) * s.width + x0 + 10) * 4)).equals(Buffer.from(f5.subarray(y * 40, (y + 1) * 40)))).toBe(true);
     const big = contactSheet(video(81, 2, 2));
     expect(big.frames).toEqual([0, 5, 11, 16, 21, 27, 32, 37, 43, 48, 53, 59, 64, 69, 75, 80]);
     expect(big.cols).toBe(4);
@@ -155,7 +160,11 @@ describe('output writers', () => {
     mkdirSync(bin);
     renameSync(join(d, 'fake'), join(bin, 'ffmpeg'));
     chmodSync(join(bin, 'ffmpeg'), 0o755);
-    for (const [ext, codec] of [['mp4', 'libx264'], ['webm', 'libvpx-vp9'], ['webp', 'libwebp_anim']] as const) {
+    for (const [ext, codec] of [
+      ['mp4', 'libx264'],
+      ['webm', 'libvpx-vp9'],
+      ['webp', 'libwebp_anim'],
+    ] as const) {
       const t = resolveOutput(join(d, `v.${ext}`), { PATH: bin });
       expect(t).toMatchObject({ kind: 'ffmpeg', format: ext, ffmpeg: join(bin, 'ffmpeg') });
       await writeOutput(t, v, { fps: 12 });
@@ -406,7 +415,10 @@ describe('wan-vae decode streams DIR/, .npy and ffmpeg outputs (CPU reference, g
         const r = await run([...base(), '--out', out]);
         expect(r.code, `${m} ${name}`).toBe(m === 'fail' ? 2 : 130);
         expect(existsSync(out), `${m} ${name}: ${out} exists`).toBe(false);
-        expect(readdirSync(d).filter((n) => n.includes('partial')), `${m} ${name}`).toEqual([]);
+        expect(
+          readdirSync(d).filter((n) => n.includes('partial')),
+          `${m} ${name}`,
+        ).toEqual([]);
         // ffmpeg killed, not left waiting on a stdin that never closes
         if (name === 'v.mp4') expect(() => process.kill(Number(readFileSync(join(d, 'ffmpeg.pid'), 'utf8')), 0), `${m}: the fake ffmpeg still runs`).toThrow(/ESRCH/);
       }
@@ -421,7 +433,9 @@ describe('wan-vae decode streams DIR/, .npy and ffmpeg outputs (CPU reference, g
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ streamed: true });
     expect(readFileSync(join(d, 'real.mp4')).subarray(4, 8).toString('latin1')).toBe('ftyp');
-    const probe = spawnSync('ffprobe', ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries', 'stream=nb_read_frames', '-of', 'csv=p=0', join(d, 'real.mp4')], { encoding: 'utf8' });
+    const probe = spawnSync('ffprobe', ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries', 'stream=nb_read_frames', '-of', 'csv=p=0', join(d, 'real.mp4')], {
+      encoding: 'utf8',
+    });
     if (probe.status === 0) expect(Number(probe.stdout.trim())).toBe(9);
   });
 });

@@ -18,7 +18,8 @@ function clip(shape: ClipShape, seed: number): Float32Array {
 
 /** Frame f of a [3, F, H, W] clip as [3, H, W]. */
 function frameOf(v: Float32Array, [, F, H, W]: ClipShape, f: number): Float32Array {
-  const n = H * W, out = new Float32Array(3 * n);
+  const n = H * W,
+    out = new Float32Array(3 * n);
   for (let c = 0; c < 3; c++) out.set(v.subarray((c * F + f) * n, (c * F + f + 1) * n), c * n);
   return out;
 }

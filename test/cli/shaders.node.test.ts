@@ -29,7 +29,8 @@ interface Entry {
 }
 
 async function run(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [], err: string[] = [];
+  const out: string[] = [],
+    err: string[] = [];
   const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
   const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
   try {
@@ -58,7 +59,11 @@ describe.each([
     console.log(`wan-vae shaders --dump: ${j.shaders.length} shaders of ${j.plan}`);
     expect(j.plan).toMatch(planText);
     index = JSON.parse(readFileSync(join(out, 'index.json'), 'utf8')) as Entry[];
-    expect(readdirSync(out).filter((f) => f.endsWith('.wgsl')).sort()).toEqual(index.map((e) => e.file).sort());
+    expect(
+      readdirSync(out)
+        .filter((f) => f.endsWith('.wgsl'))
+        .sort(),
+    ).toEqual(index.map((e) => e.file).sort());
     expect(new Set(index.map((e) => e.key)).size).toBe(index.length);
     // the same plan's pipelines, rebuilt from their KernelDefs (the generators)
     const { plan, target } = await planFromFlags(a);
@@ -73,7 +78,11 @@ describe.each([
       for (const [n, v] of Object.entries(e.constants)) expect(code, `${e.file}: ${n}`).toMatch(new RegExp(`^const ${n}: [uif]32 = ${String(v).replace('+', '\\+')}(\\.0)?[uif]?;`, 'm'));
     }
     // the kernels every such plan runs
-    for (const k of ['conv3d', 'rms-norm', 'attention', 'output']) expect(index.some((e) => e.kernel.startsWith(k)), k).toBe(true);
+    for (const k of ['conv3d', 'rms-norm', 'attention', 'output'])
+      expect(
+        index.some((e) => e.kernel.startsWith(k)),
+        k,
+      ).toBe(true);
   });
 
   it('every dumped file compiles on Dawn with its kernel layout', async (ctx) => {
@@ -92,7 +101,9 @@ describe.each([
       const errors = info.messages.filter((m) => m.type === 'error').map((m) => m.message);
       let failure = errors.join('; ');
       if (!failure)
-        await gpu.device.createComputePipelineAsync({ label: e.file, layout: gpu.cache.pipelineLayout(def), compute: { module, entryPoint: 'main' } }).catch((x: unknown) => void (failure = String(x)));
+        await gpu.device
+          .createComputePipelineAsync({ label: e.file, layout: gpu.cache.pipelineLayout(def), compute: { module, entryPoint: 'main' } })
+          .catch((x: unknown) => void (failure = String(x)));
       const scoped = await gpu.device.popErrorScope();
       if (failure || scoped) failures.push(`${e.file}: ${failure || scoped!.message}`);
     }
@@ -103,7 +114,13 @@ describe.each([
   it('every dumped file compiles on wgpu (Deno, naga)', (ctx) => {
     expect(index.length).toBeGreaterThan(0);
     if (!existsSync(deno)) cannotRun(ctx, 'there is no node_modules/.bin/deno (npm install: deno is a devDependency)');
-    const r = spawnSync(deno, ['run', '--unstable-webgpu', '--allow-read', 'test/wgpu/compile-dir.ts', out], { cwd: root, encoding: 'utf8', env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' }, timeout: 300_000, maxBuffer: 16 * 2 ** 20 });
+    const r = spawnSync(deno, ['run', '--unstable-webgpu', '--allow-read', 'test/wgpu/compile-dir.ts', out], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' },
+      timeout: 300_000,
+      maxBuffer: 16 * 2 ** 20,
+    });
     const last = (r.stdout ?? '').trim().split('\n').at(-1) ?? '';
     expect(last.startsWith('{'), `deno ended (${r.status ?? r.signal}) without its summary:\n${(r.stdout ?? '').slice(-2000)}\n${(r.stderr ?? '').slice(-3000)}`).toBe(true);
     const j = JSON.parse(last) as { adapter: string; compiled: number; failed: { file: string; error: string }[]; seconds: number };

@@ -48,7 +48,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  console.log(`consumers: ${JSON.stringify({ tarballBytes: packed?.size, unpackedBytes: packed?.unpackedSize, folderBytes: packed?.folderBytes, installBytes: installed?.installBytes, packageBytes: installed?.packages, ...sizes, seconds: timings, workers })}`);
+  console.log(
+    `consumers: ${JSON.stringify({ tarballBytes: packed?.size, unpackedBytes: packed?.unpackedSize, folderBytes: packed?.folderBytes, installBytes: installed?.installBytes, packageBytes: installed?.packages, ...sizes, seconds: timings, workers })}`,
+  );
   if (packed) removeWork(packed.work);
 });
 
@@ -82,14 +84,28 @@ describe('the packed package', () => {
     // the CLI's default decode (`wan-vae decode`) reads the trained model and its default sample from models/
     const sample = defaultSample().files;
     const model = [`models/${MODEL_DECODER_FILE}`, `models/samples/${sample.latents}`, `models/samples/${sample.source}`];
-    for (const need of ['package.json', 'LICENSE', 'README.md', 'bin/wan-vae.mjs', 'dist/cli.js', 'dist/lib/index.js', 'dist/lib/node.js', 'dist/lib/decoder.worker.js', 'dist/lib/worker-inline.js', 'dist/types/index.d.ts', 'dist/types/node/index.d.ts', ...model])
+    for (const need of [
+      'package.json',
+      'LICENSE',
+      'README.md',
+      'bin/wan-vae.mjs',
+      'dist/cli.js',
+      'dist/lib/index.js',
+      'dist/lib/node.js',
+      'dist/lib/decoder.worker.js',
+      'dist/lib/worker-inline.js',
+      'dist/types/index.d.ts',
+      'dist/types/node/index.d.ts',
+      ...model,
+    ])
       expect(f.has(need), `${need} in the tarball`).toBe(true);
     const unwanted = packed.files.filter((p) => /^(src|test|bench|shaders|models\/train)\/|^dist\/(demo|bench)|\.map$|encoder|\.torch\.npy$/.test(p));
     expect(unwanted, 'files a user does not need').toEqual([]);
     // every sample `wan-vae samples` lists can be decoded from the package, and the trained entry is there
     for (const s of SAMPLES) for (const file of [s.files.latents, s.files.source]) expect(f.has(`models/samples/${file}`), `models/samples/${file} in the tarball`).toBe(true);
     // and the pages `wan-vae --help` sends a reader to
-    for (const need of ['models/samples/samples.json', 'dist/lib/trained.js', 'dist/types/model/trained.d.ts', 'docs/cli.md', 'docs/cli-reference.md']) expect(f.has(need), `${need} in the tarball`).toBe(true);
+    for (const need of ['models/samples/samples.json', 'dist/lib/trained.js', 'dist/types/model/trained.d.ts', 'docs/cli.md', 'docs/cli-reference.md'])
+      expect(f.has(need), `${need} in the tarball`).toBe(true);
   });
 
   it('exports the trained model and its files, and has no install-time scripts (no prepare)', () => {
@@ -132,7 +148,8 @@ describe('Node 20', () => {
   }, 1_200_000);
 
   it('`node -e "import(\'wan-vae-webgpu/node\').then(...)"` decodes the default', async () => {
-    const oneLiner = "import('wan-vae-webgpu/node').then(async (w) => { await w.installNodeWebGPU(); const d = await w.embeddedDefault(); const dec = new w.WanVaeDecoder(d.weights); const r = await dec.decode(d.latents); dec.dispose(); console.log(r.frames, r.width, r.height); })";
+    const oneLiner =
+      "import('wan-vae-webgpu/node').then(async (w) => { await w.installNodeWebGPU(); const d = await w.embeddedDefault(); const dec = new w.WanVaeDecoder(d.weights); const r = await dec.decode(d.latents); dec.dispose(); console.log(r.frames, r.width, r.height); })";
     const r = ok(await run(process.execPath, ['-e', oneLiner], { cwd: app(), timeoutMs: 480_000 }), 'node -e');
     expect(r.stdout.trim().split('\n').at(-1)).toBe(`${expected.frames} ${expected.size[0]} ${expected.size[1]}`);
   }, 600_000);
@@ -182,7 +199,10 @@ describe('browser apps (headless Chromium, SwiftShader)', () => {
       timings.viteBuild = b.seconds + o.seconds;
       expectDecoded(o, 'vite build');
       expectTrained(o as never, 'vite build');
-      expect(o.workers.some((u) => u.startsWith(s.url)), `worker from a file (${o.workers})`).toBe(true);
+      expect(
+        o.workers.some((u) => u.startsWith(s.url)),
+        `worker from a file (${o.workers})`,
+      ).toBe(true);
     } finally {
       await s.close();
     }
@@ -195,7 +215,10 @@ describe('browser apps (headless Chromium, SwiftShader)', () => {
       timings.viteDev = o.seconds;
       expectDecoded(o, `vite dev\n${dev.log()}`);
       expectTrained(o as never, `vite dev\n${dev.log()}`);
-      expect(o.workers.some((u) => u.startsWith(dev.url)), `worker from a file (${o.workers})`).toBe(true);
+      expect(
+        o.workers.some((u) => u.startsWith(dev.url)),
+        `worker from a file (${o.workers})`,
+      ).toBe(true);
     } finally {
       await dev.stop();
     }
@@ -209,7 +232,10 @@ describe('browser apps (headless Chromium, SwiftShader)', () => {
       timings.webpack = b.seconds + o.seconds;
       expectDecoded(o, 'webpack');
       expectTrained(o as never, 'webpack');
-      expect(o.workers.some((u) => u.startsWith(s.url)), `worker from a file (${o.workers})`).toBe(true);
+      expect(
+        o.workers.some((u) => u.startsWith(s.url)),
+        `worker from a file (${o.workers})`,
+      ).toBe(true);
     } finally {
       await s.close();
     }
@@ -222,7 +248,10 @@ describe('browser apps (headless Chromium, SwiftShader)', () => {
       const o = await page('esbuild', `${s.url}/index.html`);
       timings.esbuild = b.seconds + o.seconds;
       expectDecoded(o, 'esbuild');
-      expect(o.workers.some((u) => u.startsWith('blob:')), `inline worker (${o.workers})`).toBe(true);
+      expect(
+        o.workers.some((u) => u.startsWith('blob:')),
+        `inline worker (${o.workers})`,
+      ).toBe(true);
     } finally {
       await s.close();
     }
@@ -258,13 +287,17 @@ describe('README.md (and docs/embedding.md) code blocks, as written, against the
   }
 
   const nodeBlocks = blocks.filter((b) => b.kind === 'node');
-  it.each(nodeBlocks.map((b) => [where(b), b] as const))('%s runs as a Node module (.mjs) in the app', async (_, b) => {
-    expect(existsSync(join(app(), 'node_modules', 'webgpu')), 'webgpu installed by the Node 20 tests').toBe(true);
-    const file = join(app(), `readme-${slug(b)}.mjs`);
-    writeFileSync(file, await asJs(b, `node-${slug(b)}`));
-    const r = await run(process.execPath, [file], { cwd: app(), timeoutMs: 480_000 });
-    expect(r.code, `${where(b)} exited ${r.code}:\n${r.stderr.slice(-2000)}`).toBe(0);
-  }, 600_000);
+  it.each(nodeBlocks.map((b) => [where(b), b] as const))(
+    '%s runs as a Node module (.mjs) in the app',
+    async (_, b) => {
+      expect(existsSync(join(app(), 'node_modules', 'webgpu')), 'webgpu installed by the Node 20 tests').toBe(true);
+      const file = join(app(), `readme-${slug(b)}.mjs`);
+      writeFileSync(file, await asJs(b, `node-${slug(b)}`));
+      const r = await run(process.execPath, [file], { cwd: app(), timeoutMs: 480_000 });
+      expect(r.code, `${where(b)} exited ${r.code}:\n${r.stderr.slice(-2000)}`).toBe(0);
+    },
+    600_000,
+  );
 
   it('html blocks map the package names to files the package has', () => {
     for (const b of blocks.filter((x) => x.kind === 'html')) {
@@ -279,20 +312,24 @@ describe('README.md (and docs/embedding.md) code blocks, as written, against the
   });
 
   const pageBlocks = blocks.filter((b) => b.kind === 'page');
-  it.each(pageBlocks.map((b) => [where(b), b] as const))("%s runs in a page (headless Chromium); its plan equals its decode's peak", async (_, b) => {
-    const dir = join(app(), 'readme');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `page-${slug(b)}.html`), pageHtml(await asJs(b, `page-${slug(b)}`)));
-    const s = await serve(app());
-    try {
-      // the trained model's 128x128 sample took 178 s in SwiftShader here (2026-12-01): a generous wait
-      const o = (await page(where(b), `${s.url}/readme/page-${slug(b)}.html`, 540_000)) as PageOutcome & { peak?: number };
-      expect(o.error, `${where(b)}: ${o.error}`).toBeUndefined();
-      expect(o.planned, `${where(b)}: plan.plannedPeakGpuBytes (the block names its plan \`plan\`)`).toBeTypeOf('number');
-      expect(o.peak, `${where(b)}: result.peakGpuBytes (the block names its decode's result \`result\`)`).toBeTypeOf('number');
-      expect(o.planned, `${where(b)}: the plan's peak is the decode's measured peak`).toBe(o.peak);
-    } finally {
-      await s.close();
-    }
-  }, 600_000);
+  it.each(pageBlocks.map((b) => [where(b), b] as const))(
+    "%s runs in a page (headless Chromium); its plan equals its decode's peak",
+    async (_, b) => {
+      const dir = join(app(), 'readme');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `page-${slug(b)}.html`), pageHtml(await asJs(b, `page-${slug(b)}`)));
+      const s = await serve(app());
+      try {
+        // the trained model's 128x128 sample took 178 s in SwiftShader here (2026-12-01): a generous wait
+        const o = (await page(where(b), `${s.url}/readme/page-${slug(b)}.html`, 540_000)) as PageOutcome & { peak?: number };
+        expect(o.error, `${where(b)}: ${o.error}`).toBeUndefined();
+        expect(o.planned, `${where(b)}: plan.plannedPeakGpuBytes (the block names its plan \`plan\`)`).toBeTypeOf('number');
+        expect(o.peak, `${where(b)}: result.peakGpuBytes (the block names its decode's result \`result\`)`).toBeTypeOf('number');
+        expect(o.planned, `${where(b)}: the plan's peak is the decode's measured peak`).toBe(o.peak);
+      } finally {
+        await s.close();
+      }
+    },
+    600_000,
+  );
 });

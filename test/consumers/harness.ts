@@ -41,7 +41,8 @@ export function run(cmd: string, args: string[], opts: { cwd: string; env?: Node
   const t0 = performance.now();
   return new Promise((done, fail) => {
     const p = spawn(cmd, args, { cwd: opts.cwd, env: { ...cleanEnv(), ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '';
+    let stdout = '',
+      stderr = '';
     p.stdout.on('data', (b: Buffer) => (stdout += b));
     p.stderr.on('data', (b: Buffer) => (stderr += b));
     const timer = setTimeout(() => p.kill('SIGKILL'), opts.timeoutMs ?? 240_000);
@@ -60,7 +61,22 @@ export function ok(r: Run, what: string): Run {
 }
 
 /** Files and folders `npm pack` needs to build the package (prepack), copied as they are now. */
-const STAGE = ['package.json', 'README.md', 'LICENSE', 'bin', 'docs', 'src', 'shaders', 'scripts', 'models', 'tsconfig.json', 'tsconfig.lib.json', 'vite.worker.config.ts', 'vite.lib.config.ts', 'vite.cli.config.ts'];
+const STAGE = [
+  'package.json',
+  'README.md',
+  'LICENSE',
+  'bin',
+  'docs',
+  'src',
+  'shaders',
+  'scripts',
+  'models',
+  'tsconfig.json',
+  'tsconfig.lib.json',
+  'vite.worker.config.ts',
+  'vite.lib.config.ts',
+  'vite.cli.config.ts',
+];
 
 export interface Packed {
   work: string;
@@ -88,7 +104,10 @@ export async function pack(): Promise<Packed> {
   const i = info[0]!;
   const folderBytes: Record<string, number> = {};
   for (const f of i.files) {
-    const top = f.path.split('/').slice(0, f.path.startsWith('dist/') ? 2 : 1).join('/');
+    const top = f.path
+      .split('/')
+      .slice(0, f.path.startsWith('dist/') ? 2 : 1)
+      .join('/');
     folderBytes[top] = (folderBytes[top] ?? 0) + f.size;
   }
   return { work, tarball: join(work, i.filename), size: i.size, unpackedSize: i.unpackedSize, files: i.files.map((f) => f.path), folderBytes, seconds: r.seconds };
@@ -129,7 +148,9 @@ export async function install(packed: Packed): Promise<Installed> {
   // the app's root (server.fs.allow), and the package's worker file must be one of them
   ok(await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', packed.tarball], { cwd: join(app, 'vite-app'), timeoutMs: 180_000 }), 'npm install <tarball> (vite-app)');
   const nm = join(app, 'node_modules');
-  const names = readdirSync(nm).filter((n) => !n.startsWith('.')).flatMap((n) => (n.startsWith('@') ? readdirSync(join(nm, n)).map((m) => `${n}/${m}`) : [n]));
+  const names = readdirSync(nm)
+    .filter((n) => !n.startsWith('.'))
+    .flatMap((n) => (n.startsWith('@') ? readdirSync(join(nm, n)).map((m) => `${n}/${m}`) : [n]));
   const packages = Object.fromEntries(names.map((n) => [n, treeBytes(join(nm, n))]));
   return { app, installBytes: treeBytes(nm), packages, seconds: r.seconds };
 }

@@ -74,7 +74,9 @@ function classify(lang: string, code: string): BlockKind {
 /** A shell line's words (single and double quotes; no expansions). */
 export function shellWords(line: string): string[] {
   const words: string[] = [];
-  let cur = '', quote = '', any = false;
+  let cur = '',
+    quote = '',
+    any = false;
   for (const ch of line) {
     if (quote) {
       if (ch === quote) quote = '';
@@ -100,9 +102,15 @@ export interface ShellCommand {
 export function shellCommands(code: string): ShellCommand[] {
   const out: ShellCommand[] = [];
   for (const raw of code.split('\n')) {
-    const line = raw.replace(/^\s*\$\s+/, '').replace(/(^|\s)#.*$/, '').trim();
+    const line = raw
+      .replace(/^\s*\$\s+/, '')
+      .replace(/(^|\s)#.*$/, '')
+      .trim();
     if (!line) continue;
-    for (const part of line.split(/&&|;/).map((p) => p.trim()).filter(Boolean)) {
+    for (const part of line
+      .split(/&&|;/)
+      .map((p) => p.trim())
+      .filter(Boolean)) {
       const w = shellWords(part);
       const at = w[0] === 'npx' && w[1] === 'wan-vae' ? 2 : w[0] === 'wan-vae' ? 1 : w[0] === 'node' && /(^|\/)bin\/wan-vae\.mjs$/.test(w[1] ?? '') ? 2 : -1;
       out.push({ text: part, args: at < 0 ? null : w.slice(at) });

@@ -42,7 +42,8 @@ function frameStats(page: Page) {
   return page.evaluate(() => {
     const c = document.querySelector<HTMLCanvasElement>('[data-testid="frame"]')!;
     const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-    let sum = 0, sumSq = 0;
+    let sum = 0,
+      sumSq = 0;
     for (let i = 0; i < d.length; i += 4) {
       const y = 0.299 * d[i]! + 0.587 * d[i + 1]! + 0.114 * d[i + 2]!;
       sum += y;

@@ -70,7 +70,10 @@ describe('fuzz: torch.save files (zip directory, data.pkl, storages)', () => {
     const files = [fixture('latents.pt'), fixture('latents-dict.pt')];
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...files).chain(mutate), async (b) =>
-        typedOrOk(() => readLatents(b, 'x.pt'), (l) => expect(l.data.byteLength).toBeLessThanOrEqual(b.byteLength)),
+        typedOrOk(
+          () => readLatents(b, 'x.pt'),
+          (l) => expect(l.data.byteLength).toBeLessThanOrEqual(b.byteLength),
+        ),
       ),
       budget,
     );

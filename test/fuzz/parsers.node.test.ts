@@ -138,26 +138,46 @@ function checkSt(file: ReturnType<typeof parseSafetensors>, size: number): void 
 
 describe('fuzz: safetensors', () => {
   it('random bytes: typed error or a consistent file', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 512 }), (b) => typedOrOk(() => parseSafetensors(b, 'fuzz.safetensors'), (f) => checkSt(f, b.length))), budget);
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 512 }), (b) =>
+        typedOrOk(
+          () => parseSafetensors(b, 'fuzz.safetensors'),
+          (f) => checkSt(f, b.length),
+        ),
+      ),
+      budget,
+    );
   });
 
   it('valid files parse; header lies and byte mutations give typed errors or consistent files', () => {
     fc.assert(
-      fc.property(fc.array(tensorArb, { maxLength: 4 }), fc.option(fieldLie), fc.array(byteMutation, { maxLength: 3 }), fc.option(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n })), (ts, lie, muts, len) => {
-        const { header, data } = stParts(ts);
-        const clean = stBytes(header, data);
-        if (!lie && !muts.length && len === null) {
-          const f = parseSafetensors(clean, 'valid.safetensors');
-          checkSt(f, clean.length);
-          return;
-        }
-        const bytes = mutateBytes(stBytes(lie ? lieAbout(header, lie) : header, data, len ?? undefined), muts);
-        typedOrOk(() => parseSafetensors(bytes, 'fuzz.safetensors'), (f) => checkSt(f, bytes.length));
-        // the readers built on it: latents, statistics, weights (+ config inference)
-        typedOrOk(() => parseLatents(bytes, 'fuzz.safetensors'), (l) => expect(l.data.length * 2).toBeLessThanOrEqual(bytes.length * 4));
-        typedOrOk(() => parseStats(bytes, 'fuzz.safetensors'));
-        typedOrOk(() => inferConfig(loadWeights(bytes, 'fuzz.safetensors')));
-      }),
+      fc.property(
+        fc.array(tensorArb, { maxLength: 4 }),
+        fc.option(fieldLie),
+        fc.array(byteMutation, { maxLength: 3 }),
+        fc.option(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n })),
+        (ts, lie, muts, len) => {
+          const { header, data } = stParts(ts);
+          const clean = stBytes(header, data);
+          if (!lie && !muts.length && len === null) {
+            const f = parseSafetensors(clean, 'valid.safetensors');
+            checkSt(f, clean.length);
+            return;
+          }
+          const bytes = mutateBytes(stBytes(lie ? lieAbout(header, lie) : header, data, len ?? undefined), muts);
+          typedOrOk(
+            () => parseSafetensors(bytes, 'fuzz.safetensors'),
+            (f) => checkSt(f, bytes.length),
+          );
+          // the readers built on it: latents, statistics, weights (+ config inference)
+          typedOrOk(
+            () => parseLatents(bytes, 'fuzz.safetensors'),
+            (l) => expect(l.data.length * 2).toBeLessThanOrEqual(bytes.length * 4),
+          );
+          typedOrOk(() => parseStats(bytes, 'fuzz.safetensors'));
+          typedOrOk(() => inferConfig(loadWeights(bytes, 'fuzz.safetensors')));
+        },
+      ),
       budget,
     );
   });
@@ -293,8 +313,18 @@ describe('fuzz: the demo recipe (JSON file) and the #recipe= URL hash', () => {
     if (ms > MAX_MS) throw new Error(`recipe parse took ${ms.toFixed(0)} ms`);
   }
 
-  const valid: Recipe = { app: 'wan-vae-webgpu demo', version: 1, weights: { kind: 'default' }, latents: { kind: 'inline', name: 'l', shape: [1, 1, 1, 2], f32: 'AACAPwAAAEA=' }, options: DEFAULT_OPTIONS, fps: 16 };
-  const pathArb = fc.array(fc.constantFrom('app', 'version', 'weights', 'latents', 'options', 'fps', 'kind', 'url', 'name', 'shape', 'f32', 'key', 'tile', 'budget', 'normChunk'), { minLength: 1, maxLength: 3 });
+  const valid: Recipe = {
+    app: 'wan-vae-webgpu demo',
+    version: 1,
+    weights: { kind: 'default' },
+    latents: { kind: 'inline', name: 'l', shape: [1, 1, 1, 2], f32: 'AACAPwAAAEA=' },
+    options: DEFAULT_OPTIONS,
+    fps: 16,
+  };
+  const pathArb = fc.array(fc.constantFrom('app', 'version', 'weights', 'latents', 'options', 'fps', 'kind', 'url', 'name', 'shape', 'f32', 'key', 'tile', 'budget', 'normChunk'), {
+    minLength: 1,
+    maxLength: 3,
+  });
 
   function setPath(o: unknown, path: string[], v: unknown): unknown {
     if (!path.length) return v;
@@ -305,7 +335,13 @@ describe('fuzz: the demo recipe (JSON file) and the #recipe= URL hash', () => {
 
   it('JSON values and mutated recipes: typed error or a sane recipe', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.jsonValue(), fc.tuple(pathArb, fc.jsonValue()).map(([p, v]) => setPath(valid, p, v))), (value) => recipeTypedOrOk(() => parseRecipe(value))),
+      fc.property(
+        fc.oneof(
+          fc.jsonValue(),
+          fc.tuple(pathArb, fc.jsonValue()).map(([p, v]) => setPath(valid, p, v)),
+        ),
+        (value) => recipeTypedOrOk(() => parseRecipe(value)),
+      ),
       budget,
     );
   });

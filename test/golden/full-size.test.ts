@@ -26,7 +26,9 @@ describe.each(CASES)('full-size Wan$v decoder', ({ v, shape, browser }) => {
       const cmp = compare(g.video, c.video);
       let sd = 0;
       for (const x of c.video) sd += x * x;
-      console.log(`full-size Wan${v} [${shape}] -> [3, ${g.frames}, ${g.height}, ${g.width}]: max|err| ${cmp.maxAbs.toExponential(2)}, PSNR ${cmp.psnr.toFixed(1)} dB, rms ${Math.sqrt(sd / c.video.length).toFixed(3)}; gpu ${g.seconds.toFixed(1)} s, cpu ${c.seconds.toFixed(1)} s, peak ${(g.peakGpuBytes! / 2 ** 20).toFixed(0)} MiB`);
+      console.log(
+        `full-size Wan${v} [${shape}] -> [3, ${g.frames}, ${g.height}, ${g.width}]: max|err| ${cmp.maxAbs.toExponential(2)}, PSNR ${cmp.psnr.toFixed(1)} dB, rms ${Math.sqrt(sd / c.video.length).toFixed(3)}; gpu ${g.seconds.toFixed(1)} s, cpu ${c.seconds.toFixed(1)} s, peak ${(g.peakGpuBytes! / 2 ** 20).toFixed(0)} MiB`,
+      );
       expect(g.peakGpuBytes).toBe(g.plannedPeakGpuBytes);
       expect(cmp.maxAbs).toBeLessThanOrEqual(1e-3);
       expect(Math.sqrt(sd / c.video.length)).toBeGreaterThan(0.01); // not a blank video

@@ -32,8 +32,10 @@ describe.each(CASES)('golden %s', (name) => {
       const want = f.tensors.get('@video')!;
       expect([3, r.frames, r.height, r.width]).toEqual(want.shape);
       const c = compare(r.video, clamped(f, '@video'));
-      console.log(`${name} ${backend} cache on: max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB, ${r.seconds.toFixed(2)} s on ${r.adapter}` +
-        (r.peakGpuBytes !== undefined ? `, peak ${r.peakGpuBytes} B (planned ${r.plannedPeakGpuBytes})` : ''));
+      console.log(
+        `${name} ${backend} cache on: max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB, ${r.seconds.toFixed(2)} s on ${r.adapter}` +
+          (r.peakGpuBytes !== undefined ? `, peak ${r.peakGpuBytes} B (planned ${r.plannedPeakGpuBytes})` : ''),
+      );
       expect(c.maxAbs).toBeLessThanOrEqual(tol);
       if (r.peakGpuBytes !== undefined) expect(r.peakGpuBytes).toBe(r.plannedPeakGpuBytes);
     });
@@ -81,7 +83,9 @@ describe.each([
     const f = await needGolden(ctx, name);
     const r = await run(f, name, await needGpu(ctx), { norm, normChunk: norm === 'chunked' ? 37 : undefined });
     const c = compare(r.video, clamped(f, '@video'));
-    console.log(`${name} norm ${norm}: max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB, ${r.seconds.toFixed(2)} s, peak ${r.peakGpuBytes} B (planned ${r.plannedPeakGpuBytes}), activations ${r.memory!.activations} B`);
+    console.log(
+      `${name} norm ${norm}: max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB, ${r.seconds.toFixed(2)} s, peak ${r.peakGpuBytes} B (planned ${r.plannedPeakGpuBytes}), activations ${r.memory!.activations} B`,
+    );
     expect(r.options.norm).toBe(norm);
     expect(c.maxAbs).toBeLessThanOrEqual(1e-3);
     expect(r.peakGpuBytes).toBe(r.plannedPeakGpuBytes);

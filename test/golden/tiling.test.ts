@@ -69,14 +69,17 @@ describe.each([
       const ref = await dec.decode(latents, { latentStats });
       const r = await dec.decode(latents, { latentStats, tile: exact(th, tw) });
       const golden = toFloat32(f.tensors.get('@video')!).map((x) => Math.min(1, Math.max(-1, x)));
-      const cu = compare(r.video, ref.video), cg = compare(r.video, golden);
+      const cu = compare(r.video, ref.video),
+        cg = compare(r.video, golden);
       console.log(`${name} exact ${th}x${tw} tiles: vs untiled ${cu.maxAbs.toExponential(2)}, vs golden ${cg.maxAbs.toExponential(2)}`);
       expect(cu.maxAbs).toBeLessThanOrEqual(1e-5);
       expect(cg.maxAbs).toBeLessThanOrEqual(1e-3);
       // the store in CPU memory (one chunk's window on the GPU) with fused norms: the same frames
       const h = await dec.decode(latents, { latentStats, tile: { ...exact(th, tw), store: 'cpu' }, norm: 'fused' });
       const ch = compare(h.video, r.video);
-      console.log(`${name} exact ${th}x${tw} tiles, CPU store, norm fused: vs GPU store ${ch.maxAbs.toExponential(2)}, GPU store ${r.memory!.store} B -> ${h.memory!.store} B, peak ${h.peakGpuBytes} B (planned ${h.plannedPeakGpuBytes})`);
+      console.log(
+        `${name} exact ${th}x${tw} tiles, CPU store, norm fused: vs GPU store ${ch.maxAbs.toExponential(2)}, GPU store ${r.memory!.store} B -> ${h.memory!.store} B, peak ${h.peakGpuBytes} B (planned ${h.plannedPeakGpuBytes})`,
+      );
       expect(ch.maxAbs).toBeLessThanOrEqual(1e-5);
       expect(h.memory!.store).toBe(r.memory!.store / latents.shape[1]);
       expect(h.peakGpuBytes).toBe(h.plannedPeakGpuBytes);

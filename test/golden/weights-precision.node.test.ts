@@ -35,8 +35,10 @@ describe.each(CASES)('weights precision, golden %s', (name) => {
     const same = compare(packed.video, ref.video);
     const q = compare(packed.video, base.video);
     const o = compare(packed.video, official);
-    console.info(`${name} ${wp} weights: vs f32 weights max|err| ${q.maxAbs.toExponential(2)}, PSNR ${q.psnr.toFixed(1)} dB; vs official ${o.psnr.toFixed(1)} dB; ` +
-      `vs the quantiser's weights in f32 ${same.maxAbs.toExponential(2)}; weights ${packed.memory!.weights} B (f32 ${base.memory!.weights} B); ${packed.seconds.toFixed(2)} s vs ${base.seconds.toFixed(2)} s`);
+    console.info(
+      `${name} ${wp} weights: vs f32 weights max|err| ${q.maxAbs.toExponential(2)}, PSNR ${q.psnr.toFixed(1)} dB; vs official ${o.psnr.toFixed(1)} dB; ` +
+        `vs the quantiser's weights in f32 ${same.maxAbs.toExponential(2)}; weights ${packed.memory!.weights} B (f32 ${base.memory!.weights} B); ${packed.seconds.toFixed(2)} s vs ${base.seconds.toFixed(2)} s`,
+    );
     expect(packed.options.weightsPrecision).toBe(wp);
     expect(same.maxAbs).toBeLessThanOrEqual(1e-4);
     expect(q.psnr).toBeGreaterThanOrEqual(FLOOR[wp]);

@@ -53,8 +53,7 @@ export function expectClose(actual: ArrayLike<number>, expected: ArrayLike<numbe
     const rtol = opts.rtol ?? 0;
     for (let i = 0; i < actual.length; i++) {
       const e = expected[i]!;
-      if (!(Math.abs(actual[i]! - e) <= atol + rtol * Math.abs(e)))
-        throw new Error(`${label}|err| at ${i} above ${atol} + ${rtol}·|${e}| (got ${actual[i]}): ${stats}`);
+      if (!(Math.abs(actual[i]! - e) <= atol + rtol * Math.abs(e))) throw new Error(`${label}|err| at ${i} above ${atol} + ${rtol}·|${e}| (got ${actual[i]}): ${stats}`);
     }
   }
   return c;

@@ -57,16 +57,23 @@ export function convCase(c: ConvCase, elem: Elem, seeds: { frames: number; param
   // NORM=1: the reference convolves the normalised frames; the GPU gets raw frames + their inv row
   const normed = c.norm === undefined ? raw : raw.map((f) => rmsNorm(tensor([c.cin, hwIn], f), tensor([c.cin], gamma), c.norm === 1).data);
   const want = convReference(c, normed, wt, bias, res);
-  const frames = c.norm === undefined ? raw : raw.map((f) => {
-    const g = new Float32Array(frameLen + hwIn);
-    g.set(f);
-    g.set(roundToElem(invRow(f, c.cin, hwIn), elem), frameLen);
-    return g;
-  });
+  const frames =
+    c.norm === undefined
+      ? raw
+      : raw.map((f) => {
+          const g = new Float32Array(frameLen + hwIn);
+          g.set(f);
+          g.set(roundToElem(invRow(f, c.cin, hwIn), elem), frameLen);
+          return g;
+        });
   const stored = frames[0]!.length;
 
   // x at 3; cache = [pad 5][t-1][t-2] (reverse order, odd offsets); res at 1; y at 2
-  const xOff = 3, prev1Off = 5, prev2Off = 5 + stored, resOff = 1, yOff = 2;
+  const xOff = 3,
+    prev1Off = 5,
+    prev2Off = 5 + stored,
+    resOff = 1,
+    yOff = 2;
   const xData = new Float32Array(xOff + stored);
   xData.set(frames[c.kt - 1]!, xOff);
   const cacheData = new Float32Array(prev2Off + stored).fill(NaN);

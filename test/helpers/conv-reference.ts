@@ -43,8 +43,7 @@ export function convReference(c: ConvStep, frames: Float32Array[], wt: Float32Ar
     if (nc > 0) {
       cache = tensor([c.cin, nc, hi, wi]);
       const plane = hi * wi;
-      for (let ch = 0; ch < c.cin; ch++)
-        for (let f = 0; f < nc; f++) cache.data.set(frames[tap0 + f]!.subarray(ch * plane, (ch + 1) * plane), (ch * nc + f) * plane);
+      for (let ch = 0; ch < c.cin; ch++) for (let f = 0; f < nc; f++) cache.data.set(frames[tap0 + f]!.subarray(ch * plane, (ch + 1) * plane), (ch * nc + f) * plane);
     }
     out = causalConv3d(cur, cache, tensor([c.cout, c.cin, c.kt, c.ks, c.ks], wt), b);
   }

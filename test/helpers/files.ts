@@ -20,11 +20,7 @@ export async function readSharedFile(rel: string): Promise<Uint8Array | null> {
     const b64 = await (await browserCommands()).readSharedBase64(rel);
     return b64 === null ? null : fromBase64(b64);
   }
-  const [{ readFile }, { existsSync }, { join }] = await Promise.all([
-    import('node:fs/promises'),
-    import('node:fs'),
-    import('node:path'),
-  ]);
+  const [{ readFile }, { existsSync }, { join }] = await Promise.all([import('node:fs/promises'), import('node:fs'), import('node:path')]);
   const dir = inject('sharedDir');
   if (!existsSync(dir)) return null;
   const buf = await readFile(join(dir, rel));

@@ -138,8 +138,7 @@ export async function runKernel<P extends Record<string, number>>(
   elem: Elem,
   buffers: GPUBuffer[],
 ): Promise<void> {
-  if (buffers.length !== def.bindings.length)
-    throw new DecoderError('bad-input', `${def.id}: ${buffers.length} buffers for ${def.bindings.length} bindings`);
+  if (buffers.length !== def.bindings.length) throw new DecoderError('bad-input', `${def.id}: ${buffers.length} buffers for ${def.bindings.length} bindings`);
   const pipeline = await cache.get(def, overrides, elem);
   const counts = def.dispatch(p, resolveOverrides(def, overrides));
   checkDispatch(def, counts, device.limits);

@@ -22,7 +22,8 @@ export function halfRound(v: number): number {
   const a = Math.abs(v);
   // exponent of a, clamped to the subnormal range: the ulp of a half with this exponent is 2^(e-10)
   let e = Math.floor(Math.log2(a));
-  if (2 ** e > a) e -= 1; // log2 rounding at exact powers of two
+  if (2 ** e > a)
+    e -= 1; // log2 rounding at exact powers of two
   else if (2 ** (e + 1) <= a) e += 1;
   const ulp = e < -14 ? TINY : 2 ** (e - 10);
   const r = roundHalfEven(a / ulp) * ulp;

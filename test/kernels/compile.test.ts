@@ -40,13 +40,22 @@ function variants(elem: Elem, tuning: Record<string, number>, mma: BindCtx['mma'
           const p = plan(cfg, opts);
           for (const pp of Object.values(p.programs).flat()) {
             const ctx: BindCtx = {
-              elem, cfg, tuning, maxInvocations, mma,
-              view: () => buf, weight: () => buf, ring: () => buf, dummy: buf, out: buf, rgba: buf, mmaScratch: buf,
+              elem,
+              cfg,
+              tuning,
+              maxInvocations,
+              mma,
+              view: () => buf,
+              weight: () => buf,
+              ring: () => buf,
+              dummy: buf,
+              out: buf,
+              rgba: buf,
+              mmaScratch: buf,
               storeEntry: () => ({ buffer: buf }),
               inPlace: (v, y) => !!v && v.t !== y.t && !v.t.io && pp.slotOf[v.t.id] === pp.slotOf[y.t.id],
             };
-            for (const s of pp.prog.steps)
-              for (const k of stepKernels(s, ctx)) out.set(pipelineKey(k.def, k.overrides, elem), { def: k.def, overrides: k.overrides, elem });
+            for (const s of pp.prog.steps) for (const k of stepKernels(s, ctx)) out.set(pipelineKey(k.def, k.overrides, elem), { def: k.def, overrides: k.overrides, elem });
           }
         }
   return out;
@@ -60,8 +69,7 @@ for (const [, t] of tunings) for (const [k, v] of variants('f32', t, null, maxIn
 const f16 = variants('f16', conv3dTuning.cpu, null, maxInv);
 // registry kernels no small plan uses (a kernel not wired into the decoder yet, or an option the plans
 // above do not set): compiled with their default overrides, so every kernel is compiled at least once
-for (const def of Object.values(kernels) as AnyKernelDef[])
-  if (![...f32.values()].some((v) => v.def.id === def.id)) f32.set(pipelineKey(def, {}, 'f32'), { def, overrides: {}, elem: 'f32' });
+for (const def of Object.values(kernels) as AnyKernelDef[]) if (![...f32.values()].some((v) => v.def.id === def.id)) f32.set(pipelineKey(def, {}, 'f32'), { def, overrides: {}, elem: 'f32' });
 const list = (m: Map<string, Variant>) => [...m].map(([k, v]) => [k, v] as const);
 
 async function compiles(v: Variant) {
@@ -78,11 +86,31 @@ async function compiles(v: Variant) {
 describe('every kernel variant the decoder builds compiles', () => {
   it('the variant lists cover the override families of conv3d, rms-norm and output', () => {
     const convs = [...f32.values()].filter((v) => v.def.id === 'conv3d').map((v) => v.overrides);
-    for (const [k, values] of [['KT', [1, 3]], ['KS', [1, 3]], ['UP', [0, 1]], ['HAS_RES', [0, 1, 2]], ['NORM', [0, 1]], ['SILU', [0, 1]]] as const)
-      for (const x of values) expect(convs.some((o) => o[k] === x), `conv3d ${k}=${x}`).toBe(true);
+    for (const [k, values] of [
+      ['KT', [1, 3]],
+      ['KS', [1, 3]],
+      ['UP', [0, 1]],
+      ['HAS_RES', [0, 1, 2]],
+      ['NORM', [0, 1]],
+      ['SILU', [0, 1]],
+    ] as const)
+      for (const x of values)
+        expect(
+          convs.some((o) => o[k] === x),
+          `conv3d ${k}=${x}`,
+        ).toBe(true);
     const norms = [...f32.values()].filter((v) => v.def.id === 'rms-norm').map((v) => v.overrides);
-    for (const k of ['STATS', 'INPLACE', 'SILU']) expect(norms.some((o) => o[k] === 1), `rms-norm ${k}=1`).toBe(true);
-    expect([...f32.values()].filter((v) => v.def.id === 'output').map((v) => v.overrides.PATCH).sort()).toEqual([1, 2]);
+    for (const k of ['STATS', 'INPLACE', 'SILU'])
+      expect(
+        norms.some((o) => o[k] === 1),
+        `rms-norm ${k}=1`,
+      ).toBe(true);
+    expect(
+      [...f32.values()]
+        .filter((v) => v.def.id === 'output')
+        .map((v) => v.overrides.PATCH)
+        .sort(),
+    ).toEqual([1, 2]);
   });
 
   it.for(list(f32))('%s', async ([, v], ctx) => {
@@ -100,7 +128,10 @@ describe('every kernel variant the decoder builds compiles', () => {
     if (!g.mma) notOnThisAdapter(ctx, 'the adapter offers no subgroup matrices (16x16x16 f16 -> f32): conv3d-mma cannot run here');
     const mma = variants('f16', conv3dTuning.gpu, { subgroupSize: g.mma.subgroupSize }, maxInv);
     const ids = [...mma.values()].map((v) => v.def.id);
-    expect(ids.some((id) => id.startsWith('conv3d-mma') && !id.startsWith('conv3d-mma-pack') && !id.startsWith('conv3d-mma-emu')), ids.join(', ')).toBe(true);
+    expect(
+      ids.some((id) => id.startsWith('conv3d-mma') && !id.startsWith('conv3d-mma-pack') && !id.startsWith('conv3d-mma-emu')),
+      ids.join(', '),
+    ).toBe(true);
     expect(ids).toContain('conv3d-mma-pack');
     for (const v of mma.values()) await compiles(v);
   });
@@ -110,7 +141,10 @@ describe('every kernel variant the decoder builds compiles', () => {
     const emu = variants('f16', conv3dTuning.cpu, { subgroupSize: 32, emulate: true }, maxInv);
     // variants of the GEMM may carry their result-tile shape in the id (conv3d-mma-emu-1x1)
     const ids = [...emu.values()].map((v) => v.def.id);
-    expect(ids.some((id) => id.startsWith(conv3dMmaEmu.id)), ids.join(', ')).toBe(true);
+    expect(
+      ids.some((id) => id.startsWith(conv3dMmaEmu.id)),
+      ids.join(', '),
+    ).toBe(true);
     expect(ids).toContain('conv3d-mma-pack');
     for (const v of emu.values()) if (v.def.id.startsWith('conv3d-mma')) await compiles(v);
   });

@@ -32,7 +32,9 @@ interface Case {
 async function decodeWith(mma: boolean, c: Case): Promise<{ video: Float32Array; operands: number }> {
   const weights = syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 3 });
   const cfg = inferConfig(weights);
-  const T = 2, h = 2, w = c.w;
+  const T = 2,
+    h = 2,
+    w = c.w;
   const base = { frames: T, h, w, cache: 'on', precision: 'f16', norm: c.norm, tile: c.tile } as const;
   const p = plan(cfg, { ...base, tensorCores: mma });
   // the plan counts the operand copy: what it adds over the same plan without tensor cores

@@ -35,9 +35,7 @@ const cases: Case[] = [
   { cin: 96, cout: 96, h: 6, w: 20, kt: 3, ks: 3, up: 0, res: 1, tap0: 0 },
 ];
 
-const name = (c: Case) =>
-  `cin${c.cin} cout${c.cout} ${c.h}x${c.w} k${c.kt}x${c.ks} up${c.up} res${c.res} tap0=${c.tap0}${c.norm !== undefined ? ` norm silu${c.norm}` : ''}`;
-
+const name = (c: Case) => `cin${c.cin} cout${c.cout} ${c.h}x${c.w} k${c.kt}x${c.ks} up${c.up} res${c.res} tap0=${c.tap0}${c.norm !== undefined ? ` norm silu${c.norm}` : ''}`;
 
 async function runCase(c: Case, gemm: KernelDef<Conv3dParams>, sg: number, rowsOuter: 0 | 1 = 0) {
   const elem = 'f16' as const;
@@ -83,7 +81,8 @@ async function runCase(c: Case, gemm: KernelDef<Conv3dParams>, sg: number, rowsO
  */
 function flatEmu(shape: MmaShape): KernelDef<Conv3dParams> {
   const def = conv3dMmaFlat(shape);
-  const L = 'subgroup_matrix_left<Elem, 16, 16>', R = 'subgroup_matrix_right<Elem, 16, 16>';
+  const L = 'subgroup_matrix_left<Elem, 16, 16>',
+    R = 'subgroup_matrix_right<Elem, 16, 16>';
   let w = def.wgsl
     .replace('enable chromium_experimental_subgroup_matrix;', '')
     .replaceAll(`subgroupMatrixLoad<${L}, row_major>(&wt, `, 'emu_at(')
@@ -127,7 +126,11 @@ describe('conv3d-mma', () => {
     await runCase(c, conv3dMmaEmu, gpu!.device.limits.maxComputeInvocationsPerWorkgroup >= 32 ? 32 : 8);
   });
   // other result-tile shapes (conv3dMmaTiles): output-block tails (3 blocks with TM 2 / 4), pixel-block tails
-  const tiles: [number, number][] = [[2, 2], [1, 1], [4, 2]];
+  const tiles: [number, number][] = [
+    [2, 2],
+    [1, 1],
+    [4, 2],
+  ];
   it.for(tiles.flatMap((t) => [cases[1]!, cases[6]!].map((c) => [`${t[0]}x${t[1]} ${name(c)}`, c, t] as const)))('emulated GEMM, %s', async ([, c, t], ctx) => {
     needF16(ctx);
     await runCase(c, conv3dMmaTiles(conv3dMmaEmu, t[0], t[1]), 32);
@@ -135,14 +138,17 @@ describe('conv3d-mma', () => {
   // straight-line GEMMs (conv3dMmaFlat): the decoder's (cb-tap 3x2) on tails along cout (3 blocks of 3 at
   // 40 ch) and pixels, 1x1, the upsample Conv2d, a 96-channel layer; the other loop order once (its
   // straight-line code compiles slowly on lavapipe)
-  const flats: MmaShape[] = [{ tm: 3, tn: 2, order: 'cb-tap' }, { tm: 2, tn: 3, order: 'tap-cb' }];
-  it.for([
-    ...[cases[1]!, cases[3]!, cases[6]!].map((c) => [`${flats[0]!.order} 3x2 ${name(c)}`, c, flats[0]!] as const),
-    [`${flats[1]!.order} 2x3 ${name(cases[1]!)}`, cases[1]!, flats[1]!] as const,
-  ])('emulated straight-line GEMM, %s', async ([, c, f], ctx) => {
-    needF16(ctx);
-    await runCase(c, flatEmu(f), 32);
-  });
+  const flats: MmaShape[] = [
+    { tm: 3, tn: 2, order: 'cb-tap' },
+    { tm: 2, tn: 3, order: 'tap-cb' },
+  ];
+  it.for([...[cases[1]!, cases[3]!, cases[6]!].map((c) => [`${flats[0]!.order} 3x2 ${name(c)}`, c, flats[0]!] as const), [`${flats[1]!.order} 2x3 ${name(cases[1]!)}`, cases[1]!, flats[1]!] as const])(
+    'emulated straight-line GEMM, %s',
+    async ([, c, f], ctx) => {
+      needF16(ctx);
+      await runCase(c, flatEmu(f), 32);
+    },
+  );
   it.for(flats.flatMap((f) => [cases[1]!, cases[6]!].map((c) => [`${f.order} ${f.tm}x${f.tn} ${name(c)}`, c, f] as const)))('tensor cores, straight-line GEMM, %s', async ([, c, f], ctx) => {
     needF16(ctx);
     if (!mma) notOnThisAdapter(ctx, "the adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (no CI platform does)");

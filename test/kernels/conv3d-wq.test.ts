@@ -51,10 +51,11 @@ const cases: Case[] = [
 
 const name = (c: Case) => `${c.wq === 1 ? 'int8' : 'f16 pairs'} cin${c.cin} cout${c.cout} ${c.h}x${c.w} k${c.kt}x${c.ks} up${c.up} res${c.res} ${c.tune}`;
 
-
 async function runCase(c: Case, elem: Elem): Promise<void> {
-  const hi = c.up ? c.h / 2 : c.h, wi = c.up ? c.w / 2 : c.w;
-  const frameLen = c.cin * hi * wi, outLen = c.cout * c.h * c.w;
+  const hi = c.up ? c.h / 2 : c.h,
+    wi = c.up ? c.w / 2 : c.w;
+  const frameLen = c.cin * hi * wi,
+    outLen = c.cout * c.h * c.w;
   const fanIn = c.cin * c.kt * c.ks * c.ks;
   const frames = [0, 1, 2].slice(0, c.kt).map((i) => roundToElem(randn(frameLen, 200 + i), elem));
   const wt = randn(c.cout * fanIn, 27, 1 / Math.sqrt(fanIn));
@@ -69,7 +70,11 @@ async function runCase(c: Case, elem: Elem): Promise<void> {
   const packed = packConvWeight(wt, c.cout, c.cin, c.kt, c.ks);
   const words = c.wq === 1 ? packInt8(packed, c.cout, rows) : packF16Pairs(packed);
 
-  const xOff = 3, prev1Off = 5, prev2Off = 5 + frameLen, resOff = 1, yOff = 2;
+  const xOff = 3,
+    prev1Off = 5,
+    prev2Off = 5 + frameLen,
+    resOff = 1,
+    yOff = 2;
   const xData = new Float32Array(xOff + frameLen);
   xData.set(frames[c.kt - 1]!, xOff);
   const cacheData = new Float32Array(prev2Off + frameLen);

@@ -112,9 +112,7 @@ if (!isBrowser)
     { cin: 20, cout: 130, h: 3, w: 50, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, tune: 'tiled128' },
   );
 
-const name = (c: Case) =>
-  `cin${c.cin} cout${c.cout} ${c.h}x${c.w} k${c.kt}x${c.ks} up${c.up} res${c.res} tap0=${c.tap0} ${c.tune}${c.norm !== undefined ? ` norm silu${c.norm}` : ''}`;
-
+const name = (c: Case) => `cin${c.cin} cout${c.cout} ${c.h}x${c.w} k${c.kt}x${c.ks} up${c.up} res${c.res} tap0=${c.tap0} ${c.tune}${c.norm !== undefined ? ` norm silu${c.norm}` : ''}`;
 
 async function runCase(c: Case, elem: Elem) {
   // inputs, oracle and buffer layout (odd offsets, NaN in skipped cache frames): test/helpers/conv-case.ts
@@ -167,12 +165,22 @@ describe('conv3d', () => {
       const out: { id: string; cout: number }[] = [];
       for (const pp of Object.values(p.programs).flat()) {
         const ctx: BindCtx = {
-          elem: 'f32', cfg, tuning, maxInvocations: 256, mma: null,
-          view: () => buf, weight: () => buf, ring: () => buf, dummy: buf, out: buf, rgba: buf, mmaScratch: buf,
-          storeEntry: () => ({ buffer: buf }), inPlace: () => false,
+          elem: 'f32',
+          cfg,
+          tuning,
+          maxInvocations: 256,
+          mma: null,
+          view: () => buf,
+          weight: () => buf,
+          ring: () => buf,
+          dummy: buf,
+          out: buf,
+          rgba: buf,
+          mmaScratch: buf,
+          storeEntry: () => ({ buffer: buf }),
+          inPlace: () => false,
         };
-        for (const s of pp.prog.steps as Step[])
-          if (s.kind === 'conv') for (const k of stepKernels(s, ctx) as { def: AnyKernelDef }[]) out.push({ id: k.def.id, cout: s.cout });
+        for (const s of pp.prog.steps as Step[]) if (s.kind === 'conv') for (const k of stepKernels(s, ctx) as { def: AnyKernelDef }[]) out.push({ id: k.def.id, cout: s.cout });
       }
       return out;
     };

@@ -20,10 +20,9 @@ const name = (k: (typeof cases)[number]) => `c${k.c} ${k.srcH}x${k.srcW} window 
 async function runCase(k: (typeof cases)[number], elem: Elem) {
   const x = roundToElem(randn(k.c * k.srcH * k.srcW, 61), elem);
   const want = new Float32Array(k.c * k.h * k.w);
-  for (let c = 0; c < k.c; c++)
-    for (let y = 0; y < k.h; y++)
-      for (let xx = 0; xx < k.w; xx++) want[(c * k.h + y) * k.w + xx] = x[(c * k.srcH + k.y0 + y) * k.srcW + k.x0 + xx]!;
-  const xOff = 3, yOff = 1;
+  for (let c = 0; c < k.c; c++) for (let y = 0; y < k.h; y++) for (let xx = 0; xx < k.w; xx++) want[(c * k.h + y) * k.w + xx] = x[(c * k.srcH + k.y0 + y) * k.srcW + k.x0 + xx]!;
+  const xOff = 3,
+    yOff = 1;
   const xData = new Float32Array(xOff + x.length);
   xData.set(x, xOff);
   const got = await withDevice(async (s) => {

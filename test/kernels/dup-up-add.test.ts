@@ -27,15 +27,16 @@ const name = (c: (typeof cases)[number]) => `cin${c.cin} cout${c.cout} ft${c.ft}
 async function runCase(k: (typeof cases)[number], elem: Elem) {
   const r = (k.cout * k.ft * k.fs * k.fs) / k.cin;
   expect(Number.isInteger(r)).toBe(true);
-  const h = k.hi * k.fs, w = k.wi * k.fs;
+  const h = k.hi * k.fs,
+    w = k.wi * k.fs;
   const n = k.cout * h * w;
   const x = roundToElem(randn(k.cin * k.hi * k.wi, 21), elem);
   const y0 = roundToElem(randn(n, 22), elem);
   const dup = dupUp3d(tensor([k.cin, 1, k.hi, k.wi], x), k.cout, k.ft, k.fs, false); // [cout, ft, h, w]
   const want = new Float32Array(n);
-  for (let o = 0; o < k.cout; o++)
-    for (let i = 0; i < h * w; i++) want[o * h * w + i] = y0[o * h * w + i]! + dup.data[(o * k.ft + k.a) * h * w + i]!;
-  const xOff = 7, yOff = 1;
+  for (let o = 0; o < k.cout; o++) for (let i = 0; i < h * w; i++) want[o * h * w + i] = y0[o * h * w + i]! + dup.data[(o * k.ft + k.a) * h * w + i]!;
+  const xOff = 7,
+    yOff = 1;
   const xData = new Float32Array(xOff + x.length);
   xData.set(x, xOff);
   const yData = new Float32Array(yOff + n);

@@ -23,15 +23,17 @@ const cases = [
 const name = (c: (typeof cases)[number]) => `patch${c.patch} ${c.h}x${c.w}${c.region ? ` region ${c.region}` : ''}`;
 
 async function runCase(k: (typeof cases)[number], elem: Elem) {
-  const P = k.patch, H = k.h * P, W = k.w * P;
+  const P = k.patch,
+    H = k.h * P,
+    W = k.w * P;
   const [cy, cx, oh, ow] = k.region ?? [0, 0, H, W];
   const x = roundToElem(randn(3 * P * P * k.h * k.w, 31, 0.8), elem); // ~20% outside [-1, 1]
   const full = clamp(P === 1 ? tensor([3, k.h, k.w], x) : unpatchify(tensor([12, 1, k.h, k.w], x))).data;
   const want = new Float32Array(3 * oh * ow);
-  for (let c = 0; c < 3; c++)
-    for (let y = 0; y < oh; y++)
-      for (let xx = 0; xx < ow; xx++) want[(c * oh + y) * ow + xx] = full[(c * H + cy + y) * W + cx + xx]!;
-  const xOff = 9, rgbOff = k.region ? 5 : 0, rgbaOff = k.region ? 3 : 0;
+  for (let c = 0; c < 3; c++) for (let y = 0; y < oh; y++) for (let xx = 0; xx < ow; xx++) want[(c * oh + y) * ow + xx] = full[(c * H + cy + y) * W + cx + xx]!;
+  const xOff = 9,
+    rgbOff = k.region ? 5 : 0,
+    rgbaOff = k.region ? 3 : 0;
   const xData = new Float32Array(xOff + x.length);
   xData.set(x, xOff);
   const [rgb, rgba] = await withDevice(async (s) => {

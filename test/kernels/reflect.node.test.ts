@@ -17,9 +17,12 @@ interface Reflection {
 
 function reflect(wgsl: string): Reflection {
   const code = wgsl.replace(/\/\/.*$/gm, '');
-  const bindings = [...code.matchAll(/@group\((\d+)\)\s*@binding\((\d+)\)\s*var<storage\s*,\s*(read|read_write)>\s*(\w+)/g)].map(
-    (m) => ({ group: Number(m[1]), binding: Number(m[2]), access: m[3]!, name: m[4]! }),
-  );
+  const bindings = [...code.matchAll(/@group\((\d+)\)\s*@binding\((\d+)\)\s*var<storage\s*,\s*(read|read_write)>\s*(\w+)/g)].map((m) => ({
+    group: Number(m[1]),
+    binding: Number(m[2]),
+    access: m[3]!,
+    name: m[4]!,
+  }));
   const u = /@group\((\d+)\)\s*@binding\((\d+)\)\s*var<uniform>\s*\w+\s*:\s*(\w+)/.exec(code);
   const struct = /struct\s+Params\s*\{([^}]*)\}/.exec(code);
   const params = struct

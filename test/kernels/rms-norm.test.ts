@@ -16,7 +16,14 @@ import { randn } from '../helpers/random';
 const gpu = await getTestDevice();
 
 type Layout = 'full' | 'chunked' | 'fused';
-interface Case { c: number; h: number; w: number; silu: 0 | 1; layout: Layout; chunk?: number }
+interface Case {
+  c: number;
+  h: number;
+  w: number;
+  silu: 0 | 1;
+  layout: Layout;
+  chunk?: number;
+}
 const cases: Case[] = [
   { c: 3, h: 1, w: 1, silu: 0, layout: 'full' },
   { c: 7, h: 5, w: 7, silu: 1, layout: 'full' },
@@ -40,7 +47,8 @@ function invRms(x: Float32Array, c: number, hw: number): Float32Array {
 
 async function runCase(k: Case, elem: Elem) {
   const hw = k.h * k.w;
-  const xOff = 5, yOff = 3;
+  const xOff = 5,
+    yOff = 3;
   const x = roundToElem(randn(k.c * hw, 11, 3), elem);
   if (hw > 1) for (let c = 0; c < k.c; c++) x[c * hw + hw - 1] = 0; // last pixel all zero
   const gamma = roundToElem(randn(k.c, 12, 0.5), elem);

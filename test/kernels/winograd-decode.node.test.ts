@@ -27,10 +27,17 @@ import { needDevice, needGolden, needGpu } from '../helpers/need';
 const gpu = await getTestDevice();
 
 /** Convs of a plan on Winograd F(r x r) (all programs). */
-const winoConvs = (p: Plan, r: 2 | 4) => Object.values(p.programs).flat().flatMap((pp) => pp.prog.steps).filter((s) => s.kind === 'conv' && s.wino?.r === r).length;
+const winoConvs = (p: Plan, r: 2 | 4) =>
+  Object.values(p.programs)
+    .flat()
+    .flatMap((pp) => pp.prog.steps)
+    .filter((s) => s.kind === 'conv' && s.wino?.r === r).length;
 
 // one form per case (each form compiles its own pipelines: lavapipe's compile time is most of this file's)
-describe.each([['wan21-small', 'winograd4', 4], ['wan22-tiny', 'winograd', 2]] as const)('winograd decode, golden %s', (name, conv, r) => {
+describe.each([
+  ['wan21-small', 'winograd4', 4],
+  ['wan22-tiny', 'winograd', 2],
+] as const)('winograd decode, golden %s', (name, conv, r) => {
   it(`--conv ${conv}: within 1e-3 of the official decode, 1e-4 of direct, peak = planned`, async (ctx) => {
     const f = await needGolden(ctx, name);
     const g = await needGpu(ctx);
@@ -45,7 +52,9 @@ describe.each([['wan21-small', 'winograd4', 4], ['wan22-tiny', 'winograd', 2]] a
       const wino = await decodeGolden(f, w, g, { conv });
       const o = compare(wino.video, official);
       const d = compare(wino.video, direct.video);
-      console.info(`${name} --conv ${conv}: ${winoConvs(p, r)} Winograd convs; vs official max|err| ${o.maxAbs.toExponential(2)} (direct ${compare(direct.video, official).maxAbs.toExponential(2)}); vs direct ${d.maxAbs.toExponential(2)} (${d.psnr.toFixed(1)} dB); peak ${wino.peakGpuBytes} B planned ${wino.plannedPeakGpuBytes} B (direct ${direct.peakGpuBytes} B)`);
+      console.info(
+        `${name} --conv ${conv}: ${winoConvs(p, r)} Winograd convs; vs official max|err| ${o.maxAbs.toExponential(2)} (direct ${compare(direct.video, official).maxAbs.toExponential(2)}); vs direct ${d.maxAbs.toExponential(2)} (${d.psnr.toFixed(1)} dB); peak ${wino.peakGpuBytes} B planned ${wino.plannedPeakGpuBytes} B (direct ${direct.peakGpuBytes} B)`,
+      );
       expect(o.maxAbs).toBeLessThanOrEqual(1e-3);
       expect(d.maxAbs).toBeLessThanOrEqual(1e-4);
       expect(wino.peakGpuBytes).toBe(wino.plannedPeakGpuBytes);

@@ -88,7 +88,11 @@ describe('winograd (non-fused) in f16 storage: f32 or f16 scratch, f32 or per-st
 describe('f16 storage plans: the Winograd forms of f32, F(4x4) with an f32 scratch and U, F(2x2) with f16 ones', () => {
   const wan21 = inferConfig(syntheticWeights(OFFICIAL['2.1'], { values: false }));
   const base = { frames: 21, h: 60, w: 104, cache: 'on' as const };
-  const convs = (p: Plan) => Object.values(p.programs).flat().flatMap((pp) => pp.prog.steps).filter((s): s is Extract<typeof s, { kind: 'conv' }> => s.kind === 'conv');
+  const convs = (p: Plan) =>
+    Object.values(p.programs)
+      .flat()
+      .flatMap((pp) => pp.prog.steps)
+      .filter((s): s is Extract<typeof s, { kind: 'conv' }> => s.kind === 'conv');
   it('portable f16 at 480x832: the same convs as f32 auto; the scratch and U bytes follow the scratch type; tensor cores stay direct', () => {
     const f32 = plan(wan21, { ...base, precision: 'f32', conv: 'auto' });
     const f16 = plan(wan21, { ...base, precision: 'f16', conv: 'auto' });
@@ -98,14 +102,27 @@ describe('f16 storage plans: the Winograd forms of f32, F(4x4) with an f32 scrat
     expect(w4.length).toBeGreaterThan(30);
     // F(4x4) in f16 plans: V, M and U in f32 (an f16 scratch fell under 60 dB on the H200); f32 plans: the storage type
     expect(new Set(w4.map((s) => s.wino!.scratch))).toEqual(new Set(['f32']));
-    expect(new Set(convs(f32).filter((s) => s.wino).map((s) => s.wino!.scratch))).toEqual(new Set(['elem']));
+    expect(
+      new Set(
+        convs(f32)
+          .filter((s) => s.wino)
+          .map((s) => s.wino!.scratch),
+      ),
+    ).toEqual(new Set(['elem']));
     // F(4x4)'s U in f32 in both plans: the f16 plan's weights are the f32 plan's less half of the non-Winograd weights
-    const f16direct = plan(wan21, { ...base, precision: 'f16', conv: 'direct' }), f32direct = plan(wan21, { ...base, precision: 'f32', conv: 'direct' });
+    const f16direct = plan(wan21, { ...base, precision: 'f16', conv: 'direct' }),
+      f32direct = plan(wan21, { ...base, precision: 'f32', conv: 'direct' });
     expect(f32.memory.weights - f16.memory.weights).toBeLessThan(f32direct.memory.weights - f16direct.memory.weights);
     expect(f16.memory.weights).toBeGreaterThan(f16direct.memory.weights * 2);
     // --conv winograd (F(2x2)) in f16: an f16 scratch and U
     const w2 = plan(wan21, { ...base, precision: 'f16', conv: 'winograd' });
-    expect(new Set(convs(w2).filter((s) => s.wino).map((s) => s.wino!.scratch))).toEqual(new Set(['elem']));
+    expect(
+      new Set(
+        convs(w2)
+          .filter((s) => s.wino)
+          .map((s) => s.wino!.scratch),
+      ),
+    ).toEqual(new Set(['elem']));
     expect(convs(plan(wan21, { ...base, precision: 'f16', conv: 'auto', tensorCores: true })).some((s) => s.wino)).toBe(false);
   });
 });

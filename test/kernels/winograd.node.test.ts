@@ -53,7 +53,8 @@ const cases: Case[] = [
   { r: 2, band: 8, gemm: 'decoder', cin: 8, cout: 20, h: 6, w: 5, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, norm: 1 },
 ];
 
-const name = (c: Case) => `F(${c.r}x${c.r}) cin${c.cin} cout${c.cout} ${c.h}x${c.w} kt${c.kt} up${c.up} res${c.res} tap0=${c.tap0} band ${c.band} ${c.gemm}${c.norm !== undefined ? ` norm silu${c.norm}` : ''}`;
+const name = (c: Case) =>
+  `F(${c.r}x${c.r}) cin${c.cin} cout${c.cout} ${c.h}x${c.w} kt${c.kt} up${c.up} res${c.res} tap0=${c.tap0} band ${c.band} ${c.gemm}${c.norm !== undefined ? ` norm silu${c.norm}` : ''}`;
 
 async function runCase(c: Case) {
   const { wt, bias, gamma, want, xData, cacheData, resData, yInit, params, outLen } = convCase(c, 'f32', { frames: 300, params: 11 });
@@ -114,7 +115,12 @@ describe('--conv auto: F(4x4) on Wan2.1 widths where it needs no other lever', (
   const wan22 = inferConfig(syntheticWeights(OFFICIAL['2.2'], { values: false }));
   const limits = { maxStorageBufferBindingSize: 2 ** 31, maxBufferSize: 2 ** 40 };
   const base = { frames: 21, h: 60, w: 104, cache: 'on' as const, conv: 'auto' as const };
-  const winos = (p: Plan) => Object.values(p.programs).flat().flatMap((pp) => pp.prog.steps).filter((s) => s.kind === 'conv' && s.wino).map((s) => (s as { wino: { r: number } }).wino.r);
+  const winos = (p: Plan) =>
+    Object.values(p.programs)
+      .flat()
+      .flatMap((pp) => pp.prog.steps)
+      .filter((s) => s.kind === 'conv' && s.wino)
+      .map((s) => (s as { wino: { r: number } }).wino.r);
   it('plain plan() (no conv) is direct; auto, no budget: every 3x3 conv with a multiple of 96 channels on F(4x4); Wan2.2 by width; f16 on tensor cores stays direct', () => {
     expect(winos(plan(wan21, { ...base, conv: undefined, precision: 'f32' }))).toEqual([]);
     const fit = fitPlan(wan21, base, { limits, precisions: ['f32'], tile: 'auto' });
@@ -134,7 +140,8 @@ describe('--conv auto: F(4x4) on Wan2.1 widths where it needs no other lever', (
   });
   it('a budget the direct plan fits in whole frames and the Winograd plan does not: the direct plan, not tiles', () => {
     // a fitPlan that kept Winograd at any cost would tile (slower and more memory traffic) instead
-    const direct = plan(wan21, { ...base, precision: 'f32', conv: 'direct' }), wino = plan(wan21, { ...base, precision: 'f32' }); // (conv auto)
+    const direct = plan(wan21, { ...base, precision: 'f32', conv: 'direct' }),
+      wino = plan(wan21, { ...base, precision: 'f32' }); // (conv auto)
     expect(wino.memory.total).toBeGreaterThan(direct.memory.total);
     const budget = (direct.memory.total + wino.memory.total) / 2;
     const fit = fitPlan(wan21, base, { limits, budget, precisions: ['f32'], tile: 'auto', norms: ['full'] });

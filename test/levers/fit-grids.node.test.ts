@@ -22,14 +22,26 @@ const base = { frames: 31, h: 44, w: 80, cache: 'on' as const };
 const GiB = 2 ** 30;
 
 describe('probe plans', () => {
-  it.for([[3, 3], [7, 5], [11, 20]] as const)('grid %ix%i: the probe has the full plan\'s GPU bytes by owner and limits', ([ny, nx]) => {
-    const o: PlanOptions = { ...base, precision: 'f16', weightsPrecision: 'int8', norm: 'fused', tile: { th: Math.ceil(44 / ny), tw: Math.ceil(80 / nx), mode: 'exact', order: 'tile-major', store: 'cpu' } };
+  it.for([
+    [3, 3],
+    [7, 5],
+    [11, 20],
+  ] as const)("grid %ix%i: the probe has the full plan's GPU bytes by owner and limits", ([ny, nx]) => {
+    const o: PlanOptions = {
+      ...base,
+      precision: 'f16',
+      weightsPrecision: 'int8',
+      norm: 'fused',
+      tile: { th: Math.ceil(44 / ny), tw: Math.ceil(80 / nx), mode: 'exact', order: 'tile-major', store: 'cpu' },
+    };
     const t0 = performance.now();
     const full = plan(wan22, o);
     const t1 = performance.now();
     const probe = plan(wan22, { ...o, tile: { ...o.tile!, probe: true } });
     const t2 = performance.now();
-    console.info(`${ny}x${nx}: ${full.tiles!.length} tiles, probe ${probe.tiles!.length}; plan ${(t1 - t0).toFixed(0)} ms, probe ${(t2 - t1).toFixed(0)} ms; ${(full.memory.total / 2 ** 20).toFixed(0)} MiB`);
+    console.info(
+      `${ny}x${nx}: ${full.tiles!.length} tiles, probe ${probe.tiles!.length}; plan ${(t1 - t0).toFixed(0)} ms, probe ${(t2 - t1).toFixed(0)} ms; ${(full.memory.total / 2 ** 20).toFixed(0)} MiB`,
+    );
     expect(probe.tiles!.length).toBeLessThanOrEqual(full.tiles!.length);
     expect(probe.memory).toEqual(full.memory);
     expect([probe.largestBinding, probe.largestBuffer]).toEqual([full.largestBinding, full.largestBuffer]);

@@ -42,7 +42,11 @@ function weightsFor(cout: number, cin: number, taps: number): Float32Array {
 
 describe('int8 weights in conv3d-mma blocked order', () => {
   it('packInt8Blocked = quantizeInt8 (q and s_o) re-blocked, padding 0', () => {
-    const cout = 20, cin = 35, kt = 3, ks = 3, taps = kt * ks * ks;
+    const cout = 20,
+      cin = 35,
+      kt = 3,
+      ks = 3,
+      taps = kt * ks * ks;
     // values spread over several magnitudes per channel, so each channel has its own scale
     const w = Float32Array.from({ length: cout * cin * taps }, (_, i) => Math.sin(i * 1.37) * (1 + (Math.floor(i / (cin * taps)) % 7)));
     const ref = quantizeInt8(w, cout);
@@ -58,7 +62,8 @@ describe('int8 weights in conv3d-mma blocked order', () => {
     expect([...q]).toEqual([...qBlocked]);
     // and q * s_o is the dequantised weight of the CPU reference, in blocked order
     const deq = packConvWeightBlocked(dequantizeInt8(ref), cout, cin, kt, ks);
-    const ob = Math.ceil(cout / 16), cb = Math.ceil(cin / 16);
+    const ob = Math.ceil(cout / 16),
+      cb = Math.ceil(cin / 16);
     for (let i = 0; i < blocked.length; i++) {
       const o = ((Math.floor(i / (cb * 256)) % ob) << 4) + ((i & 255) >> 4);
       expect(Math.fround(q[i]! * s[o]!)).toBe(deq[i]);
@@ -123,7 +128,9 @@ describe('dequant-int8: int8 blocked weights -> f16 blocked weights', () => {
 async function decodeWith(weights: Weights, wp: WeightsPrecision, mma: boolean, stream = false): Promise<{ video: Float32Array; weights: number; activations: number }> {
   const cfg = inferConfig(weights);
   const z = cfg.zDim;
-  const T = 2, h = 2, w = 2;
+  const T = 2,
+    h = 2,
+    w = 2;
   const o: PlanOptions = { frames: T, h, w, cache: 'on', precision: 'f16', weightsPrecision: wp, tensorCores: mma, weightsStream: stream, weightsStreamSlots: stream ? 2 : undefined };
   const p = plan(cfg, o);
   expect(!!p.opts.tensorCores).toBe(mma);
@@ -148,7 +155,9 @@ describe('the facade plans int8 weights on tensor cores', () => {
     const dec = new WanVaeDecoder(syntheticWeights({ version: '2.1', dim: 8, zDim: 4, seed: 5 }, { values: false }));
     const shape = [4, 2, 2, 2] as [number, number, number, number];
     expect(dec.plan(shape, { precision: 'f16', weightsPrecision: 'int8' }).opts.tensorCores).toBe(true);
-    expect(dec.plan(shape, { precision: 'f16', weightsPrecision: 'int8', tensorCores: true }).memory.activations).toBeGreaterThan(dec.plan(shape, { precision: 'f16', weightsPrecision: 'int8', tensorCores: false }).memory.activations);
+    expect(dec.plan(shape, { precision: 'f16', weightsPrecision: 'int8', tensorCores: true }).memory.activations).toBeGreaterThan(
+      dec.plan(shape, { precision: 'f16', weightsPrecision: 'int8', tensorCores: false }).memory.activations,
+    );
     expect(dec.plan(shape, { precision: 'f16', weightsPrecision: 'int8', tensorCores: false }).opts.tensorCores).toBe(false);
     expect(dec.plan(shape, { precision: 'f16', weightsPrecision: 'int8' }).opts.tensorCores).toBe(true);
     expect(dec.plan(shape, { precision: 'f32', weightsPrecision: 'int8' }).opts.tensorCores).toBe(false);
@@ -157,7 +166,8 @@ describe('the facade plans int8 weights on tensor cores', () => {
   it('the plan counts one f16 copy of the largest conv weight beside the operand copy (Wan2.1: 384 x 384 x 27)', () => {
     const cfg = inferConfig(syntheticWeights(OFFICIAL['2.1'], { values: false }));
     const o = { frames: 2, h: 8, w: 8, cache: 'on', precision: 'f16', tensorCores: true } as const;
-    const int8 = plan(cfg, { ...o, weightsPrecision: 'int8' }), f16 = plan(cfg, { ...o, weightsPrecision: 'f16' });
+    const int8 = plan(cfg, { ...o, weightsPrecision: 'int8' }),
+      f16 = plan(cfg, { ...o, weightsPrecision: 'f16' });
     expect(int8.memory.activations - f16.memory.activations).toBe(384 * 384 * 27 * 2);
   });
 });

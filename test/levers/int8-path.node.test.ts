@@ -19,7 +19,12 @@ const base = { frames: 5, h: 30, w: 52, cache: 'on' as const };
 const req = (budgetMiB?: number): FitRequest => ({
   budget: budgetMiB === undefined ? undefined : budgetMiB * 2 ** 20,
   limits: { maxStorageBufferBindingSize: 2 ** 32, maxBufferSize: 2 ** 40 },
-  precisions: ['f16'], weightsPrecisions: ['int8'], tile: 'auto', norms: ['fused'], stores: ['cpu'], weightsStreams: ['off', 'on'],
+  precisions: ['f16'],
+  weightsPrecisions: ['int8'],
+  tile: 'auto',
+  norms: ['fused'],
+  stores: ['cpu'],
+  weightsStreams: ['off', 'on'],
 });
 
 describe('int8 weights: tensor cores or the portable conv, whichever is expected faster', () => {
@@ -43,7 +48,9 @@ describe('int8 weights: tensor cores or the portable conv, whichever is expected
       expect(t).toBe(tp);
       expect(fit.plan.memory.total).toBe(portable.plan.memory.total);
       // (the tensor-core plan there streams bus-bound: the bus-bound rule below decides first, with the same search)
-      expect(fit.reason).toMatch(/(portable conv: expected ~[\d.]+ s against ~[\d.]+ s for int8 weights in \d+ tiles.* on tensor cores|without tensor cores: expected ~[\d.]+ s against ~[\d.]+ s bus-bound with them)$/);
+      expect(fit.reason).toMatch(
+        /(portable conv: expected ~[\d.]+ s against ~[\d.]+ s for int8 weights in \d+ tiles.* on tensor cores|without tensor cores: expected ~[\d.]+ s against ~[\d.]+ s bus-bound with them)$/,
+      );
     }
   });
 });

@@ -58,7 +58,10 @@ describe.each(['2.2'] as const)('shrinking tile windows, generated Wan%s decoder
         console.log(`Wan${v} f16 fused shrinking: max|err| ${e.maxAbs.toExponential(2)} vs untiled f16`);
         expect(e.maxAbs).toBeLessThanOrEqual(1e-5);
       }
-      for (const short of [[13, 12, 10, 6, 1], [13, 10, 10, 7, 1]]) {
+      for (const short of [
+        [13, 12, 10, 6, 1],
+        [13, 10, 10, 7, 1],
+      ]) {
         const c = compare((await dec.decode(lat, { latentStats: 'none', tile: tile({ shrink: short }) })).video, ref.video);
         console.log(`Wan${v} margins ${short}: max|err| ${c.maxAbs.toExponential(2)} (not exact, as expected)`);
         expect(c.maxAbs).toBeGreaterThan(1e-7);

@@ -63,8 +63,14 @@ describe('weight streaming against tile recompute (fitPlan)', () => {
 // bus-bound plans instead of deferring them throws in the second.
 describe('bus-bound streaming waits for a less exact combination', () => {
   const r = (weightsPrecisions: FitRequest['weightsPrecisions']): FitRequest => ({
-    budget: 300 * 2 ** 20, limits: { maxStorageBufferBindingSize: 2 ** 30, maxBufferSize: 2 ** 40 }, precisions: ['f32', 'f16'],
-    weightsPrecisions, tile: 'auto', stores: ['cpu'], norms: ['fused'], weightsStreams: ['off', 'on'],
+    budget: 300 * 2 ** 20,
+    limits: { maxStorageBufferBindingSize: 2 ** 30, maxBufferSize: 2 ** 40 },
+    precisions: ['f32', 'f16'],
+    weightsPrecisions,
+    tile: 'auto',
+    stores: ['cpu'],
+    norms: ['fused'],
+    weightsStreams: ['off', 'on'],
   });
   const b5 = { ...base, frames: 5 };
   it('300 MiB, f32 storage: f16 weights streamed instead of f32 weights bus-bound; f32 weights alone: taken', () => {

@@ -23,14 +23,21 @@ const cfg = inferConfig(weights);
 describe('weight stream plan', () => {
   it.for(['2.1', '2.2'] as const)('Wan%s 480x832-class plan: every conv weight placed once, aligned, inside its group; ring + rest = GPU weights', (v) => {
     const c = inferConfig(syntheticWeights(OFFICIAL[v], { values: false }));
-    const h = v === '2.1' ? 60 : 44, w = v === '2.1' ? 104 : 80;
+    const h = v === '2.1' ? 60 : 44,
+      w = v === '2.1' ? 104 : 80;
     const base: PlanOptions = { frames: 5, h, w, cache: 'on', precision: 'f32', tile: { th: Math.ceil(h / 2), tw: Math.ceil(w / 3), mode: 'exact', order: 'tile-major' } };
     const resident = plan(c, base);
     const t0 = performance.now();
     const p = plan(c, { ...base, weightsStream: true, weightsStreamSlots: 2 });
     const ms = performance.now() - t0;
     const sp = p.weightStream!;
-    const convKeys = weightBuffers(Object.values(p.programs).flat().flatMap((x) => x.prog.steps)).filter((x) => x.conv).map((x) => x.key);
+    const convKeys = weightBuffers(
+      Object.values(p.programs)
+        .flat()
+        .flatMap((x) => x.prog.steps),
+    )
+      .filter((x) => x.conv)
+      .map((x) => x.key);
     expect([...sp.entries.keys()].sort()).toEqual(convKeys.sort());
     for (const [g, bytes] of sp.groups.entries()) {
       expect(bytes).toBeLessThanOrEqual(sp.slotBytes[g % sp.slots]!);
@@ -61,12 +68,16 @@ describe('weight stream plan', () => {
     expect(auto.slots).toBe(auto.slotsNoRepeat);
     expect(auto.busBytes).toBeLessThanOrEqual(distinct);
     expect(auto.busBytes).toBeLessThan(sp.busBytes);
-    console.info(`Wan${v} ${h}x${w}x5, 6 tiles: GPU weights ${(resident.memory.weights / 2 ** 20).toFixed(1)} -> ${(p.memory.weights / 2 ** 20).toFixed(1)} MiB (${sp.groups.length} groups, ring of ${sp.slots}: ${(sp.slotBytes[0]! / 2 ** 20).toFixed(1)} MiB), bus ${(sp.busBytesPerChunk / 2 ** 20).toFixed(0)} MiB per chunk; default ring of ${auto.slots}: ${(auto.slotBytes.reduce((a, b) => a + b, 0) / 2 ** 20).toFixed(0)} MiB, bus ${(auto.busBytesPerChunk / 2 ** 20).toFixed(0)} MiB per chunk, plan ${ms.toFixed(0)} ms`);
+    console.info(
+      `Wan${v} ${h}x${w}x5, 6 tiles: GPU weights ${(resident.memory.weights / 2 ** 20).toFixed(1)} -> ${(p.memory.weights / 2 ** 20).toFixed(1)} MiB (${sp.groups.length} groups, ring of ${sp.slots}: ${(sp.slotBytes[0]! / 2 ** 20).toFixed(1)} MiB), bus ${(sp.busBytesPerChunk / 2 ** 20).toFixed(0)} MiB per chunk; default ring of ${auto.slots}: ${(auto.slotBytes.reduce((a, b) => a + b, 0) / 2 ** 20).toFixed(0)} MiB, bus ${(auto.busBytesPerChunk / 2 ** 20).toFixed(0)} MiB per chunk, plan ${ms.toFixed(0)} ms`,
+    );
   });
 });
 
 describe('weight stream decode (generated dim-4 model)', () => {
-  const T = 3, h = 6, w = 6;
+  const T = 3,
+    h = 6,
+    w = 6;
   const latents = syntheticLatents(4, T, h, w);
   const cases: [string, Partial<PlanOptions>][] = [
     ['whole frames', {}],

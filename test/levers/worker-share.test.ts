@@ -19,7 +19,8 @@ describe.runIf(isBrowser)('decoder worker shared by two callers', () => {
     try {
       const latents = await a.latents(null);
       const stop = new AbortController();
-      let framesA = 0, framesB = 0;
+      let framesA = 0,
+        framesB = 0;
       const da = a.decode(latents, {}, () => framesA++, stop.signal);
       const db = b.decode(latents, {}, () => framesB++);
       stop.abort();

@@ -12,7 +12,10 @@ const shape: ClipShape = [3, F, H, W];
 const plane = H * W;
 const source = Float32Array.from({ length: 3 * F * plane }, (_, i) => Math.sin(0.11 * i) * 0.9);
 const clip: SourceClip = {
-  name: 'test', frames: F, height: H, width: W,
+  name: 'test',
+  frames: F,
+  height: H,
+  width: W,
   frame: (f) => pickFrames(source, shape, [f]).data,
 };
 /** a "decode": the source plus a frame-dependent error, one value pushed past 1 (the clamp must apply) */

@@ -16,7 +16,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs main(argv), returning its exit code and what it printed on stdout / stderr. */
 async function run(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [], err: string[] = [];
+  const out: string[] = [],
+    err: string[] = [];
   const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
   const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
   try {
@@ -70,8 +71,20 @@ describe('wan-vae and the trained default model', () => {
   it('decode --weights W --latents L --source CLIP --json reports psnrVsSource / ssimVsSource of that clip', async (ctx) => {
     await needGpu(ctx);
     const m = (f: string) => new URL(`../../models/${f}`, import.meta.url).pathname;
-    const r = await run(['decode', '--weights', m('wan21-d32-decoder.safetensors'), '--latents', m('samples/rocket-64.latents.npy'),
-      '--source', m('samples/rocket-64.source.npy'), '--json', '--out', join(dir, 's.npy'), '--progress', 'off']);
+    const r = await run([
+      'decode',
+      '--weights',
+      m('wan21-d32-decoder.safetensors'),
+      '--latents',
+      m('samples/rocket-64.latents.npy'),
+      '--source',
+      m('samples/rocket-64.source.npy'),
+      '--json',
+      '--out',
+      join(dir, 's.npy'),
+      '--progress',
+      'off',
+    ]);
     expect(r.code, r.err.join('\n')).toBe(0);
     const j = JSON.parse(r.out.at(-1)!) as { sourceClip: string; psnrVsSource: number; ssimVsSource: number; sample?: string };
     const info = SAMPLES.find((s) => s.name === 'rocket-64')!;
@@ -82,8 +95,17 @@ describe('wan-vae and the trained default model', () => {
     const src = parseSourceClip(new Uint8Array(readFileSync(m('samples/rocket-64.source.npy'))), 'rocket-64', [3, 5, 64, 64]);
     expect(j.ssimVsSource).toBe(Number(ssim(video, src.data, src.shape).toFixed(4)));
     // a clip of another shape is refused by name before the decode; --source without --latents too
-    const bad = await run(['decode', '--weights', m('wan21-d32-decoder.safetensors'), '--latents', m('samples/rocket-64.latents.npy'),
-      '--source', m('samples/astronaut-128.source.npy'), '--out', join(dir, 'b.npy')]);
+    const bad = await run([
+      'decode',
+      '--weights',
+      m('wan21-d32-decoder.safetensors'),
+      '--latents',
+      m('samples/rocket-64.latents.npy'),
+      '--source',
+      m('samples/astronaut-128.source.npy'),
+      '--out',
+      join(dir, 'b.npy'),
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.err).toEqual([expect.stringMatching(/astronaut-128\.source\.npy: source clip has shape \[3,9,128,128\], expected the decode's \[3,5,64,64\]$/)]);
     const none = await run(['decode', '--source', m('samples/rocket-64.source.npy')]);

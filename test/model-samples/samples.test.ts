@@ -28,8 +28,7 @@ describe('trained default model (models/)', () => {
     expect(json.samples.map((s) => s.name)).toEqual(SAMPLES.map((s) => s.name));
     for (const s of json.samples) {
       const t = findSample(s.name as string);
-      for (const k of ['frames', 'height', 'width', 'latentShape', 'files', 'psnrTorch', 'torchDecode', 'default', 'heldOut', 'photo', 'title'] as const)
-        expect(t[k], `${t.name}.${k}`).toEqual(s[k]);
+      for (const k of ['frames', 'height', 'width', 'latentShape', 'files', 'psnrTorch', 'torchDecode', 'default', 'heldOut', 'photo', 'title'] as const) expect(t[k], `${t.name}.${k}`).toEqual(s[k]);
     }
     expect(SAMPLES.filter((s) => s.default)).toHaveLength(1);
     expect(defaultSample().name).toBe('astronaut-128');
@@ -70,7 +69,8 @@ describe('trained default model (models/)', () => {
       expect(p).toBeGreaterThanOrEqual(28);
       // SSIM vs source: the WebGPU and the PyTorch decode see the same structure (a decode of the wrong frame
       // order or channel layout would fall far below the PyTorch figure)
-      const ssimGpu = ssimVsSource(r.video, s.source), ssimTorch = ssimVsSource(s.torch!.data, s.source);
+      const ssimGpu = ssimVsSource(r.video, s.source),
+        ssimTorch = ssimVsSource(s.torch!.data, s.source);
       expect(Math.abs(ssimGpu - ssimTorch)).toBeLessThan(1e-4);
       expect(ssimGpu).toBeGreaterThan(0.8);
     } finally {

@@ -25,7 +25,10 @@ function sameWeights(a: Weights, b: Weights): void {
 }
 
 async function oneLine(p: Promise<unknown>): Promise<string> {
-  const e = await p.then(() => null, (x: unknown) => x);
+  const e = await p.then(
+    () => null,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(DecoderError);
   expect((e as DecoderError).code).toBe('bad-input');
   expect((e as Error).message).not.toContain('\n');
@@ -42,7 +45,9 @@ describe('torch.save checkpoints', () => {
     expect(full.load?.format).toBe('pytorch');
     const lat = await readLatents(file('latents.pt'), 'latents.pt');
     const decode = async (w: Weights) => (await new WanVaeDecoder(w).decode(lat, { backend: 'cpu', latentStats: 'none' })).video!;
-    const a = await decode(st), b = await decode(full), c = await decode(nested);
+    const a = await decode(st),
+      b = await decode(full),
+      c = await decode(nested);
     expect(Buffer.from(b.buffer).equals(Buffer.from(a.buffer))).toBe(true);
     expect(Buffer.from(c.buffer).equals(Buffer.from(a.buffer))).toBe(true);
   }, 120_000);
@@ -80,7 +85,9 @@ describe('torch.save checkpoints', () => {
     for (let i = 0; i + 4 < z.length; i++) if (z[i] === 0x50 && z[i + 1] === 0x4b && z[i + 2] === 0x01 && z[i + 3] === 0x02) z[i + 10] = 8;
     expect(await oneLine(open('deflated.pth', z))).toMatch(/compressed \(method 8\)/);
     // the legacy format (a bare pickle)
-    expect(await oneLine(open('legacy.pth', new Uint8Array([0x80, 2, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, 0x2e, 0, 0, 0, 0, 0])))).toMatch(/legacy torch.save format/);
+    expect(await oneLine(open('legacy.pth', new Uint8Array([0x80, 2, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, 0x2e, 0, 0, 0, 0, 0])))).toMatch(
+      /legacy torch.save format/,
+    );
   });
 
   it('the pickle reader refuses what a state dict never holds, naming it', () => {

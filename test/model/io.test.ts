@@ -70,7 +70,8 @@ describe('.npy', () => {
 
 describe('parseStats', () => {
   it("reads '@mean' / '@std' (the golden files) and plain 'mean' / 'std'", () => {
-    const mean = Float32Array.from({ length: 16 }, (_, i) => i / 10), std = Float32Array.from({ length: 16 }, (_, i) => 1 + i);
+    const mean = Float32Array.from({ length: 16 }, (_, i) => i / 10),
+      std = Float32Array.from({ length: 16 }, (_, i) => 1 + i);
     const at = parseStats(writeSafetensors({ '@mean': { shape: [16], data: mean }, '@std': { shape: [16], data: std } }), 's.safetensors');
     expect(at.mean).toEqual(mean);
     expect(at.std).toEqual(std);
@@ -124,7 +125,8 @@ describe('officialStats', () => {
   ] as const)('z = %i equals the published statistics (shared/reference/wan-vae-spec.md)', async ([z, heading], ctx) => {
     await needShared(ctx);
     const text = new TextDecoder().decode((await readSharedFile('reference/wan-vae-spec.md'))!);
-    const mean = specList(text, heading, 'mean'), std = specList(text, heading, 'std');
+    const mean = specList(text, heading, 'mean'),
+      std = specList(text, heading, 'std');
     expect(mean).toHaveLength(z);
     expect(std).toHaveLength(z);
     const s = officialStats(z);

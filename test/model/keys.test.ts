@@ -20,7 +20,9 @@ function toDiffusers(key: string, v22: boolean): string {
   if (v22) k = k.replace(/decoder\.upsamples\.(\d+)\.upsamples\.(\d+)\./, (_, b, j) => (j === '3' ? `decoder.up_blocks.${b}.upsampler.` : `decoder.up_blocks.${b}.resnets.${j}.`));
   else
     k = k.replace(/decoder\.upsamples\.(\d+)\./, (_, i) => {
-      const n = Number(i), b = Math.floor(n / 4), j = n % 4;
+      const n = Number(i),
+        b = Math.floor(n / 4),
+        j = n % 4;
       return j === 3 ? `decoder.up_blocks.${b}.upsamplers.0.` : `decoder.up_blocks.${b}.resnets.${j}.`;
     });
   return k

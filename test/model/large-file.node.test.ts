@@ -41,7 +41,10 @@ describe('a > 2.2 GiB f32 safetensors file', () => {
     shapes.forEach(([k], i) => {
       const at = base + (header[k] as { data_offsets: number[] }).data_offsets[0]!;
       const m = marker(i);
-      const n = Math.min(m.length, shapes[i]![1].reduce((a, b) => a * b, 1));
+      const n = Math.min(
+        m.length,
+        shapes[i]![1].reduce((a, b) => a * b, 1),
+      );
       writeSync(fd, new Uint8Array(m.buffer, 0, n * 4), 0, n * 4, at);
     });
     closeSync(fd);
@@ -70,7 +73,9 @@ describe('a > 2.2 GiB f32 safetensors file', () => {
     // one tensor at a time: the largest (1024 x 1024 x 27 f32, 113 MB) plus the small ones kept
     expect(load.peakWindowBytes).toBeLessThan(256 * 2 ** 20);
     const rss = process.resourceUsage().maxRSS * 1024;
-    console.log(`large file: ${base + off} bytes, decoder ${sum} bytes read in ${load.readMs.toFixed(0)} ms (index ${load.indexMs.toFixed(1)} ms), peak window ${load.peakWindowBytes} bytes, process peak RSS ${rss} bytes`);
+    console.log(
+      `large file: ${base + off} bytes, decoder ${sum} bytes read in ${load.readMs.toFixed(0)} ms (index ${load.indexMs.toFixed(1)} ms), peak window ${load.peakWindowBytes} bytes, process peak RSS ${rss} bytes`,
+    );
     expect(rss).toBeLessThan(2 ** 30);
   }, 300_000);
 });

@@ -29,7 +29,11 @@ describe('parseLatents', () => {
   });
 
   it('statistics stored beside the latents (@mean / @std) come with them', () => {
-    const f = writeSafetensors({ '@latents': { shape: [16, 2, 3, 4], data: values(n) }, '@mean': { shape: [16], data: new Float32Array(16).fill(0.5) }, '@std': { shape: [16], data: new Float32Array(16).fill(2) } });
+    const f = writeSafetensors({
+      '@latents': { shape: [16, 2, 3, 4], data: values(n) },
+      '@mean': { shape: [16], data: new Float32Array(16).fill(0.5) },
+      '@std': { shape: [16], data: new Float32Array(16).fill(2) },
+    });
     const l = parseLatents(f, 'g.safetensors');
     expect(l.stats?.mean[3]).toBe(0.5);
     expect(l.stats?.std[15]).toBe(2);

@@ -8,7 +8,8 @@ import { lumaFrame, psnr, ssim, ssimKernel, ssimPlane, type ClipShape } from '..
 /** The pair of the SciPy reference: a = 0.8 sin(0.37 i), b = clip(a + 0.3 sin(1.91 i + 0.5), -1.2, 1.2), float32. */
 function pair(shape: ClipShape): { a: Float32Array; b: Float32Array } {
   const n = shape.reduce((x, y) => x * y, 1);
-  const a = new Float32Array(n), b = new Float32Array(n);
+  const a = new Float32Array(n),
+    b = new Float32Array(n);
   for (let i = 0; i < n; i++) {
     a[i] = Math.sin(0.37 * i) * 0.8;
     b[i] = Math.min(1.2, Math.max(-1.2, a[i]! + 0.3 * Math.sin(1.91 * i + 0.5)));
@@ -17,7 +18,7 @@ function pair(shape: ClipShape): { a: Float32Array; b: Float32Array } {
 }
 
 describe('quality: PSNR and SSIM', () => {
-  it('SSIM and PSNR equal SciPy\'s on a [3, 2, 24, 20] pair', () => {
+  it("SSIM and PSNR equal SciPy's on a [3, 2, 24, 20] pair", () => {
     // Reference (Python, numpy + scipy.ndimage, 2026-12-01): luma per frame as in quality.ts, then
     //   f = gaussian_filter(., 1.5, truncate=3.5, mode='reflect'); S = ((2 ux uy + C1)(2 cxy + C2)) /
     //   ((ux^2 + uy^2 + C1)(vx + vy + C2)); S[5:-5, 5:-5].mean(), averaged over the 2 frames -> 0.47290298998060204;
@@ -35,7 +36,8 @@ describe('quality: PSNR and SSIM', () => {
     // a wrong [0, 1] mapping (L) or a missing mean over frames gives another number.
     const shape: ClipShape = [3, 1, 16, 16];
     const n = 3 * 16 * 16;
-    const x = new Float32Array(n).fill(0.2), y = new Float32Array(n).fill(-0.4); // luma 0.6 and 0.3
+    const x = new Float32Array(n).fill(0.2),
+      y = new Float32Array(n).fill(-0.4); // luma 0.6 and 0.3
     const want = (2 * 0.6 * 0.3 + 1e-4) / (0.36 + 0.09 + 1e-4);
     expect(ssim(x, y, shape)).toBeCloseTo(want, 6);
     const { a } = pair([3, 2, 16, 16]);
@@ -46,21 +48,35 @@ describe('quality: PSNR and SSIM', () => {
   it('the separable filter equals a direct 11x11 window sum at every valid position', () => {
     // Direct oracle: mean SSIM from the 2-D window w(i, j) = g(i) g(j) summed position by position. An
     // off-by-one in the valid range or a transposed pass (W != H here) fails it.
-    const H = 17, W = 13;
+    const H = 17,
+      W = 13;
     const { a, b } = pair([3, 1, H, W]);
-    const ya = lumaFrame(a, [3, 1, H, W], 0), yb = lumaFrame(b, [3, 1, H, W], 0);
+    const ya = lumaFrame(a, [3, 1, H, W], 0),
+      yb = lumaFrame(b, [3, 1, H, W], 0);
     const g = ssimKernel();
     expect(g.reduce((s, v) => s + v, 0)).toBeCloseTo(1, 14);
-    let sum = 0, count = 0;
+    let sum = 0,
+      count = 0;
     for (let y0 = 0; y0 + 11 <= H; y0++)
       for (let x0 = 0; x0 + 11 <= W; x0++) {
-        let m1 = 0, m2 = 0, e11 = 0, e22 = 0, e12 = 0;
+        let m1 = 0,
+          m2 = 0,
+          e11 = 0,
+          e22 = 0,
+          e12 = 0;
         for (let i = 0; i < 11; i++)
           for (let j = 0; j < 11; j++) {
-            const w = g[i]! * g[j]!, p = ya[(y0 + i) * W + x0 + j]!, q = yb[(y0 + i) * W + x0 + j]!;
-            m1 += w * p; m2 += w * q; e11 += w * p * p; e22 += w * q * q; e12 += w * p * q;
+            const w = g[i]! * g[j]!,
+              p = ya[(y0 + i) * W + x0 + j]!,
+              q = yb[(y0 + i) * W + x0 + j]!;
+            m1 += w * p;
+            m2 += w * q;
+            e11 += w * p * p;
+            e22 += w * q * q;
+            e12 += w * p * q;
           }
-        const c1 = 1e-4, c2 = 9e-4;
+        const c1 = 1e-4,
+          c2 = 9e-4;
         sum += ((2 * m1 * m2 + c1) * (2 * (e12 - m1 * m2) + c2)) / ((m1 * m1 + m2 * m2 + c1) * (e11 - m1 * m1 + e22 - m2 * m2 + c2));
         count++;
       }

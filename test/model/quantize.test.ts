@@ -21,7 +21,8 @@ function shaderView(words: Uint32Array, cout: number, rows: number, r: number, o
 
 describe('int8 quantiser', () => {
   it('per output channel: max|w| maps to ±127, error <= s/2, zero channel stays zero', () => {
-    const cout = 5, per = 3 * 27;
+    const cout = 5,
+      per = 3 * 27;
     const w = randn(cout * per, 1);
     for (let i = 0; i < per; i++) w[per + i]! *= 100; // channel 1 much larger: its own scale
     w.fill(0, 2 * per, 3 * per); // channel 2 all zero
@@ -40,7 +41,11 @@ describe('int8 quantiser', () => {
   });
 
   it('packInt8 of conv3d-packed weights = quantizeInt8 of the PyTorch order, as the shader reads it', () => {
-    const cout = 7, cin = 3, kt = 3, ks = 3, rows = kt * ks * ks * cin;
+    const cout = 7,
+      cin = 3,
+      kt = 3,
+      ks = 3,
+      rows = kt * ks * ks * cin;
     const w = randn(cout * cin * kt * ks * ks, 2);
     const words = packInt8(packConvWeight(w, cout, cin, kt, ks), cout, rows);
     expect(words.length).toBe(rows * 2 + cout);
@@ -82,7 +87,9 @@ describe('int8 quantiser', () => {
   it('planner: conv weight bytes by weights precision (Wan2.1 dim 96, official shapes)', () => {
     const cfg = inferConfig(syntheticWeights({ version: '2.1', dim: 96, zDim: 16 }, { values: false }));
     const at = (weightsPrecision?: 'f32' | 'f16' | 'int8') => plan(cfg, { frames: 2, h: 4, w: 4, cache: 'on', precision: 'f32', weightsPrecision }).memory.weights;
-    const f32 = at(), f16 = at('f16'), int8 = at('int8');
+    const f32 = at(),
+      f16 = at('f16'),
+      int8 = at('int8');
     expect(at('f32')).toBe(f32);
     // convs are nearly all of the bytes; biases and gammas stay f32
     expect(f16 / f32).toBeGreaterThan(0.5);
@@ -93,7 +100,8 @@ describe('int8 quantiser', () => {
     // int8 weights with f16 storage run on tensor cores (dequant-int8 + the f16 GEMM): the plan keeps them, counts their
     // operand copy and the int8 blocked weights (channels padded to 16: a little more than conv3d-wq's)
     const o8 = { frames: 2, h: 4, w: 4, cache: 'on', precision: 'f16', weightsPrecision: 'int8' } as const;
-    const p8 = plan(cfg, { ...o8, tensorCores: true }), portable8 = plan(cfg, o8);
+    const p8 = plan(cfg, { ...o8, tensorCores: true }),
+      portable8 = plan(cfg, o8);
     expect(p8.opts.tensorCores).toBe(true);
     expect(p8.memory.activations).toBeGreaterThan(portable8.memory.activations);
     expect(p8.memory.weights / portable8.memory.weights).toBeGreaterThan(1);
@@ -106,7 +114,14 @@ describe('int8 quantiser', () => {
     const limits = { maxStorageBufferBindingSize: 4096 * 2 ** 20, maxBufferSize: 4096 * 2 ** 30 };
     const wan22 = inferConfig(syntheticWeights(OFFICIAL['2.2'], { values: false }));
     const base = { frames: 31, h: 44, w: 80, cache: 'on' as const };
-    const req = { budget: 1100 * 2 ** 20, limits, precisions: ['f32', 'f16'] as ('f32' | 'f16')[], tile: 'auto' as const, stores: ['cpu'] as ('gpu' | 'cpu')[], norms: ['chunked'] as ('full' | 'chunked' | 'fused')[] };
+    const req = {
+      budget: 1100 * 2 ** 20,
+      limits,
+      precisions: ['f32', 'f16'] as ('f32' | 'f16')[],
+      tile: 'auto' as const,
+      stores: ['cpu'] as ('gpu' | 'cpu')[],
+      norms: ['chunked'] as ('full' | 'chunked' | 'fused')[],
+    };
     // Wan2.2 704x1280x121: f16 weights (1059 MiB) cannot fit 1100 MiB; int8 weights can
     expect(() => fitPlan(wan22, base, req)).toThrow(/int8 weights \(--weights-precision auto\) would take the weights \(1059 MiB\)/);
     const fit = fitPlan(wan22, base, { ...req, weightsPrecisions: ['f32', 'f16', 'int8'] });

@@ -11,7 +11,9 @@ import { toFloat32, type StTensor } from '../../src/model/safetensors';
 const bits = (f: Float32Array) => new Uint32Array(f.buffer, f.byteOffset, f.length);
 
 function halfOracle(h: number): number {
-  const s = h & 0x8000 ? -1 : 1, e = (h >> 10) & 31, m = h & 1023;
+  const s = h & 0x8000 ? -1 : 1,
+    e = (h >> 10) & 31,
+    m = h & 1023;
   if (e === 0) return s * m * 2 ** -24;
   if (e === 31) return m ? NaN : s * Infinity;
   return s * (1 + m / 1024) * 2 ** (e - 15);
@@ -33,17 +35,18 @@ describe('toFloat32 of half-width tensors', () => {
     const want = Float32Array.from(all, halfOracle);
     for (const off of [0, 1]) {
       const got = toFloat32(tensorAt('F16', all, off));
-      const g = bits(got), w = bits(want);
+      const g = bits(got),
+        w = bits(want);
       const bad = g.findIndex((v, i) => v !== w[i] && !(Number.isNaN(got[i]) && Number.isNaN(want[i])));
       expect(bad === -1 ? 'equal' : `half 0x${bad.toString(16)}: 0x${g[bad]!.toString(16)} vs 0x${w[bad]!.toString(16)}`).toBe('equal');
     }
   });
   it('BF16: every value is its word << 16, for 4-byte aligned, 2-byte and odd offsets and an odd count', () => {
     let s = 7;
-    const words = Uint16Array.from({ length: 1001 }, () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) >>> 16));
+    const words = Uint16Array.from({ length: 1001 }, () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) >>> 16);
     for (const off of [0, 4, 2, 1]) {
       const got = bits(toFloat32(tensorAt('BF16', words, off)));
-      const bad = got.findIndex((v, i) => v !== ((words[i]! << 16) >>> 0));
+      const bad = got.findIndex((v, i) => v !== (words[i]! << 16) >>> 0);
       expect(bad, `offset ${off}`).toBe(-1);
       expect(got.length).toBe(words.length);
     }

@@ -95,16 +95,19 @@ describe('onnxruntime-web baseline', () => {
   });
 
   for (const { spec, latent, layout, browser, node, external } of CASES) {
-    it.skipIf(isBrowser ? !browser : !node)(`Wan${spec.version} dim ${spec.dim} z ${spec.zDim}, latent [${latent}], ${layout} graph${external ? ', external data' : ''}: equals the CPU reference within 1e-3`, async (ctx) => {
-      needOrt(ctx);
-      if (isBrowser && spec.version === '2.1' && layout === 'conv3d' && (await sharedAvailable()))
-        return ctx.skip('same config, latent and graph as the golden wan21-tiny case below (SwiftShader time)');
-      const weights = syntheticWeights(spec);
-      // the browser's 'frames' run stops after the first steady chunk (SwiftShader time; node checks 2 steady chunks)
-      const [z, T0, h, w] = latent;
-      const T = isBrowser && layout === 'frames' ? 2 : T0;
-      await check(weights, { data: syntheticLatents(z, T, h, w), shape: [z, T, h, w] }, layout, `Wan${spec.version} dim ${spec.dim}`, external ?? false);
-    });
+    it.skipIf(isBrowser ? !browser : !node)(
+      `Wan${spec.version} dim ${spec.dim} z ${spec.zDim}, latent [${latent}], ${layout} graph${external ? ', external data' : ''}: equals the CPU reference within 1e-3`,
+      async (ctx) => {
+        needOrt(ctx);
+        if (isBrowser && spec.version === '2.1' && layout === 'conv3d' && (await sharedAvailable()))
+          return ctx.skip('same config, latent and graph as the golden wan21-tiny case below (SwiftShader time)');
+        const weights = syntheticWeights(spec);
+        // the browser's 'frames' run stops after the first steady chunk (SwiftShader time; node checks 2 steady chunks)
+        const [z, T0, h, w] = latent;
+        const T = isBrowser && layout === 'frames' ? 2 : T0;
+        await check(weights, { data: syntheticLatents(z, T, h, w), shape: [z, T, h, w] }, layout, `Wan${spec.version} dim ${spec.dim}`, external ?? false);
+      },
+    );
   }
 
   it('golden wan21-tiny: equals the official @video (clamped) within 1e-3', async (ctx) => {
@@ -120,7 +123,10 @@ describe('onnxruntime-web baseline', () => {
     const r = await runOrtDecode(first.bytes, steady.bytes, { data, shape: [z, T, h, w] }, cfg, { ort: ort!, device: gpu!.device });
     const want = f.tensors.get('@video')!;
     expect([3, r.frames, r.height, r.width]).toEqual(want.shape);
-    const c = compare(r.video, toFloat32(want).map((v) => Math.min(1, Math.max(-1, v))));
+    const c = compare(
+      r.video,
+      toFloat32(want).map((v) => Math.min(1, Math.max(-1, v))),
+    );
     console.log(`[${where}] ORT golden wan21-tiny: max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB, ${r.seconds.toFixed(2)} s`);
     expect(c.maxAbs).toBeLessThanOrEqual(1e-3);
   });

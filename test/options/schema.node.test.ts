@@ -28,7 +28,11 @@ const BAD = 'bogus-value';
 /** Valid API values of each API option (typed values: a tile object, statistics, numbers). */
 function apiValues(key: OptionKey): unknown[] {
   const s = spec(key);
-  if (key === 'tile') return [{ th: 4, tw: 4, mode: 'exact', order: 'tile-major' }, { th: 2, tw: 3, mode: 'blend', order: 'frame-major', halo: 1 }];
+  if (key === 'tile')
+    return [
+      { th: 4, tw: 4, mode: 'exact', order: 'tile-major' },
+      { th: 2, tw: 3, mode: 'blend', order: 'frame-major', halo: 1 },
+    ];
   if (key === 'latentStats') return ['official', 'none', { mean: new Float32Array(16), std: new Float32Array(16).fill(1) }];
   if (key === 'injectOom') return [0, 3, '2+'];
   if (s.kind === 'custom') return [...s.examples];

@@ -30,7 +30,10 @@ describe.runIf(isBrowser)('the worker checks the decode options against the sche
       for (const key of OPTION_KEYS.filter((k) => OPTIONS[k].api === true)) {
         const want = `decode option '${key}' ${problem(key, BAD, 'api')}`;
         for (const call of [() => dec.plan(shape, { [key]: BAD }), () => dec.fit(shape, { [key]: BAD }, req)]) {
-          const err = await call().then(() => null, (e: unknown) => e);
+          const err = await call().then(
+            () => null,
+            (e: unknown) => e,
+          );
           expect(err, key).toBeInstanceOf(DecoderError);
           expect((err as DecoderError).code, key).toBe('bad-input');
           expect((err as DecoderError).message, key).toBe(want);

@@ -34,7 +34,8 @@ describe('CPU memory of a plan', () => {
       ['frame-major, offloaded caches', { tile: { ...tile, order: 'frame-major' }, cacheOffload: true }, false],
     ];
     for (const [name, o, grows] of cases) {
-      const a = at(50, o), b = at(51, o);
+      const a = at(50, o),
+        b = at(51, o);
       const frame = a.height * a.width * 12; // rgb f32
       const perLatent = b.host.total - a.host.total;
       const expected = grows ? 4 * frame + (a.storeWhere === 'cpu' ? a.storeEntryBytes * a.storePerChunk : 0) : 0;

@@ -18,7 +18,8 @@ const H200 = { maxStorageBufferBindingSize: 2 ** 31 - 4, maxBufferSize: 2 ** 40 
 describe('tensor-core operand copy in the plan', () => {
   it('Wan2.1 480x832: the copy is the 96-channel conv at 480x832 (one copy per frame, 3 frames), counted once', () => {
     const base = { frames: 21, h: 60, w: 104, cache: 'on', precision: 'f16' } as const;
-    const off = plan(wan21, base), on = plan(wan21, { ...base, tensorCores: true });
+    const off = plan(wan21, base),
+      on = plan(wan21, { ...base, tensorCores: true });
     const copy = 2 * mmaScratchElems({ cin: 96, cout: 96, h: 480, w: 832 }, 3, 3);
     // a wrong layout size (e.g. the three x-shifted copies of before: 3x) or a second copy fails this
     expect(on.memory.activations - off.memory.activations).toBe(copy);

@@ -21,10 +21,12 @@ function checkSlots(p: Plan) {
   for (const list of Object.values(p.programs))
     for (const { prog, slotOf } of list) {
       const live = new Map<number, [number, number]>();
-      prog.steps.forEach((s, i) => views(s).forEach((v) => {
-        const r = live.get(v.t.id) ?? [i, i];
-        live.set(v.t.id, [Math.min(r[0], i), Math.max(r[1], i)]);
-      }));
+      prog.steps.forEach((s, i) =>
+        views(s).forEach((v) => {
+          const r = live.get(v.t.id) ?? [i, i];
+          live.set(v.t.id, [Math.min(r[0], i), Math.max(r[1], i)]);
+        }),
+      );
       // legal in-place pairs "input id>output id" at step i
       const inPlace = new Set<string>();
       prog.steps.forEach((s) => {
@@ -51,27 +53,27 @@ function checkSlots(p: Plan) {
  */
 function livePeak(prog: Program, elemBytes: number): number {
   const live = new Map<number, [number, number]>();
-  prog.steps.forEach((s, i) => views(s).forEach((v) => {
-    if (v.t.io) return;
-    const r = live.get(v.t.id) ?? [i, i];
-    live.set(v.t.id, [Math.min(r[0], i), Math.max(r[1], i)]);
-  }));
+  prog.steps.forEach((s, i) =>
+    views(s).forEach((v) => {
+      if (v.t.io) return;
+      const r = live.get(v.t.id) ?? [i, i];
+      live.set(v.t.id, [Math.min(r[0], i), Math.max(r[1], i)]);
+    }),
+  );
   const bytes = (id: number) => Math.ceil((prog.tensors[id]!.elems * elemBytes) / 4) * 4;
   let peak = 0;
   prog.steps.forEach((s, i) => {
     let sum = 0;
     for (const [id, [a, b]] of live) if (a <= i && i <= b) sum += bytes(id);
     const pair = inPlacePair(s);
-    if (pair && !pair[0]!.t.io && live.get(pair[0]!.t.id)![1] === i && live.get(pair[1]!.t.id)![0] === i && pair[0]!.t !== pair[1]!.t)
-      sum -= Math.min(bytes(pair[0]!.t.id), bytes(pair[1]!.t.id));
+    if (pair && !pair[0]!.t.io && live.get(pair[0]!.t.id)![1] === i && live.get(pair[1]!.t.id)![0] === i && pair[0]!.t !== pair[1]!.t) sum -= Math.min(bytes(pair[0]!.t.id), bytes(pair[1]!.t.id));
     peak = Math.max(peak, sum);
   });
   return peak;
 }
 
 const steps = (p: Plan) => Object.values(p.programs).flatMap((l) => l.flatMap((x) => x.prog.steps));
-const sharesSlot = (p: Plan, a: View, b: View) =>
-  Object.values(p.programs).some((l) => l.some((x) => x.prog.steps.some((s) => views(s).includes(a)) && x.slotOf[a.t.id] === x.slotOf[b.t.id]));
+const sharesSlot = (p: Plan, a: View, b: View) => Object.values(p.programs).some((l) => l.some((x) => x.prog.steps.some((s) => views(s).includes(a)) && x.slotOf[a.t.id] === x.slotOf[b.t.id]));
 
 const labels = (prog: Program) => prog.steps.map((s) => s.label);
 
@@ -92,8 +94,14 @@ describe('planner', () => {
     // full: every norm writes a tensor of its own slot
     for (const s of steps(full)) if (s.kind === 'norm') expect(sharesSlot(full, s.x, s.y)).toBe(false);
     // chunked: residual.3 (its input dies) and the head norm run in place; residual.0 of an identity-shortcut block does not (the residual needs x)
-    const byLabel = new Map(steps(chunked).filter((s) => s.kind === 'norm').map((s) => [s.label, s] as const));
-    const n3 = byLabel.get('decoder.middle.0.residual.3')!, n0 = byLabel.get('decoder.middle.0.residual.0')!, head = byLabel.get('decoder.head.0')!;
+    const byLabel = new Map(
+      steps(chunked)
+        .filter((s) => s.kind === 'norm')
+        .map((s) => [s.label, s] as const),
+    );
+    const n3 = byLabel.get('decoder.middle.0.residual.3')!,
+      n0 = byLabel.get('decoder.middle.0.residual.0')!,
+      head = byLabel.get('decoder.head.0')!;
     expect(n3.kind === 'norm' && sharesSlot(chunked, n3.x, n3.y)).toBe(true);
     expect(head.kind === 'norm' && sharesSlot(chunked, head.x, head.y)).toBe(true);
     expect(n0.kind === 'norm' && sharesSlot(chunked, n0.x, n0.y)).toBe(false);
@@ -101,13 +109,18 @@ describe('planner', () => {
     // chunks take one uniform slot each
     expect(chunked.maxDispatches).toBeGreaterThan(full.maxDispatches);
     // fused: no normalised tensors; every normalised conv reads x with its inverse-RMS row, and its ring frame holds it
-    expect(steps(fused).filter((s) => s.kind === 'norm').every((s) => s.kind === 'norm' && s.stats && s.y === s.x)).toBe(true);
+    expect(
+      steps(fused)
+        .filter((s) => s.kind === 'norm')
+        .every((s) => s.kind === 'norm' && s.stats && s.y === s.x),
+    ).toBe(true);
     const convs = steps(fused).filter((s) => s.kind === 'conv' && s.norm);
     expect(convs.map((s) => s.label)).toContain('decoder.middle.1.to_qkv');
-    for (const s of convs) if (s.kind === 'conv') {
-      expect(s.x.t.elems).toBe((s.cin + 1) * s.h * s.w);
-      if (s.ring) expect(s.ringFrame).toBe((s.cin + 1) * s.h * s.w);
-    }
+    for (const s of convs)
+      if (s.kind === 'conv') {
+        expect(s.x.t.elems).toBe((s.cin + 1) * s.h * s.w);
+        if (s.ring) expect(s.ringFrame).toBe((s.cin + 1) * s.h * s.w);
+      }
     expect(fused.memory.activations).toBeLessThan(full.memory.activations);
   });
 
@@ -138,7 +151,8 @@ describe('planner', () => {
     ['exact tiles, CPU store', { th: 11, tw: 13, mode: 'exact', order: 'tile-major', store: 'cpu' } as const],
   ] as const)('f16 plans at most half the f32 bytes of every stored owner (%s)', (_n, tile) => {
     const base = { frames: 3, h: 30, w: 52, cache: 'on' as const, tile };
-    const f32 = plan(wan21, { ...base, precision: 'f32' }), f16 = plan(wan21, { ...base, precision: 'f16' });
+    const f32 = plan(wan21, { ...base, precision: 'f32' }),
+      f16 = plan(wan21, { ...base, precision: 'f16' });
     for (const k of ['weights', 'cache', 'activations', 'store'] as const) {
       expect(f16.memory[k], k).toBeLessThanOrEqual(f32.memory[k] / 2 + 4 * 1024); // 4-byte alignment per buffer
       if (f32.memory[k] > 0) expect(f16.memory[k], k).toBeGreaterThan(0);
@@ -155,7 +169,14 @@ describe('planner', () => {
   // tile-major order (one tile's rings exist at a time), fails the order or the equality. Finer grids
   // also recompute more halo (tileOverhead).
   it('exact tiles: the cache follows the largest tile, finer grids recompute more (Wan2.1 30x52 latent)', () => {
-    const cores = [[30, 52], [15, 26], [10, 18], [8, 13], [6, 9], [15, 9]] as const;
+    const cores = [
+      [30, 52],
+      [15, 26],
+      [10, 18],
+      [8, 13],
+      [6, 9],
+      [15, 9],
+    ] as const;
     // plain tiles (the ext at every level): with shrinking windows (default) the rings follow each level's
     // window, not the ext (test/levers/shrink-tiles.node.test.ts)
     const plans = cores.map(([th, tw]) => plan(wan21, { frames: 3, h: 30, w: 52, cache: 'on', precision: 'f32', tile: { th, tw, mode: 'exact', order: 'tile-major', shrink: false } }));
@@ -190,7 +211,8 @@ describe('planner', () => {
   it('fitPlan tries the norm modes at each tiling before tiling further', () => {
     const limits = { maxStorageBufferBindingSize: 2 ** 31, maxBufferSize: 2 ** 40 };
     const base = { frames: 21, h: 60, w: 104, cache: 'on' as const };
-    const full = plan(wan21, { ...base, precision: 'f32', norm: 'full' }), fused = plan(wan21, { ...base, precision: 'f32', norm: 'fused' });
+    const full = plan(wan21, { ...base, precision: 'f32', norm: 'full' }),
+      fused = plan(wan21, { ...base, precision: 'f32', norm: 'fused' });
     const budget = (full.memory.total + fused.memory.total) / 2;
     const fit = fitPlan(wan21, base, { limits, budget, precisions: ['f32'], tile: 'auto', norms: ['full', 'chunked', 'fused'] });
     expect(fit.plan.opts.norm).toBe('fused');
@@ -208,7 +230,8 @@ describe('planner', () => {
 
   it("chunk 0 differs from later chunks only by the time_conv branch ('Rep') and the frames it feeds", () => {
     const p = plan(wan21, { frames: 2, h: 4, w: 4, cache: 'on', precision: 'f32' });
-    const first = labels(p.programs.first![0]!.prog), steady = labels(p.programs.steady![0]!.prog);
+    const first = labels(p.programs.first![0]!.prog),
+      steady = labels(p.programs.steady![0]!.prog);
     expect(first.filter((l) => l.includes('time_conv'))).toEqual([]);
     expect(steady.filter((l) => l.includes('time_conv'))).toEqual(['decoder.upsamples.3.time_conv', 'decoder.upsamples.7.time_conv', 'decoder.upsamples.7.time_conv']);
     // the latent-rate part is identical

@@ -25,10 +25,12 @@ describe.each(CASES)('step-kind table, Wan$version', (spec) => {
   const cfg = inferConfig(weights);
   const tiles = [undefined, { th: 2, tw: 2, mode: 'exact', order: 'tile-major' } as const, { th: 2, tw: 3, mode: 'blend', order: 'frame-major' } as const];
   const plans = (['full', 'chunked', 'fused'] as const).flatMap((norm) =>
-    tiles.flatMap((tile) => (spec.version === '2.1' ? (['on', 'off'] as const) : (['on'] as const)).map((cache) => {
-      const o: PlanOptions = { frames: 3, h: 4, w: 5, cache, precision: 'f16', norm, normChunk: 7, tile, rgba: true };
-      return plan(cfg, o);
-    })),
+    tiles.flatMap((tile) =>
+      (spec.version === '2.1' ? (['on', 'off'] as const) : (['on'] as const)).map((cache) => {
+        const o: PlanOptions = { frames: 3, h: 4, w: 5, cache, precision: 'f16', norm, normChunk: 7, tile, rgba: true };
+        return plan(cfg, o);
+      }),
+    ),
   );
 
   it.each([
@@ -41,8 +43,18 @@ describe.each(CASES)('step-kind table, Wan$version', (spec) => {
     for (const p of mma ? plans.map((q) => plan(cfg, { ...q.opts, tensorCores: true })) : plans)
       for (const pp of Object.values(p.programs).flat()) {
         const ctx: BindCtx = {
-          elem: 'f16', cfg, tuning: conv3dTuning.cpu, maxInvocations: 256, mma,
-          view: () => buf, weight: () => buf, ring: () => buf, dummy: buf, out: buf, rgba: buf, mmaScratch: buf,
+          elem: 'f16',
+          cfg,
+          tuning: conv3dTuning.cpu,
+          maxInvocations: 256,
+          mma,
+          view: () => buf,
+          weight: () => buf,
+          ring: () => buf,
+          dummy: buf,
+          out: buf,
+          rgba: buf,
+          mmaScratch: buf,
           storeEntry: () => ({ buffer: buf }),
           inPlace: (v, y) => !!v && v.t !== y.t && !v.t.io && pp.slotOf[v.t.id] === pp.slotOf[y.t.id],
         };
@@ -58,7 +70,8 @@ describe.each(CASES)('step-kind table, Wan$version', (spec) => {
             for (const o of Object.keys(k.overrides)) expect(k.def.overrides, `${label} ${k.def.id} override ${o}`).toHaveProperty(o);
           }
           const views = kind.views(s);
-          const push = kind.ringPush(s), sw = kind.storeWrite(s);
+          const push = kind.ringPush(s),
+            sw = kind.storeWrite(s);
           if (push) expect(views, `${label} ring source`).toContain(push.x);
           if (sw) expect(views, `${label} store source`).toContain(sw.x);
           const pair = kind.inPlace(s);

@@ -28,10 +28,12 @@ function slowConsumer() {
     s.handed.push(f.index);
     s.frames[f.index] = f.rgb.slice();
     s.maxOpen = Math.max(s.maxOpen, ++s.open);
-    queue = queue.then(() => new Promise<void>((r) => setTimeout(r, 2))).then(() => {
-      s.open--;
-      s.settled++;
-    });
+    queue = queue
+      .then(() => new Promise<void>((r) => setTimeout(r, 2)))
+      .then(() => {
+        s.open--;
+        s.settled++;
+      });
     return queue;
   };
   return { s, onFrame };
@@ -56,7 +58,8 @@ for (const backend of ['webgpu', 'cpu'] as const)
           expect(s.settled).toBe(9); // the decode resolved after the consumer settled every frame
           expect(s.handed).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
           expect(same(r.video, ref.video)).toBe(true);
-          const H = 32, W = 32;
+          const H = 32,
+            W = 32;
           s.frames.forEach((f, i) => {
             for (let c = 0; c < 3; c++) expect(same(f.subarray(c * H * W, (c + 1) * H * W), ref.video.subarray((c * 9 + i) * H * W, (c * 9 + i + 1) * H * W)), `frame ${i}`).toBe(true);
           });
@@ -80,7 +83,9 @@ for (const backend of ['webgpu', 'cpu'] as const)
         let atAbort = -1;
         const err = await dec
           .decode(latents, {
-            ...opts, framesInFlight: 2, signal: ctl.signal,
+            ...opts,
+            framesInFlight: 2,
+            signal: ctl.signal,
             onFrame: (f) => {
               handed.push(f.index);
               if (handed.length === 2) setTimeout(() => ((atAbort = handed.length), ctl.abort()), 0);

@@ -19,7 +19,9 @@ import { needGpu } from '../helpers/need';
 
 const weights = syntheticWeights({ version: '2.1', dim: 4, zDim: 4, seed: 11 });
 const cfg = inferConfig(weights);
-const T = 3, h = 3, w = 16;
+const T = 3,
+  h = 3,
+  w = 16;
 const latents = syntheticLatents(4, T, h, w); // 9 frames: chunk 0 gives 1, later chunks 4
 const base: PlanOptions = { frames: T, h, w, cache: 'on', precision: 'f32' };
 const orders: [string, PlanOptions][] = [
@@ -44,17 +46,23 @@ describe('cancel within one chunk', () => {
       try {
         const collect = async (signal?: AbortSignal, onFrame?: (i: number) => void) => {
           const frames: Float32Array[] = [];
-          await dec.decode(latents, (f) => {
-            frames.push(f.rgb);
-            onFrame?.(f.index);
-          }, signal);
+          await dec.decode(
+            latents,
+            (f) => {
+              frames.push(f.rgb);
+              onFrame?.(f.index);
+            },
+            signal,
+          );
           return frames;
         };
         const ref = await collect();
         expect(ref.length).toBe(9);
         for (const mode of ['timer', 'in the callback'] as const) {
           const ctl = new AbortController();
-          let seen = 0, atAbort = -1, submitsAtAbort = -1;
+          let seen = 0,
+            atAbort = -1,
+            submitsAtAbort = -1;
           const abort = () => {
             atAbort = seen;
             submitsAtAbort = submits;

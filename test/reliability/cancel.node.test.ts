@@ -24,16 +24,18 @@ describe('cancellation', () => {
     const ctl = new AbortController();
     const seen: number[] = [];
     let abortedAt = -1;
-    const err = await dec.decode(lat, {
-      signal: ctl.signal,
-      onFrame: (f) => {
-        seen.push(f.index);
-        if (f.index === 1) {
-          abortedAt = seen.length;
-          ctl.abort();
-        }
-      },
-    }).catch((e: unknown) => e);
+    const err = await dec
+      .decode(lat, {
+        signal: ctl.signal,
+        onFrame: (f) => {
+          seen.push(f.index);
+          if (f.index === 1) {
+            abortedAt = seen.length;
+            ctl.abort();
+          }
+        },
+      })
+      .catch((e: unknown) => e);
     expect(codeOf(err)).toBe('cancelled');
     // nothing after the abort: the signal is checked before every frame is delivered (before 2026-12-01
     // the rest of the chunk being emitted arrived: 3 frames here); test/reliability/cancel-chunk.node.test.ts
@@ -60,7 +62,8 @@ describe('cancellation', () => {
   it('queues a second decode started while one runs (frames never interleave)', async (ctx) => {
     const dev = await freshDevice(ctx);
     const dec = new WanVaeDecoder(tinyWeights(), dev);
-    const a = tinyLatents(3, 4, 4), b = tinyLatents(2, 4, 4);
+    const a = tinyLatents(3, 4, 4),
+      b = tinyLatents(2, 4, 4);
     const order: string[] = [];
     const log = (tag: string) => (f: Frame) => void order.push(`${tag}${f.index}`);
     const [ra, rb] = await Promise.all([dec.decode(a, { onFrame: log('a') }), dec.decode(b, { onFrame: log('b') })]);

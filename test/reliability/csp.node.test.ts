@@ -9,7 +9,13 @@ const html = readFileSync(new URL('../../src/demo/index.html', import.meta.url),
 
 describe('demo Content-Security-Policy', () => {
   const csp = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]+)"/i.exec(html)?.[1] ?? '';
-  const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map((d) => [d[0]!, d.slice(1)]));
+  const directives = new Map(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .filter((d) => d[0])
+      .map((d) => [d[0]!, d.slice(1)]),
+  );
 
   it('is set and never allows eval', () => {
     expect(csp, 'src/demo/index.html has no <meta http-equiv="Content-Security-Policy">').not.toBe('');

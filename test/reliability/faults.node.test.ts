@@ -86,10 +86,14 @@ describe('device lost', () => {
     const small = tinyLatents(4, 4, 4);
     const ref = await dec.decode(small);
     const seen: number[] = [];
-    const err = await dec.decode(small, { onFrame: (f) => {
-      seen.push(f.index);
-      if (f.index === 0) dev.device.destroy();
-    } }).catch((e: unknown) => e);
+    const err = await dec
+      .decode(small, {
+        onFrame: (f) => {
+          seen.push(f.index);
+          if (f.index === 0) dev.device.destroy();
+        },
+      })
+      .catch((e: unknown) => e);
     console.log(`device destroyed after frame 0: ${String(err)}; ${seen.length} frames delivered`);
     expect(codeOf(err)).toBe('device-lost');
     expect((err as Error).message).toMatch(/destroyed/);

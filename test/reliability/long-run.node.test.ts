@@ -31,9 +31,12 @@ describe('long runs', () => {
       expect(r.peakGpuBytes).toBe(r.plannedPeakGpuBytes);
       if (i === 10 || i === 100) at[i] = { gpu: liveArenas.bytes, buffers: liveArenas.buffers, heap: heap(), rss: process.memoryUsage().rss };
     }
-    const a = at[10]!, b = at[100]!;
-    console.log(`100 decodes in ${((performance.now() - t0) / 1000).toFixed(1)} s; after 10 / 100: GPU ${a.gpu} / ${b.gpu} B in ${a.buffers} / ${b.buffers} buffers, ` +
-      `JS heap ${mib(a.heap)} / ${mib(b.heap)}, RSS ${mib(a.rss)} / ${mib(b.rss)} (native memory: reported, not asserted)`);
+    const a = at[10]!,
+      b = at[100]!;
+    console.log(
+      `100 decodes in ${((performance.now() - t0) / 1000).toFixed(1)} s; after 10 / 100: GPU ${a.gpu} / ${b.gpu} B in ${a.buffers} / ${b.buffers} buffers, ` +
+        `JS heap ${mib(a.heap)} / ${mib(b.heap)}, RSS ${mib(a.rss)} / ${mib(b.rss)} (native memory: reported, not asserted)`,
+    );
     expect(b.gpu).toBe(a.gpu);
     expect(b.buffers).toBe(a.buffers);
     expect(b.heap - a.heap).toBeLessThan(2 * 2 ** 20);
@@ -47,8 +50,10 @@ describe('long runs', () => {
     const dev = await freshDevice(ctx);
     const dec = new WanVaeDecoder(tinyWeights(), dev);
     const short = await dec.decode(tinyLatents(2, 1, 1), { collect: false });
-    let frames = 0, last = -1;
-    const h0 = heap(), rss0 = process.memoryUsage().rss;
+    let frames = 0,
+      last = -1;
+    const h0 = heap(),
+      rss0 = process.memoryUsage().rss;
     let rssMax = rss0;
     const t0 = performance.now();
     const r = await dec.decode(tinyLatents(T, 1, 1), {
@@ -58,12 +63,15 @@ describe('long runs', () => {
         last = f.index;
         frames++;
         if (frames % 64 === 0) rssMax = Math.max(rssMax, process.memoryUsage().rss);
-        if (process.env.WAN_VAE_LONG_TRACE && frames % 400 === 1) console.log(`frame ${f.index}: RSS ${mib(process.memoryUsage().rss)}, external ${mib(process.memoryUsage().external)}, heap ${mib(process.memoryUsage().heapUsed)}`);
+        if (process.env.WAN_VAE_LONG_TRACE && frames % 400 === 1)
+          console.log(`frame ${f.index}: RSS ${mib(process.memoryUsage().rss)}, external ${mib(process.memoryUsage().external)}, heap ${mib(process.memoryUsage().heapUsed)}`);
       },
     });
     const s = (performance.now() - t0) / 1000;
     const h1 = heap();
-    console.log(`${T} latents -> ${r.frames} frames of ${r.height}x${r.width} in ${s.toFixed(1)} s: peak GPU ${r.peakGpuBytes} B (2 latents: ${short.peakGpuBytes} B), JS heap ${mib(h0)} -> ${mib(h1)}, RSS ${mib(rss0)} at the start, at most ${mib(rssMax)} during it`);
+    console.log(
+      `${T} latents -> ${r.frames} frames of ${r.height}x${r.width} in ${s.toFixed(1)} s: peak GPU ${r.peakGpuBytes} B (2 latents: ${short.peakGpuBytes} B), JS heap ${mib(h0)} -> ${mib(h1)}, RSS ${mib(rss0)} at the start, at most ${mib(rssMax)} during it`,
+    );
     expect(frames).toBe(1 + 4 * (T - 1));
     expect(r.video.length).toBe(0);
     expect(r.peakGpuBytes).toBe(short.peakGpuBytes);

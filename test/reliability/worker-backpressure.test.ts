@@ -27,7 +27,9 @@ describe.runIf(isBrowser)('decoder worker: onFrame backpressure', () => {
       const l = lat(3, 2, 2); // 9 frames of 16x16
       const ref = await dec.decode(l);
       // slow: one frame settled every 20 ms, one after the other
-      let open = 0, maxOpen = 0, settled = 0;
+      let open = 0,
+        maxOpen = 0,
+        settled = 0;
       let queue = Promise.resolve();
       const r = await dec.decode(l, { framesInFlight: 2 }, (f: Frame) => {
         maxOpen = Math.max(maxOpen, ++open);

@@ -34,10 +34,12 @@ describe.runIf(isBrowser)('decoder worker under faults', () => {
       expect(idle).toBe(ref.plannedPeakGpuBytes);
       const seen: number[] = [];
       let cancelled: Promise<void> | null = null;
-      const err = await dec.decode(l, {}, (f) => {
-        seen.push(f.index);
-        if (f.index === 1) cancelled = dec.cancel();
-      }).catch((e: unknown) => e);
+      const err = await dec
+        .decode(l, {}, (f) => {
+          seen.push(f.index);
+          if (f.index === 1) cancelled = dec.cancel();
+        })
+        .catch((e: unknown) => e);
       await cancelled;
       expect(codeOf(err)).toBe('cancelled');
       expect(seen.length).toBeLessThan(ref.frames);

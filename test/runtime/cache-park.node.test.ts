@@ -19,7 +19,9 @@ import { needGpu } from '../helpers/need';
 
 const weights = syntheticWeights({ version: '2.1', dim: 4, zDim: 4, seed: 7 });
 const cfg = inferConfig(weights);
-const T = 3, h = 3, w = 24;
+const T = 3,
+  h = 3,
+  w = 24;
 const latents = syntheticLatents(4, T, h, w);
 const base: PlanOptions = { frames: T, h, w, cache: 'on', precision: 'f32' };
 const tile = { th: 3, tw: 8, mode: 'exact', order: 'frame-major' } as const;
@@ -89,7 +91,9 @@ describe('cache offload', () => {
     const pOff = plan(cfg, { ...base, tile, cacheOffload: true });
     const count = { upload: 0 };
     const off = await decode(device, pOff, count);
-    console.log(`cache offload (dim 4, ${T}x${h}x${w}, 3 tiles): GPU ${off.gpu} B vs ${resident.gpu} B resident; host ${pOff.host.cache} B parked; uploaded ${count.upload} B (plan ${pOff.bus.cache / 2})`);
+    console.log(
+      `cache offload (dim 4, ${T}x${h}x${w}, 3 tiles): GPU ${off.gpu} B vs ${resident.gpu} B resident; host ${pOff.host.cache} B parked; uploaded ${count.upload} B (plan ${pOff.bus.cache / 2})`,
+    );
     expect(maxAbs(resident.video, whole.video)).toBe(0);
     expect(maxAbs(off.video, resident.video)).toBe(0);
     expect(off.gpu).toBe(pOff.memory.total);

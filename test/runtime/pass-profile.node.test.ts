@@ -83,6 +83,9 @@ describe('profile mode (one timed pass per dispatch)', () => {
     // aggregate: per-kind sums add up to the total and count every dispatch once
     const byKind = aggregate(prof.each, (f) => f[4]!);
     expect(byKind.reduce((a, r) => a + r.dispatches, 0)).toBe(labelled.length);
-    expect(byKind.reduce((a, r) => a + r.ms, 0)).toBeCloseTo(labelled.reduce((a, e) => a + e.ms, 0), 6);
+    expect(byKind.reduce((a, r) => a + r.ms, 0)).toBeCloseTo(
+      labelled.reduce((a, e) => a + e.ms, 0),
+      6,
+    );
   });
 });

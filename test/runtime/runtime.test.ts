@@ -29,7 +29,14 @@ describe('limits', () => {
   it('checkLimits: a plan within the limits passes; over the binding limit or the buffer limit it throws naming that limit', () => {
     const roomy = { maxStorageBufferBindingSize: small.largestBinding, maxBufferSize: small.largestBuffer };
     expect(() => checkLimits(small, roomy)).not.toThrow();
-    const bind = (() => { try { checkLimits(small, { ...roomy, maxStorageBufferBindingSize: small.largestBinding - 1 }); } catch (e) { return e; } return null; })();
+    const bind = (() => {
+      try {
+        checkLimits(small, { ...roomy, maxStorageBufferBindingSize: small.largestBinding - 1 });
+      } catch (e) {
+        return e;
+      }
+      return null;
+    })();
     expect(bind).toBeInstanceOf(DecoderError);
     expect((bind as DecoderError).code).toBe('limits');
     expect((bind as DecoderError).message).toMatch(/maxStorageBufferBindingSize/);

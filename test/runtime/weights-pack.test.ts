@@ -39,11 +39,16 @@ const shapes: BlockedShape[] = [
   { cout: 4, cin: 100, taps: 27 }, // 4 rows of 2700 words: larger than the test staging (JS fallback)
 ];
 
-
 describe('packChunks: every output channel of every weight once, in groups of 4, chunks bounded', () => {
   it('covers each weight (padding channels in its last part), within the staging and the dispatches per chunk', () => {
     // a wrong split (a channel twice or missed, a group of 4 split, a chunk over the staging) fails here
-    for (const [words, maxParts] of [[3000, 3], [10000, 1], [1e9, 64], [541, 2], [2160, 5]] as const) {
+    for (const [words, maxParts] of [
+      [3000, 3],
+      [10000, 1],
+      [1e9, 64],
+      [541, 2],
+      [2160, 5],
+    ] as const) {
       const { chunks, tooLarge } = packChunks(shapes, words, maxParts);
       expect(tooLarge).toEqual(shapes.flatMap((s, j) => (4 * s.cin * s.taps > words ? [j] : [])));
       const chans = shapes.map(() => [] as number[]);
@@ -99,7 +104,8 @@ describe('preparePackedWeights (GPU) = storageBytes(packConvWeight(w), elem) (JS
           expect(weightPack.last.chunks).toBeGreaterThan(stagingWords === 3000 ? 8 : 4);
           const got = await Promise.all([...all.map((j) => j.buf), staging].map((b) => readBytes(device, b)));
           all.forEach((j, i) => {
-            const g = new Uint16Array(got[i]!.buffer), w = new Uint16Array(want[i]!.buffer);
+            const g = new Uint16Array(got[i]!.buffer),
+              w = new Uint16Array(want[i]!.buffer);
             expect(g.length).toBe(w.length);
             const bad = g.findIndex((v, k) => v !== w[k]);
             expect(bad === -1 ? 'identical' : `${j.key} [${j.cout}, ${j.cin}, ${j.taps}] half-word ${bad}: GPU 0x${g[bad]!.toString(16)}, JS 0x${w[bad]!.toString(16)}`).toBe('identical');

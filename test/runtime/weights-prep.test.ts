@@ -41,11 +41,15 @@ const shapes: BlockedShape[] = [
   { cout: 16, cin: 400, taps: 27 }, // one row of 10800 words: larger than the test staging (JS fallback)
 ];
 
-
 describe('blockChunks: every row of every weight once, chunks bounded', () => {
   it('covers each weight row by row (padding rows in the last part), within the staging and the dispatches per chunk', () => {
     // a wrong split (a row twice or missed, a chunk over the staging) fails the coverage / bound checks
-    for (const [words, maxParts] of [[3000, 3], [10800, 1], [1e9, 64], [541, 2]] as const) {
+    for (const [words, maxParts] of [
+      [3000, 3],
+      [10800, 1],
+      [1e9, 64],
+      [541, 2],
+    ] as const) {
       const { chunks, tooLarge } = blockChunks(shapes, words, maxParts);
       expect(tooLarge).toEqual(shapes.flatMap((s, j) => (s.cin * s.taps > words ? [j] : [])));
       const rows = shapes.map(() => [] as number[]);
@@ -99,7 +103,8 @@ describe('prepareBlockedWeights (GPU) = storageBytes(packConvWeightBlocked(w), f
         expect(last.chunks).toBeGreaterThan(stagingWords === 3000 ? 8 : 4);
         const got = await Promise.all([...all.map((j) => j.buf), staging].map((b) => readBytes(device, b)));
         all.forEach((j, i) => {
-          const g = new Uint16Array(got[i]!.buffer), w = new Uint16Array(want[i]!.buffer);
+          const g = new Uint16Array(got[i]!.buffer),
+            w = new Uint16Array(want[i]!.buffer);
           const bad = g.findIndex((v, k) => v !== w[k]);
           expect(bad === -1 ? 'identical' : `${j.key} [${j.cout}, ${j.cin}, ${j.taps}] half ${bad}: GPU 0x${g[bad]!.toString(16)}, JS 0x${w[bad]!.toString(16)}`).toBe('identical');
         });

@@ -34,7 +34,13 @@ export function importGraph(root: string, dir = 'src', sources: Record<string, s
     const text = sources[f] ?? readFileSync(join(root, f), 'utf8');
     const info = ts.preProcessFile(text, true, true);
     const abs = join(root, f);
-    g.set(f, info.importedFiles.map((i) => resolveImport(abs, i.fileName, virtual)).filter((x): x is string => !!x).map((x) => relative(root, x)));
+    g.set(
+      f,
+      info.importedFiles
+        .map((i) => resolveImport(abs, i.fileName, virtual))
+        .filter((x): x is string => !!x)
+        .map((x) => relative(root, x)),
+    );
   }
   return g;
 }
@@ -42,7 +48,10 @@ export function importGraph(root: string, dir = 'src', sources: Record<string, s
 /** Every import cycle (strongly connected component of more than one file, or a file importing itself), as file lists. */
 export function cycles(g: ImportGraph): string[][] {
   let next = 0;
-  const index = new Map<string, number>(), low = new Map<string, number>(), stack: string[] = [], onStack = new Set<string>();
+  const index = new Map<string, number>(),
+    low = new Map<string, number>(),
+    stack: string[] = [],
+    onStack = new Set<string>();
   const out: string[][] = [];
   const visit = (v: string) => {
     index.set(v, next);

@@ -14,7 +14,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 describe('src/ import structure', () => {
   it('no import cycle in src/', () => {
     const found = cycles(importGraph(root));
-    expect(found.map((c) => c.join(' -> ')), 'import cycles').toEqual([]);
+    expect(
+      found.map((c) => c.join(' -> ')),
+      'import cycles',
+    ).toEqual([]);
   });
 
   it('src/plan reaches no WGSL source (no kernel module carrying shaders)', () => {

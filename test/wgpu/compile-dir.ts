@@ -20,7 +20,16 @@ if (!adapter) {
   Deno.exit(2);
 }
 const features: GPUFeatureName[] = adapter.features.has('shader-f16') ? ['shader-f16'] : [];
-const device = await adapter.requestDevice({ requiredFeatures: features, requiredLimits: { maxComputeInvocationsPerWorkgroup: adapter.limits.maxComputeInvocationsPerWorkgroup, maxComputeWorkgroupSizeX: adapter.limits.maxComputeWorkgroupSizeX, maxComputeWorkgroupSizeY: adapter.limits.maxComputeWorkgroupSizeY, maxComputeWorkgroupStorageSize: adapter.limits.maxComputeWorkgroupStorageSize, maxStorageBuffersPerShaderStage: adapter.limits.maxStorageBuffersPerShaderStage } });
+const device = await adapter.requestDevice({
+  requiredFeatures: features,
+  requiredLimits: {
+    maxComputeInvocationsPerWorkgroup: adapter.limits.maxComputeInvocationsPerWorkgroup,
+    maxComputeWorkgroupSizeX: adapter.limits.maxComputeWorkgroupSizeX,
+    maxComputeWorkgroupSizeY: adapter.limits.maxComputeWorkgroupSizeY,
+    maxComputeWorkgroupStorageSize: adapter.limits.maxComputeWorkgroupStorageSize,
+    maxStorageBuffersPerShaderStage: adapter.limits.maxStorageBuffersPerShaderStage,
+  },
+});
 const t0 = performance.now();
 const failed: { file: string; error: string }[] = [];
 for (const { file } of index) {
@@ -30,7 +39,10 @@ for (const { file } of index) {
   try {
     const module = device.createShaderModule({ label: file, code });
     const info = await module.getCompilationInfo();
-    error = info.messages.filter((m) => m.type === 'error').map((m) => `${m.lineNum}:${m.linePos}: ${m.message}`).join('; ');
+    error = info.messages
+      .filter((m) => m.type === 'error')
+      .map((m) => `${m.lineNum}:${m.linePos}: ${m.message}`)
+      .join('; ');
     if (!error) await device.createComputePipelineAsync({ label: file, layout: 'auto', compute: { module, entryPoint: 'main' } });
   } catch (e) {
     error = e instanceof Error ? e.message : String(e);

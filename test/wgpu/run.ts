@@ -92,74 +92,95 @@ type Case = [name: string, run: () => Promise<string>];
 const cases: Case[] = [];
 
 for (const name of ['wan21-tiny', 'wan21-image', 'wan21-small', 'wan22-tiny', 'wan22-small'])
-  cases.push([`golden ${name}: cache on matches @video within 1e-3`, async () => {
-    const { f, r } = await decodeGolden(name, {});
-    const want = f.tensors.get('@video')!;
-    check(JSON.stringify([3, r.frames, r.height, r.width]) === JSON.stringify(want.shape), `shape [3,${r.frames},${r.height},${r.width}], expected [${want.shape}]`);
-    const c = compare(r.video, clamped(toFloat32(want)));
+  cases.push([
+    `golden ${name}: cache on matches @video within 1e-3`,
+    async () => {
+      const { f, r } = await decodeGolden(name, {});
+      const want = f.tensors.get('@video')!;
+      check(JSON.stringify([3, r.frames, r.height, r.width]) === JSON.stringify(want.shape), `shape [3,${r.frames},${r.height},${r.width}], expected [${want.shape}]`);
+      const c = compare(r.video, clamped(toFloat32(want)));
+      check(c.maxAbs <= 1e-3, `max|err| ${c.maxAbs} > 1e-3 at ${c.maxAbsAt}`);
+      check(r.peakGpuBytes === r.plannedPeakGpuBytes, `peak ${r.peakGpuBytes} B != planned ${r.plannedPeakGpuBytes} B`);
+      return `max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB, ${r.seconds.toFixed(2)} s, peak ${r.peakGpuBytes} B`;
+    },
+  ]);
+
+cases.push([
+  `golden wan21-tiny: cache off matches @video_nocache within 1e-3`,
+  async () => {
+    const { f, r } = await decodeGolden('wan21-tiny', { cache: 'off' });
+    const c = compare(r.video, clamped(toFloat32(f.tensors.get('@video_nocache')!)));
     check(c.maxAbs <= 1e-3, `max|err| ${c.maxAbs} > 1e-3 at ${c.maxAbsAt}`);
-    check(r.peakGpuBytes === r.plannedPeakGpuBytes, `peak ${r.peakGpuBytes} B != planned ${r.plannedPeakGpuBytes} B`);
-    return `max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB, ${r.seconds.toFixed(2)} s, peak ${r.peakGpuBytes} B`;
-  }]);
+    return `max|err| ${c.maxAbs.toExponential(2)}, ${r.frames} frames`;
+  },
+]);
 
-cases.push([`golden wan21-tiny: cache off matches @video_nocache within 1e-3`, async () => {
-  const { f, r } = await decodeGolden('wan21-tiny', { cache: 'off' });
-  const c = compare(r.video, clamped(toFloat32(f.tensors.get('@video_nocache')!)));
-  check(c.maxAbs <= 1e-3, `max|err| ${c.maxAbs} > 1e-3 at ${c.maxAbsAt}`);
-  return `max|err| ${c.maxAbs.toExponential(2)}, ${r.frames} frames`;
-}]);
+cases.push([
+  `golden wan22-tiny: f16 storage PSNR >= 45 dB`,
+  async () => {
+    const { f, r } = await decodeGolden('wan22-tiny', { precision: 'f16' });
+    if (r.options.precision !== 'f16') cannotRun(`the device has no shader-f16 (the decode ran ${r.options.precision})`);
+    const c = compare(r.video, clamped(toFloat32(f.tensors.get('@video')!)));
+    check(c.psnr >= 45, `PSNR ${c.psnr.toFixed(1)} dB < 45`);
+    return `max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB`;
+  },
+]);
 
-cases.push([`golden wan22-tiny: f16 storage PSNR >= 45 dB`, async () => {
-  const { f, r } = await decodeGolden('wan22-tiny', { precision: 'f16' });
-  if (r.options.precision !== 'f16') cannotRun(`the device has no shader-f16 (the decode ran ${r.options.precision})`);
-  const c = compare(r.video, clamped(toFloat32(f.tensors.get('@video')!)));
-  check(c.psnr >= 45, `PSNR ${c.psnr.toFixed(1)} dB < 45`);
-  return `max|err| ${c.maxAbs.toExponential(2)}, PSNR ${c.psnr.toFixed(1)} dB`;
-}]);
-
-cases.push([`golden wan22-tiny: exact 2x3 tiles equal the untiled decode within 1e-5 and @video within 1e-3`, async () => {
-  const { f, r, t } = await decodeGolden('wan22-tiny', {}, { th: 2, tw: 3, mode: 'exact', order: 'tile-major' });
-  check((t!.options.tile as { th?: number } | null)?.th === 2, `the decode was not tiled (tile ${JSON.stringify(t!.options.tile)})`);
-  const cu = compare(t!.video, r.video), cg = compare(t!.video, clamped(toFloat32(f.tensors.get('@video')!)));
-  check(cu.maxAbs <= 1e-5, `vs untiled max|err| ${cu.maxAbs} > 1e-5`);
-  check(cg.maxAbs <= 1e-3, `vs golden max|err| ${cg.maxAbs} > 1e-3`);
-  return `vs untiled ${cu.maxAbs.toExponential(2)}, vs golden ${cg.maxAbs.toExponential(2)}`;
-}]);
+cases.push([
+  `golden wan22-tiny: exact 2x3 tiles equal the untiled decode within 1e-5 and @video within 1e-3`,
+  async () => {
+    const { f, r, t } = await decodeGolden('wan22-tiny', {}, { th: 2, tw: 3, mode: 'exact', order: 'tile-major' });
+    check((t!.options.tile as { th?: number } | null)?.th === 2, `the decode was not tiled (tile ${JSON.stringify(t!.options.tile)})`);
+    const cu = compare(t!.video, r.video),
+      cg = compare(t!.video, clamped(toFloat32(f.tensors.get('@video')!)));
+    check(cu.maxAbs <= 1e-5, `vs untiled max|err| ${cu.maxAbs} > 1e-5`);
+    check(cg.maxAbs <= 1e-3, `vs golden max|err| ${cg.maxAbs} > 1e-3`);
+    return `vs untiled ${cu.maxAbs.toExponential(2)}, vs golden ${cg.maxAbs.toExponential(2)}`;
+  },
+]);
 
 // rocket-64 whole (2 latent frames: the feature cache across chunks); astronaut-128 its first latent
 // frame only: the decoder is causal in time, so latent frame 0 alone decodes video frame 0 of the whole
 // decode exactly (CI time: all 9 frames take minutes on lavapipe through wgpu)
-for (const [sample, latentFrames] of [['rocket-64', Infinity], ['astronaut-128', 1]] as const)
-  cases.push([`sample ${sample}${latentFrames === Infinity ? '' : `, latent frame 0`}: matches the float64 PyTorch decode within 1e-3`, async () => {
-    await needGpu();
-    const file = (rel: string) => Deno.readFile(new URL(`models/${rel}`, root).pathname);
-    const weights = loadWeights(await file('wan21-d32-decoder.safetensors'), 'models/wan21-d32-decoder.safetensors');
-    const lat = parseNpy(await file(`samples/${sample}.latents.npy`), `${sample}.latents.npy`);
-    const torch = parseNpy(await file(`samples/${sample}.torch.npy`), `${sample}.torch.npy`);
-    // latents [z, T, h, w] -> the first `T1` latent frames; the PyTorch video [3, F, H, W] -> its first 1 + 4 (T1 - 1)
-    const [z, T, h, w] = lat.shape as [number, number, number, number];
-    const T1 = Math.min(T, latentFrames);
-    const data = new Float32Array(z * T1 * h * w);
-    for (let c = 0; c < z; c++) data.set((lat.data as Float32Array).subarray(c * T * h * w, (c * T + T1) * h * w), c * T1 * h * w);
-    const [, F, H, W] = torch.shape as [number, number, number, number];
-    const F1 = 1 + 4 * (T1 - 1);
-    const want = new Float32Array(3 * F1 * H * W);
-    for (let c = 0; c < 3; c++) want.set((torch.data as Float32Array).subarray(c * F * H * W, (c * F + F1) * H * W), c * F1 * H * W);
-    const dec = new WanVaeDecoder(weights);
-    try {
-      // the samples' latents are normalised with the official Wan2.1 statistics (samples.json), the default
-      const r = await dec.decode({ data, shape: [z, T1, h, w] });
-      check(JSON.stringify([3, r.frames, r.height, r.width]) === JSON.stringify([3, F1, H, W]), `shape [3,${r.frames},${r.height},${r.width}], expected [3,${F1},${H},${W}]`);
-      const c = compare(r.video, want);
-      check(c.maxAbs <= 1e-3, `max|err| ${c.maxAbs} > 1e-3 at ${c.maxAbsAt}`);
-      return `max|err| vs PyTorch ${c.maxAbs.toExponential(2)} over ${F1} frames, ${r.seconds.toFixed(2)} s`;
-    } finally {
-      dec.dispose();
-    }
-  }]);
+for (const [sample, latentFrames] of [
+  ['rocket-64', Infinity],
+  ['astronaut-128', 1],
+] as const)
+  cases.push([
+    `sample ${sample}${latentFrames === Infinity ? '' : `, latent frame 0`}: matches the float64 PyTorch decode within 1e-3`,
+    async () => {
+      await needGpu();
+      const file = (rel: string) => Deno.readFile(new URL(`models/${rel}`, root).pathname);
+      const weights = loadWeights(await file('wan21-d32-decoder.safetensors'), 'models/wan21-d32-decoder.safetensors');
+      const lat = parseNpy(await file(`samples/${sample}.latents.npy`), `${sample}.latents.npy`);
+      const torch = parseNpy(await file(`samples/${sample}.torch.npy`), `${sample}.torch.npy`);
+      // latents [z, T, h, w] -> the first `T1` latent frames; the PyTorch video [3, F, H, W] -> its first 1 + 4 (T1 - 1)
+      const [z, T, h, w] = lat.shape as [number, number, number, number];
+      const T1 = Math.min(T, latentFrames);
+      const data = new Float32Array(z * T1 * h * w);
+      for (let c = 0; c < z; c++) data.set((lat.data as Float32Array).subarray(c * T * h * w, (c * T + T1) * h * w), c * T1 * h * w);
+      const [, F, H, W] = torch.shape as [number, number, number, number];
+      const F1 = 1 + 4 * (T1 - 1);
+      const want = new Float32Array(3 * F1 * H * W);
+      for (let c = 0; c < 3; c++) want.set((torch.data as Float32Array).subarray(c * F * H * W, (c * F + F1) * H * W), c * F1 * H * W);
+      const dec = new WanVaeDecoder(weights);
+      try {
+        // the samples' latents are normalised with the official Wan2.1 statistics (samples.json), the default
+        const r = await dec.decode({ data, shape: [z, T1, h, w] });
+        check(JSON.stringify([3, r.frames, r.height, r.width]) === JSON.stringify([3, F1, H, W]), `shape [3,${r.frames},${r.height},${r.width}], expected [3,${F1},${H},${W}]`);
+        const c = compare(r.video, want);
+        check(c.maxAbs <= 1e-3, `max|err| ${c.maxAbs} > 1e-3 at ${c.maxAbsAt}`);
+        return `max|err| vs PyTorch ${c.maxAbs.toExponential(2)} over ${F1} frames, ${r.seconds.toFixed(2)} s`;
+      } finally {
+        dec.dispose();
+      }
+    },
+  ]);
 
 const only = Deno.args;
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 const started = performance.now();
 for (const [name, run] of cases) {
   if (only.length && !only.some((o) => name.includes(o))) continue;

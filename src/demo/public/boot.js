@@ -46,7 +46,9 @@
     whenReady(function () {
       show(
         'This page must be served over http(s); it cannot run opened from disk.',
-        'It was opened as a file (' + location.href.slice(0, 120) + '). Browsers do not run module scripts or Web Workers from file:// pages, and WebGPU and the weights cache need http(s) or localhost. ' +
+        'It was opened as a file (' +
+          location.href.slice(0, 120) +
+          '). Browsers do not run module scripts or Web Workers from file:// pages, and WebGPU and the weights cache need http(s) or localhost. ' +
           'Serve this folder with any static web server and open its address, for example: python3 -m http.server 8000 (in this folder), then http://localhost:8000/.',
         '',
       );
@@ -61,7 +63,11 @@
       if (t && t !== window && (t.tagName === 'SCRIPT' || t.tagName === 'LINK') && root.dataset.app !== 'ready') {
         var url = t.src || t.href || '';
         whenReady(function () {
-          show('The page could not start: one of its files did not load.', 'Reloading may help; if it does not, the site is missing a file of the build (deploy the whole folder, assets/ included).', 'could not load ' + url);
+          show(
+            'The page could not start: one of its files did not load.',
+            'Reloading may help; if it does not, the site is missing a file of the build (deploy the whole folder, assets/ included).',
+            'could not load ' + url,
+          );
         });
       } else if (e instanceof ErrorEvent && !root.dataset.app) {
         // the module threw before it started (e.g. a browser too old for its code)
@@ -76,7 +82,12 @@
   // the module never ran and no error came (blocked without an event)
   window.addEventListener('load', function () {
     setTimeout(function () {
-      if (!root.dataset.app) show('The page could not start: its code did not run.', 'Reload the page; if that does not help, the browser may be blocking its scripts.', 'no start after the page loaded (html[data-app] unset)');
+      if (!root.dataset.app)
+        show(
+          'The page could not start: its code did not run.',
+          'Reload the page; if that does not help, the browser may be blocking its scripts.',
+          'no start after the page loaded (html[data-app] unset)',
+        );
     }, 10000);
   });
 })();

@@ -31,12 +31,34 @@ export function findFfmpeg(format: FfmpegFormat, env: NodeJS.ProcessEnv = proces
     throw new DecoderError('unsupported', `WAN_VAE_FFMPEG=${explicit} is not an executable file`);
   }
   for (const dir of (env.PATH ?? '').split(delimiter)) if (dir && executable(join(dir, 'ffmpeg'))) return join(dir, 'ffmpeg');
-  throw new DecoderError('unsupported', `writing .${format} needs ffmpeg, which is not on PATH: install it (Debian/Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg; Windows: winget install ffmpeg) or set WAN_VAE_FFMPEG, or write .gif, .png (contact sheet), a folder of PNG frames (--out DIR/) or .npy instead`);
+  throw new DecoderError(
+    'unsupported',
+    `writing .${format} needs ffmpeg, which is not on PATH: install it (Debian/Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg; Windows: winget install ffmpeg) or set WAN_VAE_FFMPEG, or write .gif, .png (contact sheet), a folder of PNG frames (--out DIR/) or .npy instead`,
+  );
 }
 
 /** The argument list given to ffmpeg (exported for the test's fake ffmpeg). */
 export function ffmpegArgs(format: FfmpegFormat, v: { width: number; height: number }, fps: number, out: string): string[] {
-  return ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', 'rgba', '-s', `${v.width}x${v.height}`, '-r', String(fps), '-i', 'pipe:0', ...FFMPEG_CODEC[format], '-f', format === 'mp4' ? 'mp4' : format, out];
+  return [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'rgba',
+    '-s',
+    `${v.width}x${v.height}`,
+    '-r',
+    String(fps),
+    '-i',
+    'pipe:0',
+    ...FFMPEG_CODEC[format],
+    '-f',
+    format === 'mp4' ? 'mp4' : format,
+    out,
+  ];
 }
 
 /** An ffmpeg process fed frame by frame (started before the decode, so frames need not be kept). */

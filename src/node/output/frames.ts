@@ -53,12 +53,14 @@ export function contactSheet(v: Video, gap = 4): Sheet {
   const frames = sheetFrames(v.frames);
   const cols = Math.ceil(Math.sqrt(frames.length));
   const rows = Math.ceil(frames.length / cols);
-  const width = cols * v.width + (cols - 1) * gap, height = rows * v.height + (rows - 1) * gap;
+  const width = cols * v.width + (cols - 1) * gap,
+    height = rows * v.height + (rows - 1) * gap;
   const rgba = new Uint8Array(width * height * 4);
   for (let i = 3; i < rgba.length; i += 4) rgba[i] = 255; // opaque black background
   frames.forEach((f, k) => {
     const img = frameRgba(v, f);
-    const x0 = (k % cols) * (v.width + gap), y0 = Math.floor(k / cols) * (v.height + gap);
+    const x0 = (k % cols) * (v.width + gap),
+      y0 = Math.floor(k / cols) * (v.height + gap);
     for (let y = 0; y < v.height; y++) rgba.set(img.subarray(y * v.width * 4, (y + 1) * v.width * 4), ((y0 + y) * width + x0) * 4);
   });
   return { rgba, width, height, frames, cols };

@@ -62,7 +62,7 @@ export function openGifSpill(spill: string, size: { frames: number; height: numb
     frame(index, rgba) {
       const k = slot.get(index);
       if (k !== undefined) pool.set(rgba, k * px);
-      for (let o = 0; o < px; ) o += writeSync(fd!, rgba, o, px - o, index * px + o);
+      for (let o = 0; o < px;) o += writeSync(fd!, rgba, o, px - o, index * px + o);
     },
     encode(out, onFrame) {
       try {
@@ -70,13 +70,13 @@ export function openGifSpill(spill: string, size: { frames: number; height: numb
         const gif = GIFEncoder({ auto: false });
         const flush = (e: Encoder) => {
           const b = e.bytesView();
-          for (let o = 0; o < b.length; ) o += writeSync(out, b, o, b.length - o);
+          for (let o = 0; o < b.length;) o += writeSync(out, b, o, b.length - o);
           e.stream.reset(); // the GIF never lies whole in memory: each frame's bytes go to the file
         };
         gif.writeHeader();
         const rgba = new Uint8Array(px);
         for (let f = 0; f < frames; f++) {
-          for (let o = 0; o < px; ) {
+          for (let o = 0; o < px;) {
             const r = readSync(fd!, rgba, o, px - o, f * px + o);
             if (r === 0) throw new Error(`the spill file ${spill} ends inside frame ${f}`);
             o += r;

@@ -17,8 +17,11 @@ export function openFramesSink(t: Extract<OutputTarget, { kind: 'frames' }>, o: 
   }
   const digits = Math.max(4, String(frames - 1).length);
   // frames written under their names, temporary files being written, writes not yet settled
-  const written = new Set<string>(), partial = new Set<string>(), pending = new Set<Promise<void>>();
-  let stopped = false, writtenCount = 0;
+  const written = new Set<string>(),
+    partial = new Set<string>(),
+    pending = new Set<Promise<void>>();
+  let stopped = false,
+    writtenCount = 0;
   const remove = () => {
     for (const f of [...partial, ...written]) rmSync(f, { force: true });
   };

@@ -13,7 +13,7 @@ export function openNpySink(t: OutputTarget & { kind: 'npy' | 'gif' | 'png' }, o
   try {
     ensureDir(dirname(t.path) || '.');
     fd = openSync(tmp, 'w');
-    for (let o = 0; o < header.length; ) o += writeSync(fd, header, o, header.length - o, o);
+    for (let o = 0; o < header.length;) o += writeSync(fd, header, o, header.length - o, o);
     ftruncateSync(fd, header.length + 4 * 3 * frames * n); // the full size up front; each frame's planes land at their offsets
   } catch (e) {
     if (fd !== undefined) closeSync(fd);
@@ -34,7 +34,7 @@ export function openNpySink(t: OutputTarget & { kind: 'npy' | 'gif' | 'png' }, o
         for (let c = 0; c < 3; c++) {
           const plane = bytes.subarray(4 * c * n, 4 * (c + 1) * n);
           const at = header.length + 4 * (c * frames + index) * n;
-          for (let o = 0; o < plane.length; ) o += writeSync(fd!, plane, o, plane.length - o, at + o);
+          for (let o = 0; o < plane.length;) o += writeSync(fd!, plane, o, plane.length - o, at + o);
         }
       } catch (e) {
         throw cannotWrite(t.path, e);

@@ -6,11 +6,7 @@ import { dirname, extname, join } from 'node:path';
 import { DecoderError } from '../../gpu/errors';
 import { type FfmpegFormat } from './ffmpeg';
 
-
-export type OutputTarget =
-  | { kind: 'npy' | 'gif' | 'png'; path: string }
-  | { kind: 'frames'; path: string }
-  | { kind: 'ffmpeg'; path: string; format: FfmpegFormat; ffmpeg: string };
+export type OutputTarget = { kind: 'npy' | 'gif' | 'png'; path: string } | { kind: 'frames'; path: string } | { kind: 'ffmpeg'; path: string; format: FfmpegFormat; ffmpeg: string };
 
 /**
  * Write `parts` one after the other to a temporary name beside `path`, then rename: a failed or interrupted
@@ -26,9 +22,18 @@ export function tempName(path: string, ext = extname(path)): string {
 export function ioProblem(e: unknown): string {
   const code = (e as NodeJS.ErrnoException).code;
   const words: Record<string, string> = {
-    ENOENT: 'no such file or folder', EACCES: 'permission denied', EPERM: 'operation not permitted', EROFS: 'read-only file system',
-    ENOSPC: 'no space left on the device', EDQUOT: 'disk quota exceeded', EISDIR: 'it is a folder, not a file', ENOTDIR: 'a part of the path is a file, not a folder',
-    EEXIST: 'a file of that name is in the way', ENAMETOOLONG: 'the name is too long', EMFILE: 'too many open files', EIO: 'input/output error',
+    ENOENT: 'no such file or folder',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EROFS: 'read-only file system',
+    ENOSPC: 'no space left on the device',
+    EDQUOT: 'disk quota exceeded',
+    EISDIR: 'it is a folder, not a file',
+    ENOTDIR: 'a part of the path is a file, not a folder',
+    EEXIST: 'a file of that name is in the way',
+    ENAMETOOLONG: 'the name is too long',
+    EMFILE: 'too many open files',
+    EIO: 'input/output error',
   };
   return code ? `${words[code] ?? 'failed'} (${code})` : ((e as Error)?.message ?? String(e)).split('\n')[0]!;
 }
@@ -73,8 +78,7 @@ export function writeAtomic(path: string, parts: Uint8Array | Uint8Array[]): voi
   let fd: number | undefined;
   try {
     fd = openSync(tmp, 'w');
-    for (const p of Array.isArray(parts) ? parts : [parts])
-      for (let o = 0; o < p.length; ) o += writeSync(fd, p, o, Math.min(SLICE, p.length - o));
+    for (const p of Array.isArray(parts) ? parts : [parts]) for (let o = 0; o < p.length;) o += writeSync(fd, p, o, Math.min(SLICE, p.length - o));
     closeSync(fd);
     fd = undefined;
     renameSync(tmp, path);
@@ -107,7 +111,6 @@ export interface FrameSink {
 }
 
 export const done = Promise.resolve();
-
 
 /** The video a sink is opened for and the checks every sink runs on each frame (write.ts openOutput). */
 export interface SinkContext {

@@ -42,7 +42,8 @@ export function openOutput(t: OutputTarget, size: { frames: number; height: numb
   const seen = new Uint8Array(frames);
   let count = 0;
   const accept = (index: number, rgb: Float32Array) => {
-    if (!Number.isInteger(index) || index < 0 || index >= frames || seen[index]) throw new DecoderError('bad-input', `cannot write ${t.path}: frame ${index} arrived ${seen[index] ? 'twice' : `outside 0..${frames - 1}`}`);
+    if (!Number.isInteger(index) || index < 0 || index >= frames || seen[index])
+      throw new DecoderError('bad-input', `cannot write ${t.path}: frame ${index} arrived ${seen[index] ? 'twice' : `outside 0..${frames - 1}`}`);
     if (rgb.length !== 3 * n) throw new DecoderError('bad-input', `cannot write ${t.path}: frame ${index} has ${rgb.length} values, expected 3x${H}x${W}`);
     seen[index] = 1;
     count++;

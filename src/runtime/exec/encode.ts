@@ -108,8 +108,7 @@ export class StepEncoder {
         const names = (d: AnyKernelDef) => d.params.map((x) => `${x.name}:${x.type}`).join(',');
         if (ks.some((k) => names(k.def) !== names(ks[0]!.def)))
           throw new DecoderError('unsupported', `${step.label}: the kernels ${ks.map((k) => k.def.id).join(', ')} of one step must share one params struct`);
-        for (const prm of kind.params(step, () => 0))
-          for (const k of ks) checkDispatch(k.def, k.def.dispatch(prm, { ...k.def.overrides, ...k.overrides }), this.device.limits);
+        for (const prm of kind.params(step, () => 0)) for (const k of ks) checkDispatch(k.def, k.def.dispatch(prm, { ...k.def.overrides, ...k.overrides }), this.device.limits);
         const kernels = ks.map((k, j) => {
           const e = { def: k.def, overrides: k.overrides, group: perChunk ? null : this.group(j ? `${step.label} ${k.def.id}` : step.label, k.def, k.bindings) } as EncodedKernel;
           jobs.push(this.cache.get(k.def, k.overrides, this.elem).then((p) => void (e.pipeline = p)));
@@ -162,7 +161,7 @@ export class StepEncoder {
     const copy = (label: string, src: GPUBuffer, srcOff: number, dst: GPUBuffer, dstOff: number, bytes: number) => {
       pass?.end();
       pass = null;
-      if (inject) (dstOff += 2), (inject = false);
+      if (inject) ((dstOff += 2), (inject = false));
       enc.pushDebugGroup(label);
       enc.copyBufferToBuffer(src, srcOff, dst, dstOff, bytes);
       enc.popDebugGroup();

@@ -42,10 +42,20 @@ export class Resources {
   readonly weightJobs: BlockedWeightJob[] = [];
 
   /** `reuse`: weight buffers of the previous decoder on this device (same model and packing), adopted by key */
-  constructor(device: GPUDevice, readonly arena: Arena, readonly plan: Plan, weights: Weights, mma: boolean, reuse?: Map<string, GPUBuffer>, prep: WeightPrepMode = 'gpu') {
+  constructor(
+    device: GPUDevice,
+    readonly arena: Arena,
+    readonly plan: Plan,
+    weights: Weights,
+    mma: boolean,
+    reuse?: Map<string, GPUBuffer>,
+    prep: WeightPrepMode = 'gpu',
+  ) {
     const p = plan;
     const elem: Elem = p.opts.precision;
-    const steps = Object.values(p.programs).flat().flatMap((pp) => pp.prog.steps);
+    const steps = Object.values(p.programs)
+      .flat()
+      .flatMap((pp) => pp.prog.steps);
     const sp = p.weightStream;
     this.weights = uploadWeights(device, arena, steps, weights, elem, mma, p.opts.weightsPrecision, sp?.entries, reuse, this.weightJobs, prep);
     if (sp) this.stream = new WeightStream(device, arena, sp, steps, weights, elem, mma, p.opts.weightsPrecision);
@@ -55,7 +65,10 @@ export class Resources {
       let b = ringBuffers.get(r.buffer);
       if (!b) {
         const bytes = Math.max(...p.rings.filter((x) => x.buffer === r.buffer).map((x) => x.bytes));
-        ringBuffers.set(r.buffer, (b = arena.create('cache', r.buffer === r.key ? `cache ${r.key} ${r.label}` : `cache ${r.buffer} (every tile's, parked in CPU memory between runs)`, bytes, storageUsage())));
+        ringBuffers.set(
+          r.buffer,
+          (b = arena.create('cache', r.buffer === r.key ? `cache ${r.key} ${r.label}` : `cache ${r.buffer} (every tile's, parked in CPU memory between runs)`, bytes, storageUsage())),
+        );
       }
       this.rings.set(r.key, b);
     }

@@ -62,7 +62,8 @@ const conv: Kernels<ConvStep> = (s, c): StepKernel[] => {
   const resBuf = s.res && res === 1 ? c.view(s.res) : c.dummy;
   const gamma = s.norm ? c.weight(s.norm.gkey) : c.dummy;
   const ring = s.ring ? c.ring(s.ring) : c.dummy;
-  const w = c.weight(`${s.wkey}.weight`), b = c.weight(`${s.wkey}.bias`);
+  const w = c.weight(`${s.wkey}.weight`),
+    b = c.weight(`${s.wkey}.bias`);
   const load = { KT: s.kt, KS: s.ks, UP: s.up, NORM: s.norm ? 1 : 0, SILU: s.norm?.silu ? 1 : 0 };
   // the form recorded by the planner (conv-form.ts), on this device
   const form = deviceConvForm(s, !!c.mma, convWeightFormat(c.elem, c.weightsPrecision));
@@ -87,7 +88,14 @@ const conv: Kernels<ConvStep> = (s, c): StepKernel[] => {
       { def: conv3dMmaPack, overrides: load, bindings: [c.view(s.x), ring, gamma, c.mmaScratch!] },
       { def: mmaGemm(s, s.ks, !!c.mma.emulate), overrides: { KT: s.kt, KS: s.ks, HAS_RES: res, SG: c.mma.subgroupSize }, bindings: [c.mmaScratch!, c.wqScratch!, b, resBuf, c.view(s.y)] },
     ];
-  if (form === 'wq') return [{ def: kernels.conv3dWq, overrides: { ...load, HAS_RES: res, WQ: wq, ...conv3dTuningForCout(c.tuning, s.cout, c.maxInvocations) }, bindings: [c.view(s.x), ring, w, b, resBuf, c.view(s.y), gamma, w] }];
+  if (form === 'wq')
+    return [
+      {
+        def: kernels.conv3dWq,
+        overrides: { ...load, HAS_RES: res, WQ: wq, ...conv3dTuningForCout(c.tuning, s.cout, c.maxInvocations) },
+        bindings: [c.view(s.x), ring, w, b, resBuf, c.view(s.y), gamma, w],
+      },
+    ];
   if (form === 'mma' && c.mma)
     return [
       // the operand copy: conv3d-mma-pack reads what conv3d would (x, the ring, gamma) into the scratch
@@ -105,7 +113,13 @@ const conv: Kernels<ConvStep> = (s, c): StepKernel[] => {
 const norm: Kernels<NormStep> = (s, c) => {
   const inPlace = !s.stats && c.inPlace(s.x, s.y);
   // stats and in-place norms read their input through the y binding
-  return [{ def: kernels.rmsNorm, overrides: { SILU: s.silu ? 1 : 0, STATS: s.stats ? 1 : 0, INPLACE: inPlace ? 1 : 0, INV_MAX: invMaxFor(c.elem) }, bindings: [s.stats || inPlace ? c.dummy : c.view(s.x), c.weight(s.gkey), c.view(s.y)] }];
+  return [
+    {
+      def: kernels.rmsNorm,
+      overrides: { SILU: s.silu ? 1 : 0, STATS: s.stats ? 1 : 0, INPLACE: inPlace ? 1 : 0, INV_MAX: invMaxFor(c.elem) },
+      bindings: [s.stats || inPlace ? c.dummy : c.view(s.x), c.weight(s.gkey), c.view(s.y)],
+    },
+  ];
 };
 
 const attn: Kernels<AttnStep> = (s, c) => [{ def: kernels.attention, overrides: {}, bindings: [c.view(s.qkv), c.view(s.o)] }];

@@ -26,14 +26,22 @@ export class WeightStream {
   uploadedBytes = 0;
   uploads = 0;
 
-  constructor(private readonly device: GPUDevice, arena: Arena, readonly sp: WeightStreamPlan, steps: Iterable<Step>, weights: Weights, elem: Elem, mma: boolean, weightsPrecision: Plan['opts']['weightsPrecision']) {
+  constructor(
+    private readonly device: GPUDevice,
+    arena: Arena,
+    readonly sp: WeightStreamPlan,
+    steps: Iterable<Step>,
+    weights: Weights,
+    elem: Elem,
+    mma: boolean,
+    weightsPrecision: Plan['opts']['weightsPrecision'],
+  ) {
     this.host = sp.groups.map((bytes) => new Uint8Array(bytes));
     for (const w of weightBuffers(steps)) {
       const e = sp.entries.get(w.key);
       if (!e) continue;
       const bytes = packWeight(w, weights, elem, mma, weightsPrecision);
-      if (bytes.byteLength > e.bytes)
-        throw new DecoderError('internal', `weight stream: ${w.key} packs to ${bytes.byteLength} bytes, the plan counted ${e.bytes}`);
+      if (bytes.byteLength > e.bytes) throw new DecoderError('internal', `weight stream: ${w.key} packs to ${bytes.byteLength} bytes, the plan counted ${e.bytes}`);
       this.host[e.group]!.set(bytes, e.offset);
     }
     this.slotBuffers = Array.from({ length: sp.slots }, (_, k) => arena.create('weights', `weight stream slot ${k}`, sp.slotBytes[k]!, storageUsage()));
@@ -79,7 +87,11 @@ export class Segments {
   /** null without a stream: the step encoder then records into `first` only */
   readonly split: ((group: number) => GPUCommandEncoder) | null;
 
-  constructor(private readonly device: GPUDevice, label: string, private readonly stream: WeightStream | null) {
+  constructor(
+    private readonly device: GPUDevice,
+    label: string,
+    private readonly stream: WeightStream | null,
+  ) {
     this.list = [{ group: -1, enc: device.createCommandEncoder({ label }) }];
     this.split = stream
       ? (group) => {

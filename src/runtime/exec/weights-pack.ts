@@ -31,5 +31,15 @@ export async function preparePackedWeights(device: GPUDevice, cache: PipelineCac
   // one pipeline per storage precision (F16 override): a plan's portable weights share one
   const f16 = jobs[0]?.portable === 'f16' ? 1 : 0;
   const words = staging ? stagingWords(device, staging) : 0;
-  await runStagedPrep(device, cache, jobs, staging, words, uniforms, stride, { def: weightsPack, overrides: { F16: f16 }, chunks: packChunks, params: (j, part) => packParams(j, part, f16), inJs: packInJs }, last);
+  await runStagedPrep(
+    device,
+    cache,
+    jobs,
+    staging,
+    words,
+    uniforms,
+    stride,
+    { def: weightsPack, overrides: { F16: f16 }, chunks: packChunks, params: (j, part) => packParams(j, part, f16), inJs: packInJs },
+    last,
+  );
 }

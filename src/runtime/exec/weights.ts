@@ -38,7 +38,19 @@ export function packWeight(w: WeightUse, weights: Weights, elem: Elem, mma: bool
  * `jobs` given (and `mode` 'gpu', the default): the blocked f16 conv weights of tensor-core plans are created
  * but not written; they are pushed there for prepareBlockedWeights.
  */
-export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<Step>, weights: Weights, elem: Elem, mma: boolean, weightsPrecision?: WeightsPrecision, skip?: ReadonlySet<string> | ReadonlyMap<string, unknown>, reuse?: Map<string, GPUBuffer>, jobs?: BlockedWeightJob[], mode: WeightPrepMode = 'gpu'): Map<string, GPUBuffer> {
+export function uploadWeights(
+  device: GPUDevice,
+  arena: Arena,
+  steps: Iterable<Step>,
+  weights: Weights,
+  elem: Elem,
+  mma: boolean,
+  weightsPrecision?: WeightsPrecision,
+  skip?: ReadonlySet<string> | ReadonlyMap<string, unknown>,
+  reuse?: Map<string, GPUBuffer>,
+  jobs?: BlockedWeightJob[],
+  mode: WeightPrepMode = 'gpu',
+): Map<string, GPUBuffer> {
   const out = new Map<string, GPUBuffer>();
   for (const w of weightBuffers(steps)) {
     if (skip?.has(w.key)) continue;
@@ -55,7 +67,16 @@ export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<S
       // Weights.get checks the count and the first dim (as the JS path's packWeight does)
       const t = weights.get(w.key, [cout, cin, rows / cin]);
       const buf = arena.create('weights', w.key, w.conv.blocked * 2, storageUsage());
-      jobs.push({ key: w.key, buf, get data() { return t.data; }, cout, cin, taps: rows / cin });
+      jobs.push({
+        key: w.key,
+        buf,
+        get data() {
+          return t.data;
+        },
+        cout,
+        cin,
+        taps: rows / cin,
+      });
       out.set(w.key, buf);
       continue;
     }
@@ -65,7 +86,18 @@ export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<S
       const t = weights.get(w.wino.src, [cout, cin, kt * 9]);
       const uElem: Elem = w.wino.f32 ? 'f32' : elem;
       const buf = arena.create('weights', w.key, Math.ceil((w.elems * (uElem === 'f16' ? 2 : 4)) / 4) * 4, storageUsage());
-      jobs.push({ key: w.key, buf, get data() { return t.data; }, cout, cin, taps: kt * 9, wino: r, winoElem: uElem });
+      jobs.push({
+        key: w.key,
+        buf,
+        get data() {
+          return t.data;
+        },
+        cout,
+        cin,
+        taps: kt * 9,
+        wino: r,
+        winoElem: uElem,
+      });
       out.set(w.key, buf);
       continue;
     }
@@ -74,7 +106,17 @@ export function uploadWeights(device: GPUDevice, arena: Arena, steps: Iterable<S
       const { cout, cin, rows } = w.conv;
       const t = weights.get(w.key, [cout, cin, rows / cin]);
       const buf = arena.create('weights', w.key, w.elems * (elem === 'f16' ? 2 : 4), storageUsage());
-      jobs.push({ key: w.key, buf, get data() { return t.data; }, cout, cin, taps: rows / cin, portable: elem });
+      jobs.push({
+        key: w.key,
+        buf,
+        get data() {
+          return t.data;
+        },
+        cout,
+        cin,
+        taps: rows / cin,
+        portable: elem,
+      });
       out.set(w.key, buf);
       continue;
     }
@@ -135,7 +177,15 @@ function prepareInJs(device: GPUDevice, j: BlockedWeightJob): void {
  * which the decode rewrites per run (queue order keeps the two apart). Both are the plan's own buffers:
  * the preparation allocates no GPU memory (peak = planned). Resolves once everything is submitted.
  */
-export async function prepareBlockedWeights(device: GPUDevice, cache: PipelineCache, jobs: BlockedWeightJob[], staging: GPUBuffer | null, uniforms: GPUBuffer, stride: number, mode: WeightPrepMode = 'gpu'): Promise<PrepCounts> {
+export async function prepareBlockedWeights(
+  device: GPUDevice,
+  cache: PipelineCache,
+  jobs: BlockedWeightJob[],
+  staging: GPUBuffer | null,
+  uniforms: GPUBuffer,
+  stride: number,
+  mode: WeightPrepMode = 'gpu',
+): Promise<PrepCounts> {
   const last: PrepCounts = { gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 };
   const words = staging && mode === 'gpu' ? stagingWords(device, staging) : 0;
   await runStagedPrep(device, cache, jobs, staging, words, uniforms, stride, { def: weightsBlock, overrides: {}, chunks: blockChunks, params: blockParams, inJs: prepareInJs }, last);
@@ -169,7 +219,17 @@ export interface StagedPrep<P extends Record<string, number>> {
  * slots, one submission per chunk; jobs no chunk takes (one output-channel group larger than the staging)
  * in JS. `staging` is cleared to zeros afterwards (as created). Records what it did in `last`.
  */
-export async function runStagedPrep<P extends Record<string, number>>(device: GPUDevice, cache: PipelineCache, jobs: BlockedWeightJob[], staging: GPUBuffer | null, words: number, uniforms: GPUBuffer, stride: number, k: StagedPrep<P>, last: PrepCounts): Promise<void> {
+export async function runStagedPrep<P extends Record<string, number>>(
+  device: GPUDevice,
+  cache: PipelineCache,
+  jobs: BlockedWeightJob[],
+  staging: GPUBuffer | null,
+  words: number,
+  uniforms: GPUBuffer,
+  stride: number,
+  k: StagedPrep<P>,
+  last: PrepCounts,
+): Promise<void> {
   const t0 = performance.now();
   const { chunks, tooLarge } = k.chunks(jobs, words, Math.max(1, Math.floor(uniforms.size / stride)));
   for (const j of tooLarge) k.inJs(device, jobs[j]!);
@@ -181,7 +241,16 @@ export async function runStagedPrep<P extends Record<string, number>>(device: GP
     const group = (j: number) => {
       let g = groups.get(j);
       if (!g)
-        groups.set(j, (g = device.createBindGroup({ layout: cache.bindGroupLayout(k.def), entries: [{ binding: 0, resource: { buffer: staging!, size: words * 4 } }, { binding: 1, resource: { buffer: jobs[j]!.buf } }] })));
+        groups.set(
+          j,
+          (g = device.createBindGroup({
+            layout: cache.bindGroupLayout(k.def),
+            entries: [
+              { binding: 0, resource: { buffer: staging!, size: words * 4 } },
+              { binding: 1, resource: { buffer: jobs[j]!.buf } },
+            ],
+          })),
+        );
       return g;
     };
     let used = 0;

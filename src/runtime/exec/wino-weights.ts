@@ -34,7 +34,13 @@ export async function prepareWinoWeights(device: GPUDevice, cache: PipelineCache
     }
     const def = winogradWeights(r);
     const pipeline = await cache.get(def, {}, j.winoElem ?? 'f32');
-    const group = device.createBindGroup({ layout: cache.bindGroupLayout(def), entries: [{ binding: 0, resource: { buffer: staging!, size: words * 4 } }, { binding: 1, resource: { buffer: j.buf } }] });
+    const group = device.createBindGroup({
+      layout: cache.bindGroupLayout(def),
+      entries: [
+        { binding: 0, resource: { buffer: staging!, size: words * 4 } },
+        { binding: 1, resource: { buffer: j.buf } },
+      ],
+    });
     for (let o0 = 0; o0 < j.cout; o0 += per) {
       const n = Math.min(per, j.cout - o0);
       device.queue.writeBuffer(staging!, 0, j.data as Float32Array<ArrayBuffer>, o0 * row, n * row);

@@ -12,4 +12,15 @@ decoder.dispose();
 // the exported files: what a bundler or a server would copy
 const card = fileURLToPath(import.meta.resolve('wan-vae-webgpu/models/README.md'));
 const file = fileURLToPath(import.meta.resolve('wan-vae-webgpu/models/wan21-d32-decoder.safetensors'));
-console.log(JSON.stringify({ dim: decoder.cfg.dim, latents: latents.shape, clip: clip.shape, sample: sample.name, frames: plan.framesOut, size: [plan.width, plan.height], card: readFileSync(card, 'utf8').length > 0, weightBytes: readFileSync(file).length }));
+console.log(
+  JSON.stringify({
+    dim: decoder.cfg.dim,
+    latents: latents.shape,
+    clip: clip.shape,
+    sample: sample.name,
+    frames: plan.framesOut,
+    size: [plan.width, plan.height],
+    card: readFileSync(card, 'utf8').length > 0,
+    weightBytes: readFileSync(file).length,
+  }),
+);

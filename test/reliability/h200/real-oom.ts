@@ -10,7 +10,9 @@ import { WanVaeDecoder } from '../../../src/decoder';
 import { requestDecoderDevice } from '../../../src/gpu/device';
 import { OFFICIAL, syntheticLatents, syntheticWeights } from '../../../src/model/synthetic';
 
-const T = Number(process.env.T ?? 2), H = Number(process.env.LH ?? 60), W = Number(process.env.LW ?? 104);
+const T = Number(process.env.T ?? 2),
+  H = Number(process.env.LH ?? 60),
+  W = Number(process.env.LW ?? 104);
 const FREE_GIB = Number(process.env.FREE_GIB ?? 2);
 await installNodeWebGPU(process.env.DAWN_FLAGS ? [process.env.DAWN_FLAGS] : []);
 const dev = await requestDecoderDevice();

@@ -3,9 +3,10 @@
 // shaders/conv3d-mma-common.wgsl). It exists so that the layouts (conv3d-mma-pack, the blocked weights)
 // and the addressing are checked against the CPU reference where subgroup matrices are absent (CI on
 // lavapipe / SwiftShader); only the three matrix builtins of conv3d-mma are not covered by it. Slow.
+// The decoder's emulated GEMM is the straight-line one (shaders/conv3d-mma-flat-emu.wgsl); this looped
+// twin checks the looped conv3d-mma's walk and the result-tile shapes the benchmark compares.
 // The weight format is the appended part's: emu_block (adds one 16-cin channel block to a result element)
-// and emu_results (what happens to the result tiles before the epilogue): f16 weights in
-// conv3d-mma-emu-f16.wgsl, int8 weights in conv3d-mma-wq-emu.wgsl.
+// and emu_results (what happens to the result tiles before the epilogue), in conv3d-mma-emu-f16.wgsl.
 alias Elem = f32;
 
 // Params, bindings, TM / TN, addressing and epilogue: shaders/conv3d-mma-common.wgsl

@@ -11,12 +11,16 @@
 //             3-row x (16*TN + 2)-pixel window of the operand copy one after another (the x taps are
 //             16-element offsets of each other), so the right operands come from L1 instead of L2.
 // Results equal conv3d-mma's up to the f32 summation order ('cb-tap' sums in another order).
+// `emulate`: the same generated main with its five matrix operations spelled as plain code
+// (shaders/conv3d-mma-flat-emu.wgsl), for adapters without subgroup matrices (CI on lavapipe /
+// SwiftShader): the shipped tiling, operand offsets and loop order run there against the CPU reference.
 import src from '../../shaders/conv3d-mma.wgsl?raw';
+import emuOps from '../../shaders/conv3d-mma-flat-emu.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
-import type { KernelDef } from '../gpu/kernel';
+import { wgslConst, type KernelDef } from '../gpu/kernel';
 import type { Conv3dParams } from './conv3d';
 import common from '../../shaders/conv3d-mma-common.wgsl?raw';
-import { conv3dMma, conv3dMmaEmu, conv3dMmaTiles, mmaTilesFor } from './conv3d-mma';
+import { conv3dMma, conv3dMmaTiles, mmaTilesFor } from './conv3d-mma';
 
 export type MmaOrder = 'tap-cb' | 'cb-tap';
 
@@ -28,17 +32,50 @@ export interface MmaShape {
 
 const range = (n: number) => [...Array(n).keys()];
 
-/** The generated `main` of one shape (WGSL; the enable line and Elem alias come from conv3d-mma.wgsl's header). */
-export function flatGemmMain({ tm, tn, order }: MmaShape): string {
+/** How the generated main spells the matrix type and operations (offsets in elements, stride 16). */
+interface MatrixOps {
+  /** the type of one 16x16 f32 result */
+  result: string;
+  /** left (weights wt, row-major) and right (operand copy s, column-major) operand at an element offset */
+  left(off: string): string;
+  right(off: string): string;
+  /** c + a * b */
+  mma(a: string, b: string, c: string): string;
+  /** result c into c_s at element offset off, row-major */
+  store(off: string, c: string): string;
+}
+
+const L = 'subgroup_matrix_left<Elem, 16, 16>',
+  R = 'subgroup_matrix_right<Elem, 16, 16>';
+
+/** WGSL subgroup matrices (tensor cores) */
+const tensorCoreOps: MatrixOps = {
+  result: 'subgroup_matrix_result<f32, 16, 16>',
+  left: (off) => `subgroupMatrixLoad<${L}, row_major>(&wt, ${off}, 16u)`,
+  right: (off) => `subgroupMatrixLoad<${R}, col_major>(&s, ${off}, 16u)`,
+  mma: (a, b, c) => `subgroupMatrixMultiplyAccumulate(${a}, ${b}, ${c})`,
+  store: (off, c) => `subgroupMatrixStore<row_major>(&c_s, ${off}, ${c}, 16u)`,
+};
+
+/** plain code (shaders/conv3d-mma-flat-emu.wgsl): an operand is its offset, a result EMU_Q values per invocation */
+const EMU_Q = wgslConst(emuOps, 'EMU_Q');
+const emulatedOps: MatrixOps = {
+  result: 'array<f32, EMU_Q>',
+  left: (off) => off,
+  right: (off) => off,
+  mma: (a, b, c) => `emu_mma(${a}, ${b}, ${c}, lid)`,
+  store: (off, c) => `emu_store(${off}, ${c}, lid)`,
+};
+
+/** The generated `main` of one shape (WGSL; the enable line and Elem alias come from conv3d-mma.wgsl's header, or the emulation's). */
+export function flatGemmMain({ tm, tn, order }: MmaShape, ops: MatrixOps = tensorCoreOps): string {
   const I = range(tm),
     J = range(tn);
-  const L = 'subgroup_matrix_left<Elem, 16, 16>',
-    R = 'subgroup_matrix_right<Elem, 16, 16>';
   const body = (aBase: (i: number) => string, bBase: (j: number) => string, ind: string) =>
     [
-      ...I.map((i) => `${ind}let a_${i} = subgroupMatrixLoad<${L}, row_major>(&wt, ${aBase(i)}, 16u);`),
-      ...J.map((j) => `${ind}let r_${j} = subgroupMatrixLoad<${R}, col_major>(&s, ${bBase(j)}, 16u);`),
-      ...I.flatMap((i) => J.map((j) => `${ind}c_${i}_${j} = subgroupMatrixMultiplyAccumulate(a_${i}, r_${j}, c_${i}_${j});`)),
+      ...I.map((i) => `${ind}let a_${i} = ${ops.left(aBase(i))};`),
+      ...J.map((j) => `${ind}let r_${j} = ${ops.right(bBase(j))};`),
+      ...I.flatMap((i) => J.map((j) => `${ind}c_${i}_${j} = ${ops.mma(`a_${i}`, `r_${j}`, `c_${i}_${j}`)};`)),
     ].join('\n');
   const loops =
     order === 'tap-cb'
@@ -79,10 +116,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
   let ob0 = wg.y * TM;
   // pixel blocks of this group (the tail repeats the last one; not stored)
 ${J.map((j) => `  let n_${j} = min(n0 + ${j}u, g.tiles - 1u);`).join('\n')}
-${I.flatMap((i) => J.map((j) => `  var c_${i}_${j}: subgroup_matrix_result<f32, 16, 16>;`)).join('\n')}
+${I.flatMap((i) => J.map((j) => `  var c_${i}_${j}: ${ops.result};`)).join('\n')}
   let bs = b_cb_stride(g);
 ${loops}
-${I.flatMap((i) => J.map((j) => `  subgroupMatrixStore<row_major>(&c_s, ${(i * tn + j) * 256}u, c_${i}_${j}, 16u);`)).join('\n')}
+${I.flatMap((i) => J.map((j) => `  ${ops.store(`${(i * tn + j) * 256}u`, `c_${i}_${j}`)};`)).join('\n')}
   workgroupBarrier();
   epilogue(g, ob0, n0, lid);
 }
@@ -92,28 +129,34 @@ ${I.flatMap((i) => J.map((j) => `  subgroupMatrixStore<row_major>(&c_s, ${(i * t
 /**
  * conv3dMma as straight-line WGSL for one shape: the same KernelDef (bindings, params, overrides,
  * dispatch and cost of conv3dMmaTiles(conv3dMma, tm, tn)) with its source replaced, under its own id.
+ * `emulate`: the same main on plain code (shaders/conv3d-mma-flat-emu.wgsl; id + '-emu'), any adapter with SG >= 32.
  */
-export function conv3dMmaFlat(shape: MmaShape): KernelDef<Conv3dParams> {
+export function conv3dMmaFlat(shape: MmaShape, { emulate = false }: { emulate?: boolean } = {}): KernelDef<Conv3dParams> {
   const { tm, tn, order } = shape;
   if (!(Number.isInteger(tm) && Number.isInteger(tn) && tm >= 1 && tn >= 1 && tm * tn <= 16)) throw new DecoderError('bad-input', `conv3d-mma-flat: ${tm} x ${tn} result tiles (at most 16)`);
   if (order !== 'tap-cb' && order !== 'cb-tap') throw new DecoderError('bad-input', `conv3d-mma-flat: loop order '${String(order)}' is not tap-cb or cb-tap`);
   // dispatch and cost of this tile shape (conv3dMmaTiles allows tm * tn <= 8: build from the 1 x 1 one)
   const tiles = conv3dMmaTiles(conv3dMma, 1, 1);
   const dispatch: KernelDef<Conv3dParams>['dispatch'] = (p, ov) => {
+    const sg = ov.SG ?? 32;
+    if (emulate && !(256 % sg === 0 && 256 / sg <= EMU_Q))
+      throw new DecoderError('bad-input', `conv3d-mma-flat emulation: subgroup size SG ${sg} must divide 256 into at most ${EMU_Q} values per invocation`);
     const [x, y, z] = tiles.dispatch(p, ov);
     return [Math.ceil(x / tn), Math.ceil(y / tm), z];
   };
-  // conv3d-mma.wgsl's header (enable, Elem) without its looped main; then the common part with TM / TN set
-  const header = src.slice(0, src.indexOf('@compute'));
+  // conv3d-mma.wgsl's header (enable, Elem) without its looped main, or the emulation's (Elem and its
+  // matrix operations); then the common part with TM / TN set
+  const header = emulate ? emuOps : src.slice(0, src.indexOf('@compute'));
   const shared = common.replace(/^const TM: u32 = \d+;/m, `const TM: u32 = ${tm};`).replace(/^const TN: u32 = \d+;/m, `const TN: u32 = ${tn};`);
-  if (!header.includes('enable chromium_experimental_subgroup_matrix') || !shared.includes(`const TM: u32 = ${tm};`) || !shared.includes(`const TN: u32 = ${tn};`))
+  if (!(emulate || header.includes('enable chromium_experimental_subgroup_matrix')) || !shared.includes(`const TM: u32 = ${tm};`) || !shared.includes(`const TN: u32 = ${tn};`))
     throw new DecoderError('bad-input', 'conv3d-mma-flat: shaders/conv3d-mma.wgsl / conv3d-mma-common.wgsl no longer have the expected header and TM / TN lines');
-  return { ...conv3dMma, id: `conv3d-mma-flat-${order}-${tm}x${tn}`, wgsl: `${header}${flatGemmMain(shape)}\n${shared}`, dispatch };
+  const id = `conv3d-mma-flat-${order}-${tm}x${tn}${emulate ? '-emu' : ''}`;
+  return { ...conv3dMma, id, wgsl: `${header}${flatGemmMain(shape, emulate ? emulatedOps : tensorCoreOps)}\n${shared}`, dispatch };
 }
 
 /**
  * The GEMM the decoder runs for one conv call: the straight-line form in the 'cb-tap' order at
- * mmaTilesFor's tile shape (the looped conv3d-mma-emu twin where `emulate`: scalar products, any adapter).
+ * mmaTilesFor's tile shape; where `emulate`, that same GEMM on plain code (conv3dMmaFlat's emulation: any adapter, slow).
  * Why (H200, 2026-12-01, 3ced731, GEMM alone, bench/results/h200/mma-2026-12-01-3ced731/): cb-tap 3x2 ran at
  * 90.7 / 126.2 / 130.9 / 103.5 TFLOP/s at the four ANCHORS shapes (96ch 480x832, 192ch 240x416, 384ch
  * 120x208, 384ch 60x104) and 119.0 / 130.4 / 127.8 at Wan2.2's 256ch 352x640, 512ch 176x320, 1024ch
@@ -125,5 +168,5 @@ export const MMA_ORDER: MmaOrder = 'cb-tap';
 
 export function mmaGemm(p: { cin: number; cout: number; h: number; w: number }, ks: number, emulate: boolean): KernelDef<Conv3dParams> {
   const [tm, tn] = mmaTilesFor(p, ks);
-  return emulate ? conv3dMmaTiles(conv3dMmaEmu, tm, tn) : conv3dMmaFlat({ tm, tn, order: MMA_ORDER });
+  return conv3dMmaFlat({ tm, tn, order: MMA_ORDER }, { emulate });
 }

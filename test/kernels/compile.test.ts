@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { DecoderError } from '../../src/gpu/errors';
 import { pipelineKey, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
 import { conv3dTuning, conv3dTuningForCout } from '../../src/kernels/conv3d';
-import { conv3dMmaEmu } from '../../src/kernels/conv3d-mma';
 import { kernels } from '../../src/kernels/index';
 import { inferConfig } from '../../src/model/config';
 import { syntheticWeights } from '../../src/model/synthetic';
@@ -136,13 +135,13 @@ describe('every kernel variant the decoder builds compiles', () => {
     for (const v of mma.values()) await compiles(v);
   });
 
-  it('tensor-core layouts on scalar products: conv3d-mma-emu and the pack compile wherever there is shader-f16', async (ctx) => {
+  it('tensor-core layouts on plain code: the emulated straight-line GEMM and the pack compile wherever there is shader-f16', async (ctx) => {
     needF16(ctx, gpu);
     const emu = variants('f16', conv3dTuning.cpu, { subgroupSize: 32, emulate: true }, maxInv);
-    // variants of the GEMM may carry their result-tile shape in the id (conv3d-mma-emu-1x1)
+    // the GEMM's id carries its loop order and result-tile shape (conv3d-mma-flat-cb-tap-3x2-emu)
     const ids = [...emu.values()].map((v) => v.def.id);
     expect(
-      ids.some((id) => id.startsWith(conv3dMmaEmu.id)),
+      ids.some((id) => id.startsWith('conv3d-mma-flat-') && id.endsWith('-emu')),
       ids.join(', '),
     ).toBe(true);
     expect(ids).toContain('conv3d-mma-pack');

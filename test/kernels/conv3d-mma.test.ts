@@ -2,14 +2,17 @@
 // output frame, f16 storage (inputs rounded to f16 for the reference too; NMSE <= 1e-4 as conv3d's f16
 // cases). Two dispatches per case, as the decoder runs them: conv3d-mma-pack (operand frames -> the
 // channels-innermost copy, one per frame) then the GEMM over the blocked weights (packConvWeightBlocked). The GEMM runs as
-// conv3d-mma-emu (scalar products, any adapter: checks the layouts, the tile walk with its tails and the
-// epilogue) and, where the adapter offers 16x16x16 f16 -> f32 subgroup matrices, as conv3d-mma itself
-// (no CI platform has them: skipped there with the reason; the H200 benchmark checks it against conv3d).
+// conv3d-mma-emu (the looped GEMM on scalar products, any adapter: checks the layouts, the tile walk with
+// its tails and the epilogue), as the straight-line GEMM the decoder ships (conv3d-mma-flat) emulated on
+// plain code (conv3dMmaFlat's `emulate`, what mmaGemm gives the decoder without subgroup matrices: same
+// generated tiling, offsets and loop order) and, where the adapter offers 16x16x16 f16 -> f32 subgroup
+// matrices, as conv3d-mma / conv3d-mma-flat themselves (no CI platform has them: skipped there with the
+// reason; the H200 benchmark checks them against conv3d).
 // Frames sit at odd element offsets; skipped cache frames hold NaN to prove they are not read.
 import { describe, expect, it, type TestContext } from 'vitest';
 import type { KernelDef } from '../../src/gpu/kernel';
 import type { Conv3dParams } from '../../src/kernels/conv3d';
-import { conv3dMmaFlat, type MmaShape } from '../../src/kernels/conv3d-mma-flat';
+import { conv3dMmaFlat, mmaGemm, type MmaShape } from '../../src/kernels/conv3d-mma-flat';
 import { blockedConvWeightLength, conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
 import { expectClose } from '../helpers/compare';
 import { convCase, type ConvCase } from '../helpers/conv-case';
@@ -70,49 +73,6 @@ async function runCase(c: Case, gemm: KernelDef<Conv3dParams>, sg: number, rowsO
   console.info(`${gemm.id} ${name(c)}: max|err| ${r.maxAbs.toExponential(2)} at ${r.maxAbsAt}, nmse ${r.nmse.toExponential(2)}`);
 }
 
-/**
- * A straight-line GEMM (conv3dMmaFlat) with its three matrix builtins replaced by scalar code, so its
- * generated loops, offsets, tile walk and epilogue run on any adapter: a left / right "matrix" is the
- * offset it was loaded from (only the loads the shipped layouts allow are accepted: weights row-major
- * from wt, the operand copy column-major from s, stride 16), a result is the 256 / SG values of its
- * 16x16 tile each invocation owns, and a multiply-accumulate sums the 16 products of those values. A
- * generator that walks the wrong taps, channel blocks or pixel blocks fails these cases as the emulated
- * GEMM above would; only the three builtins themselves are not covered (the H200 rows check those).
- */
-function flatEmu(shape: MmaShape): KernelDef<Conv3dParams> {
-  const def = conv3dMmaFlat(shape);
-  const L = 'subgroup_matrix_left<Elem, 16, 16>',
-    R = 'subgroup_matrix_right<Elem, 16, 16>';
-  let w = def.wgsl
-    .replace('enable chromium_experimental_subgroup_matrix;', '')
-    .replaceAll(`subgroupMatrixLoad<${L}, row_major>(&wt, `, 'emu_at(')
-    .replaceAll(`subgroupMatrixLoad<${R}, col_major>(&s, `, 'emu_at(')
-    .replaceAll('subgroup_matrix_result<f32, 16, 16>', 'array<f32, 8>')
-    .replace(/subgroupMatrixMultiplyAccumulate\((\w+), (\w+), (\w+)\)/g, 'emu_mma($1, $2, $3, lid)')
-    .replace(/subgroupMatrixStore<row_major>\(&c_s, (\w+), (\w+), 16u\)/g, 'emu_store($1, $2, lid)');
-  if (/subgroup_?[mM]atrix/.test(w)) throw new Error(`flatEmu: a matrix builtin of an unexpected form is left in ${def.id}`);
-  w += `
-fn emu_at(off: u32, stride: u32) -> u32 { return off; }
-// element e = lid + q * SG of the 16x16 tile: row e / 16, column e % 16 (SG = 32: 8 per invocation)
-fn emu_mma(a: u32, b: u32, c: array<f32, 8>, lid: u32) -> array<f32, 8> {
-  var r = c;
-  // bounds the compiler cannot see (cin is never 0xffffffff): keeps lavapipe from unrolling 128 products
-  // at every inlined call (the straight-line code calls this TM * TN times per tap: minutes of LLVM)
-  let n8 = select(8u, 0u, prm.cin == 0xffffffffu);
-  let n16 = select(16u, 0u, prm.cin == 0xffffffffu);
-  for (var q = 0u; q < n8; q++) {
-    let e = lid + q * 32u;
-    for (var k = 0u; k < n16; k++) { r[q] += f32(wt[a + (e / 16u) * 16u + k]) * f32(s[b + (e % 16u) * 16u + k]); }
-  }
-  return r;
-}
-fn emu_store(off: u32, c: array<f32, 8>, lid: u32) {
-  for (var q = 0u; q < 8u; q++) { c_s[off + lid + q * 32u] = c[q]; }
-}
-`;
-  return { ...def, id: `${def.id}-emu`, wgsl: w };
-}
-
 /** Skips without a device or shader-f16 (fails under CI in Node): test/helpers/need.ts decides. */
 function needF16(ctx: TestContext): void {
   needF16Shared(ctx, gpu);
@@ -146,7 +106,7 @@ describe('conv3d-mma', () => {
     'emulated straight-line GEMM, %s',
     async ([, c, f], ctx) => {
       needF16(ctx);
-      await runCase(c, flatEmu(f), 32);
+      await runCase(c, conv3dMmaFlat(f, { emulate: true }), 32);
     },
   );
   it.for(flats.flatMap((f) => [cases[1]!, cases[6]!].map((c) => [`${f.order} ${f.tm}x${f.tn} ${name(c)}`, c, f] as const)))('tensor cores, straight-line GEMM, %s', async ([, c, f], ctx) => {
@@ -162,7 +122,28 @@ describe('conv3d-mma', () => {
   });
   it.for([cases[6]!].map((c) => [name(c), c] as const))('ROWS_OUTER=1 operand copy, emulated straight-line cb-tap 3x2 GEMM %s', async ([, c], ctx) => {
     needF16(ctx);
-    await runCase(c, flatEmu({ tm: 3, tn: 2, order: 'cb-tap' }), 32, 1);
+    await runCase(c, conv3dMmaFlat({ tm: 3, tn: 2, order: 'cb-tap' }, { emulate: true }), 32, 1);
+  });
+  it('the emulated GEMM is the shipped one: same generated lines except the five matrix operations', () => {
+    for (const p of [
+      { cin: 96, cout: 96, h: 480, w: 832 },
+      { cin: 96, cout: 3, h: 480, w: 832 },
+      { cin: 16, cout: 16, h: 4, w: 6 },
+    ]) {
+      const real = mmaGemm(p, 3, false),
+        emu = mmaGemm(p, 3, true);
+      expect(emu.id).toBe(`${real.id}-emu`);
+      expect(real.id).toMatch(/^conv3d-mma-flat-cb-tap-/);
+      const main = (wgsl: string) => wgsl.slice(wgsl.indexOf('@compute'), wgsl.indexOf('\n}\n', wgsl.indexOf('@compute'))).split('\n');
+      const a = main(real.wgsl),
+        b = main(emu.wgsl);
+      expect(b.length).toBe(a.length);
+      const differ = a.filter((l, i) => l !== b[i]);
+      // loads, products, stores and the result type: nothing else differs
+      expect(differ.length).toBeGreaterThan(0);
+      for (const l of differ) expect(l).toMatch(/subgroupMatrix(Load|MultiplyAccumulate|Store)|subgroup_matrix_result/);
+      expect(emu.wgsl).not.toMatch(/enable chromium_experimental_subgroup_matrix|subgroupMatrix\w+[<(]|subgroup_matrix_(left|right|result)</);
+    }
   });
   it('mmaTilesFor: the shipped 3 x 2 unless it makes fewer than 1024 workgroups, then 1 x 1', () => {
     expect(mmaTilesFor({ cin: 96, cout: 96, h: 480, w: 832 }, 3)).toEqual([3, 2]);

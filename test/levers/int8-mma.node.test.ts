@@ -1,7 +1,7 @@
 // Node only (Dawn + lavapipe). int8 weights on the tensor-core path (--weights-precision int8 with f16
 // storage and tensor cores): before each conv, dequant-int8 (shaders/dequant-int8.wgsl) expands its int8
 // weights + per-output-channel scales into an f16 scratch in conv3d-mma's blocked layout, and the same GEMM
-// as f16 weights reads it (here the scalar twin conv3d-mma-emu, since no CI adapter has subgroup matrices;
+// as f16 weights reads it (here emulated on plain code, mmaGemm's `emulate`, since no CI adapter has subgroup matrices;
 // bench/h200/run.sh int8 runs the real one). What must hold, and how a wrong implementation fails:
 // - packInt8Blocked holds exactly quantizeInt8's q and s_o in conv3d-mma's blocked order (a wrong channel
 //   for a scale, a transposed tile or a wrong byte order fails the element-by-element comparison);

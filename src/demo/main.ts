@@ -18,10 +18,10 @@ import { applyConstraints, initOptions, readOptions, sanitizeOptions, writeOptio
 import { optionsFormHtml } from './options-form';
 import { checkFit, renderPlan, renderPlanError, type Fit } from './plan-view';
 import { Player } from './player';
-import { Progress } from './progress';
+import { Progress, showWeightsRead } from './progress';
 import { f32ToBase64, inlineLatents, parseRecipe, recipeForLink, recipeFromHash, recipeToHash, type LatentsRef, type Recipe, type WeightsRef } from './recipe';
 import type { DecodeRecord } from './record';
-import { acceptDrops, fromFile, fromUrl, preventStrayDrops, type Loaded } from './sources';
+import { acceptDrops, fromFile, fromUrl, preventStrayDrops, weightsInput, type Loaded } from './sources';
 import { mountSamples, type SamplesView } from './samples-view';
 import { renderTiming } from './timing-view';
 import { adapterClass, estimate, estimateFlops, measuredRate, rateKey, rememberRate, type Estimate } from './estimate';
@@ -194,7 +194,7 @@ async function loadModelFrom(source: Promise<Loaded | null>, refOf: (l: Loaded |
   await whileLoading(label === GENERATED ? `Loading ${label}` : `Loading model ${label}`, async () => {
     try {
       loaded = await source;
-      const next = await createDecoder(loaded?.blob ?? loaded?.bytes ?? null, loaded?.name ?? EMBEDDED_DEFAULT_SOURCE);
+      const next = await createDecoder(weightsInput(loaded), loaded?.name ?? EMBEDDED_DEFAULT_SOURCE, { onWeights: showWeightsRead(byTestId('weights-read')) });
       client?.dispose();
       client = next;
       weightsRef = refOf(loaded);
@@ -274,7 +274,9 @@ async function weightsFromUrl(url: string): Promise<Loaded> {
   );
   cacheEl.textContent = r.cached
     ? `${r.name}: from this browser's cache (no download).`
-    : `${r.name}: downloaded ${formatBytes(r.bytes.byteLength)}${r.stored ? " and kept in this browser's cache" : ' (could not be cached: ' + (r.cacheError ?? 'no Cache Storage') + ')'}.`;
+    : r.remote
+      ? `${r.name}: not downloaded here (could not be cached: ${r.cacheError ?? 'no Cache Storage'}); the decoder reads it from the server by ranges.`
+      : `${r.name}: downloaded ${formatBytes(r.size ?? r.bytes.byteLength)} and kept in this browser's cache.`;
   return r;
 }
 

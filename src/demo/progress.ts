@@ -1,6 +1,27 @@
 // Progress bar with frames done / total and an ETA from the rate since the first frame (the first
 // frame also pays for shader compiles and weight upload, so it is not used for the rate).
-import { formatSeconds } from './format';
+import { formatBytes, formatSeconds } from './format';
+import type { WeightsRead } from '../worker/protocol';
+
+/**
+ * The weights line of the model card, fed by the worker's per-tensor progress (the API's WeightsProgress):
+ * bytes of the file's decoder tensors read and in all, the tensor just read. The reads happen as the first
+ * decode uploads the weights; `data-bytes` holds the bytes done. Returns the callback for createDecoder.
+ */
+export function showWeightsRead(line: HTMLElement): (p: WeightsRead) => void {
+  line.hidden = true;
+  line.textContent = '';
+  return (p) => {
+    line.hidden = false;
+    line.dataset.bytes = String(p.bytesDone);
+    line.dataset.total = String(p.bytesTotal);
+    const pct = p.bytesTotal ? Math.floor((100 * p.bytesDone) / p.bytesTotal) : 100;
+    line.textContent =
+      p.bytesDone >= p.bytesTotal
+        ? `Weights read: ${formatBytes(p.bytesTotal)} of decoder tensors, uploaded to the GPU.`
+        : `Reading weights: ${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)} (${pct}%) · ${p.tensor}`;
+  };
+}
 
 export class Progress {
   private total = 0;

@@ -1,15 +1,21 @@
 // Where input bytes come from: a file picker, a file dropped on a card, or a URL (streamed, with
-// progress; optionally through the weights cache). Each yields { bytes, name } plus the URL when there
-// was one (kept for recipes).
+// progress). Latents from a URL are read into bytes; weights from a URL are streamed into Cache Storage and
+// read back by slices of the cached Blob (weights-cache.ts), or, where nothing can be cached (no Cache
+// Storage, over quota), read by the decoder worker from the URL itself (Range requests, a streamed body
+// where the server ignores Range: model/weight-source.ts). The URL is kept for recipes.
 import { checkSafetensorsPrefix } from '../model/safetensors';
-import { cachedBytes, storeBytes } from './weights-cache';
+import { cachedBlob, hasWeightsCache, quotaProblem, storeStream } from './weights-cache';
 
 export interface Loaded {
   bytes: Uint8Array;
-  /** a picked or dropped File (weights are loaded from it by slices) */
+  /** a picked or dropped File, or the cached body of a URL (weights are loaded from it by slices) */
   blob?: Blob;
   name: string;
   url?: string;
+  /** the file's size in bytes, where known */
+  size?: number;
+  /** weights the worker reads from `url` itself (nothing downloaded here) */
+  remote?: boolean;
   /** from the browser's cache (no download) */
   cached?: boolean;
   /** downloaded and kept in the cache */
@@ -18,8 +24,17 @@ export interface Loaded {
   cacheError?: string;
 }
 
+/** What the decoder worker loads weights from: the Blob, the URL (read by ranges there), the bytes, or null (the default model). */
+export function weightsInput(l: Loaded | null): Uint8Array | Blob | { url: string } | null {
+  if (!l) return null;
+  if (l.blob) return l.blob;
+  return l.remote && l.url ? { url: l.url } : l.bytes;
+}
+
 /** Files up to this size are also read into `bytes` (latents, small checkpoints); larger ones stay a File only. */
 export const COPY_FILE_BYTES = 256 * 2 ** 20;
+
+const EMPTY = new Uint8Array(0);
 
 /**
  * A picked or dropped file: `blob` is the File itself (the decoder worker reads a checkpoint from it by
@@ -27,18 +42,14 @@ export const COPY_FILE_BYTES = 256 * 2 ** 20;
  * from them), else empty.
  */
 export async function fromFile(file: File): Promise<Loaded> {
-  return { bytes: file.size <= COPY_FILE_BYTES ? new Uint8Array(await file.arrayBuffer()) : new Uint8Array(0), blob: file, name: file.name };
+  return { bytes: file.size <= COPY_FILE_BYTES ? new Uint8Array(await file.arrayBuffer()) : EMPTY, blob: file, name: file.name, size: file.size };
 }
 
-/** Fetch a URL, reporting received bytes; errors name the URL and the HTTP status. */
+/**
+ * Fetch a URL, reporting received bytes; errors name the URL and the HTTP status. `cache`: weights, streamed
+ * into Cache Storage and returned as the cached Blob (`bytes` empty), or `remote` where they cannot be kept.
+ */
 export async function fromUrl(url: string, onProgress?: (received: number, total: number | null) => void, o: { cache?: boolean } = {}): Promise<Loaded> {
-  const loaded = await download(url, onProgress, o.cache ?? false);
-  if (!o.cache || loaded.cached) return loaded;
-  const why = await storeBytes(loaded.url!, loaded.bytes);
-  return { ...loaded, stored: !why, ...(why ? { cacheError: why } : {}) };
-}
-
-async function download(url: string, onProgress: ((received: number, total: number | null) => void) | undefined, useCache: boolean): Promise<Loaded> {
   let parsed: URL;
   try {
     parsed = new URL(url, location.href);
@@ -46,10 +57,10 @@ async function download(url: string, onProgress: ((received: number, total: numb
     throw new Error(`not a valid URL: ${url}`);
   }
   const name = decodeURIComponent(parsed.pathname.split('/').pop() || 'download');
-  if (useCache) {
-    const hit = await cachedBytes(parsed.href).catch(() => null);
-    if (hit) return { bytes: hit, name, url: parsed.href, cached: true };
-  }
+  return o.cache ? throughCache(parsed, name, onProgress) : download(parsed, name, onProgress);
+}
+
+async function get(parsed: URL): Promise<Response> {
   let res: Response;
   try {
     res = await fetch(parsed);
@@ -57,36 +68,109 @@ async function download(url: string, onProgress: ((received: number, total: numb
     throw new Error(`could not fetch ${parsed.href}: ${e instanceof Error ? e.message : String(e)} (network error or the server does not allow cross-origin requests)`);
   }
   if (!res.ok) throw new Error(`could not fetch ${parsed.href}: HTTP ${res.status} ${res.statusText}`);
+  return res;
+}
+
+/**
+ * The check of a .safetensors body as it arrives: its header against the Content-Length, before the rest
+ * is read (not when the body is content-encoded: Content-Length then counts the compressed bytes). Throws
+ * the header's error; holds only the header's bytes.
+ */
+function prefixCheck(res: Response, name: string, href: string): (chunk: Uint8Array) => void {
   const total = Number(res.headers.get('content-length')) || null;
-  if (!res.body) return { bytes: new Uint8Array(await res.arrayBuffer()), name, url: parsed.href };
-  const reader = res.body.getReader();
-  const parts: Uint8Array[] = [];
-  let received = 0;
-  // a .safetensors is checked from its header and the Content-Length before the rest of the body is read
-  // (not when the body is content-encoded: Content-Length then counts the compressed bytes)
   const encoded = (res.headers.get('content-encoding') ?? 'identity') !== 'identity';
   let need = total && !encoded && /\.safetensors$/i.test(name) ? 8 : 0;
+  const parts: Uint8Array[] = [];
+  let have = 0;
+  return (chunk) => {
+    if (!need) return;
+    parts.push(chunk);
+    have += chunk.byteLength;
+    while (need && have >= need) {
+      const prefix = new Uint8Array(need);
+      let at = 0;
+      for (const p of parts) {
+        if (at >= need) break;
+        const k = Math.min(p.length, need - at);
+        prefix.set(p.subarray(0, k), at);
+        at += k;
+      }
+      const r = checkSafetensorsPrefix(prefix, total!, href);
+      need = 'need' in r ? r.need : 0;
+    }
+    if (!need) parts.length = 0;
+  };
+}
+
+/** Weights from a URL: the cached Blob (a hit, or the body streamed into the cache now), else `remote`. */
+async function throughCache(parsed: URL, name: string, onProgress: ((received: number, total: number | null) => void) | undefined): Promise<Loaded> {
+  const href = parsed.href;
+  const hit = await cachedBlob(href).catch(() => null);
+  if (hit) return { bytes: EMPTY, blob: hit, name, url: href, size: hit.size, cached: true };
+  const remote = (cacheError: string, size?: number): Loaded => ({ bytes: EMPTY, name, url: href, remote: true, cacheError, ...(size !== undefined ? { size } : {}) });
+  if (!hasWeightsCache()) return remote('this page has no Cache Storage (not a secure context?)');
+  const res = await get(parsed);
+  const total = Number(res.headers.get('content-length')) || null;
+  const encoded = (res.headers.get('content-encoding') ?? 'identity') !== 'identity';
+  const over = total ? await quotaProblem(total) : '';
+  if (over || !res.body) {
+    void res.body?.cancel();
+    return remote(over || 'the response has no body', total ?? undefined);
+  }
+  const check = prefixCheck(res, name, href);
+  let received = 0;
+  let failure: { e: unknown } | null = null;
+  const counted = res.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, ctl) {
+        received += chunk.byteLength;
+        try {
+          check(chunk);
+        } catch (e) {
+          failure = { e };
+          throw e;
+        }
+        onProgress?.(received, total);
+        ctl.enqueue(chunk);
+      },
+    }),
+  );
+  try {
+    await storeStream(href, counted, encoded ? null : total);
+  } catch (e) {
+    if (failure) throw (failure as { e: unknown }).e;
+    // the cache refused the body (quota, storage error) after the download: the worker reads the URL itself
+    if ((e instanceof DOMException && e.name === 'QuotaExceededError') || (total !== null && received >= total)) return remote(e instanceof Error ? e.message : String(e), total ?? undefined);
+    throw e; // the download broke off (the page reports how far it came)
+  }
+  const blob = await cachedBlob(href);
+  if (!blob) return remote('the cache dropped the file right after it was stored', received);
+  return { bytes: EMPTY, blob, name, url: href, size: blob.size, stored: true };
+}
+
+/** A URL's body read into bytes (latents), its .safetensors header checked as it arrives. */
+async function download(parsed: URL, name: string, onProgress: ((received: number, total: number | null) => void) | undefined): Promise<Loaded> {
+  const res = await get(parsed);
+  const total = Number(res.headers.get('content-length')) || null;
+  if (!res.body) {
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    return { bytes, name, url: parsed.href, size: bytes.byteLength };
+  }
+  const reader = res.body.getReader();
+  const check = prefixCheck(res, name, parsed.href);
+  const parts: Uint8Array[] = [];
+  let received = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     parts.push(value);
     received += value.length;
     onProgress?.(received, total);
-    while (need && received >= need) {
-      const prefix = new Uint8Array(need);
-      let at = 0;
-      for (const p of parts) {
-        const k = Math.min(p.length, need - at);
-        prefix.set(p.subarray(0, k), at);
-        at += k;
-      }
-      try {
-        const r = checkSafetensorsPrefix(prefix, total!, parsed.href);
-        need = 'need' in r ? r.need : 0;
-      } catch (e) {
-        void reader.cancel();
-        throw e;
-      }
+    try {
+      check(value);
+    } catch (e) {
+      void reader.cancel();
+      throw e;
     }
   }
   const bytes = new Uint8Array(received);
@@ -95,7 +179,7 @@ async function download(url: string, onProgress: ((received: number, total: numb
     bytes.set(p, at);
     at += p.length;
   }
-  return { bytes, name, url: parsed.href };
+  return { bytes, name, url: parsed.href, size: received };
 }
 
 /** Make `card` accept a dropped file: highlights while dragging, calls `onFile` with the first file. */

@@ -1,51 +1,66 @@
 // Weights downloaded from a URL are kept in the browser's Cache Storage (keyed by URL), so a reload
-// does not download hundreds of MB again; the page says what is cached and can clear it.
+// does not download hundreds of MB again; the page says what is cached and can clear it. A download is
+// streamed into the cache (its body passes through, counted, never held whole), and read back as the
+// cached response's Blob: disk-backed in Chromium, so the decoder worker reads it by slices whatever its
+// size (no ArrayBuffer of the file; Chrome's largest is just under 2 GiB).
 import { formatBytes } from './format';
 
 export const WEIGHTS_CACHE = 'wan-vae-weights-v1';
 
-function available(): boolean {
+export function hasWeightsCache(): boolean {
   return typeof caches !== 'undefined';
 }
 
-/** The cached bytes of `url`, or null. */
-export async function cachedBytes(url: string): Promise<Uint8Array | null> {
-  if (!available()) return null;
+/** The cached body of `url` as a Blob (not read: slices of it are read when asked), or null. */
+export async function cachedBlob(url: string): Promise<Blob | null> {
+  if (!hasWeightsCache()) return null;
   const hit = await (await caches.open(WEIGHTS_CACHE)).match(url);
-  return hit ? new Uint8Array(await hit.arrayBuffer()) : null;
+  return hit ? hit.blob() : null;
 }
 
-/** Keep `bytes` for `url`; returns the reason when it could not (quota, no Cache Storage), else ''. */
-export async function storeBytes(url: string, bytes: Uint8Array): Promise<string> {
-  if (!available()) return 'this page has no Cache Storage (not a secure context?)';
-  try {
-    const body = new Blob([bytes.slice().buffer as ArrayBuffer]);
-    await (await caches.open(WEIGHTS_CACHE)).put(url, new Response(body, { headers: { 'content-length': String(bytes.byteLength) } }));
-    return '';
-  } catch (e) {
-    return e instanceof Error ? e.message : String(e);
-  }
+/**
+ * Why `bytes` more would not fit the origin's storage quota (navigator.storage.estimate), or '' when they
+ * may (or the browser does not say).
+ */
+export async function quotaProblem(bytes: number): Promise<string> {
+  const est = await navigator.storage?.estimate?.().catch(() => null);
+  if (!est?.quota) return '';
+  const free = est.quota - (est.usage ?? 0);
+  return bytes > free ? `it needs ${formatBytes(bytes)}, this site may store ${formatBytes(free)} more` : '';
+}
+
+/**
+ * Keep the stream `body` for `url` (the download passes through as it arrives): resolves once the whole
+ * body is in the cache; rejects with the stream's error (a failed check, a broken download) or the
+ * cache's (quota), and then nothing is kept.
+ */
+export async function storeStream(url: string, body: ReadableStream<Uint8Array>, size: number | null): Promise<void> {
+  if (!hasWeightsCache()) throw new Error('this page has no Cache Storage (not a secure context?)');
+  const headers: Record<string, string> = { 'content-type': 'application/octet-stream' };
+  if (size !== null) headers['content-length'] = String(size);
+  await (await caches.open(WEIGHTS_CACHE)).put(url, new Response(body, { headers }));
 }
 
 /** Drop the cached copy of `url` (weights the decoder rejected must not be offered again after a reload). */
 export async function forgetBytes(url: string): Promise<void> {
-  if (available()) await (await caches.open(WEIGHTS_CACHE)).delete(url);
+  if (hasWeightsCache()) await (await caches.open(WEIGHTS_CACHE)).delete(url);
 }
 
 /** "N files, X cached" or '' when nothing is cached. */
 export async function weightsCacheSummary(): Promise<string> {
-  if (!available()) return '';
+  if (!hasWeightsCache()) return '';
   const c = await caches.open(WEIGHTS_CACHE);
   const keys = await c.keys();
   if (!keys.length) return '';
   let bytes = 0;
-  for (const k of keys) bytes += Number((await c.match(k))?.headers.get('content-length') ?? 0);
+  // the Blob's size (the body as stored; a download without Content-Length has none in its headers)
+  for (const k of keys) bytes += (await (await c.match(k))?.blob())?.size ?? 0;
   return `Cached in this browser: ${keys.length} weights file${keys.length > 1 ? 's' : ''}, ${formatBytes(bytes)} (${keys.map((k) => decodeURIComponent(new URL(k.url).pathname.split('/').pop() ?? '')).join(', ')}).`;
 }
 
 /** Delete every cached weights file; returns the line to show. */
 export async function clearWeightsCache(): Promise<string> {
-  if (!available()) return 'This page has no Cache Storage: nothing to clear.';
+  if (!hasWeightsCache()) return 'This page has no Cache Storage: nothing to clear.';
   const had = await weightsCacheSummary();
   await caches.delete(WEIGHTS_CACHE);
   return had ? 'Cleared the cached weights.' : 'No cached weights to clear.';

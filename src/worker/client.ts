@@ -7,7 +7,7 @@ import type { FitRequest } from '../plan/auto';
 import type { Frame } from '../runtime/gpu-decoder';
 import type { DecoderWorkerApi } from './decoder.worker';
 import { startWorker } from './spawn';
-import type { FitInfo, ModelInfo, PlanInfo, WorkerDecodeOptions, WorkerDecodeResult, WorkerStats, Wrapped } from './protocol';
+import type { FitInfo, ModelInfo, PlanInfo, WeightsInput, WeightsRead, WorkerDecodeOptions, WorkerDecodeResult, WorkerStats, Wrapped } from './protocol';
 
 function unwrap<T>(w: Wrapped<T>): T {
   if (w.ok) return w.value;
@@ -49,10 +49,12 @@ export interface DecoderClient {
 
 /**
  * Start a decoder worker and load a model in it: a checkpoint (safetensors or torch.save; official,
- * diffusers or ComfyUI names) as bytes or as a Blob / File (read by slices in the worker, any size),
- * or null for the embedded default. All GPU work happens in the worker.
+ * diffusers or ComfyUI names) as bytes, as a Blob / File (read by slices in the worker, any size), as a
+ * URL (`{ url }`: read by Range requests in the worker), or null for the embedded default. All GPU work
+ * happens in the worker. `onWeights`: each tensor read for the first time with the bytes of the file done
+ * and in all (the API's WeightsProgress; the reads happen when the first decode uploads the weights).
  */
-export async function createDecoder(weights: Uint8Array | Blob | null, source = 'weights.safetensors'): Promise<DecoderClient> {
+export async function createDecoder(weights: WeightsInput, source = 'weights.safetensors', o: { onWeights?: (p: WeightsRead) => void } = {}): Promise<DecoderClient> {
   const worker = await startWorker(); // its file, else the inline copy (spawn.ts)
   const api = Comlink.wrap<DecoderWorkerApi>(worker);
   let model: ModelInfo;
@@ -60,9 +62,10 @@ export async function createDecoder(weights: Uint8Array | Blob | null, source = 
   const failed = new Promise<never>((_, reject) =>
     worker.addEventListener('error', (ev) => reject(new DecoderError('no-webgpu', `the decoder worker failed to start: ${ev.message || 'error event'}`)), { once: true }),
   );
+  const onRead = o.onWeights ? Comlink.proxy(o.onWeights) : undefined;
   try {
     // a Blob / File is posted as a handle (no copy): the worker reads it by slices
-    model = unwrap(await Promise.race([weights instanceof Uint8Array ? api.load(Comlink.transfer(weights, [weights.buffer]), source) : api.load(weights, source), failed]));
+    model = unwrap(await Promise.race([weights instanceof Uint8Array ? api.load(Comlink.transfer(weights, [weights.buffer]), source, onRead) : api.load(weights, source, onRead), failed]));
   } catch (e) {
     worker.terminate();
     throw e;

@@ -7,7 +7,7 @@ import { WanVaeDecoder } from '../decoder';
 import { DecoderError } from '../gpu/errors';
 import { readLatents, type Latents } from '../model/latents';
 import { defaultLatents, defaultWeights, EMBEDDED_DEFAULT_SOURCE } from '../model/default-model';
-import { blobSource, bytesSource } from '../model/weight-source';
+import { blobSource, bytesSource, urlSource, type WeightSource } from '../model/weight-source';
 import { openWeights } from '../model/weights';
 import { liveArenas } from '../runtime/arena';
 import { fitPlan, type FitRequest } from '../plan/auto';
@@ -15,7 +15,7 @@ import { checkDecodeOptions } from '../options/check';
 import type { Frame } from '../runtime/gpu-decoder';
 import { plan, type Plan } from '../plan/planner';
 import { hostLines } from '../plan/host-text';
-import type { FitInfo, ModelInfo, PlanInfo, WorkerDecodeOptions, WorkerDecodeResult, WorkerStats, Wrapped } from './protocol';
+import type { FitInfo, ModelInfo, PlanInfo, WeightsInput, WeightsRead, WorkerDecodeOptions, WorkerDecodeResult, WorkerStats, Wrapped } from './protocol';
 
 let decoder: WanVaeDecoder | null = null;
 /** decodes started and not yet ended: their cancel switch and their end (never rejects) */
@@ -42,6 +42,13 @@ function need(): WanVaeDecoder {
   return decoder;
 }
 
+/** The source of `weights` (not null) named `name` in messages. */
+function weightSource(weights: Exclude<WeightsInput, null>, name: string): WeightSource | Promise<WeightSource> {
+  if (weights instanceof Uint8Array) return bytesSource(weights, name);
+  if (weights instanceof Blob) return blobSource(weights, name);
+  return urlSource(weights.url, name);
+}
+
 function planInfo(p: Plan): PlanInfo {
   return {
     plannedPeakGpuBytes: p.memory.total,
@@ -59,18 +66,23 @@ function planInfo(p: Plan): PlanInfo {
 
 const api = {
   /**
-   * Load weights: a checkpoint's bytes, or a Blob / File (safetensors or torch.save, any size: read by
-   * slices through FileReaderSync as the GPU upload packs each tensor, never copied whole), or the
-   * embedded default model when `bytes` is null.
+   * Load weights: a checkpoint's bytes, a Blob / File (safetensors or torch.save, any size: read by slices
+   * through FileReaderSync as the GPU upload packs each tensor, never copied whole), a URL (Range requests,
+   * synchronous in this worker, so as lazy as a Blob; a server without Range: its body streamed once, every
+   * decoder tensor read then), or the embedded default model when `weights` is null. `onRead` (a comlink
+   * proxy of the page's callback) sees each tensor read for the first time, with the bytes of the file done:
+   * at the first decode, when the upload reads them (the index alone is read here).
    */
-  load(bytes: Uint8Array | Blob | null, source: string): Promise<Wrapped<ModelInfo>> {
+  load(weights: WeightsInput, source: string, onRead?: (p: WeightsRead) => unknown): Promise<Wrapped<ModelInfo>> {
     return wrap(async () => {
       await cancelAll();
       decoder?.dispose();
       decoder = null;
-      decoder = bytes ? new WanVaeDecoder(await openWeights(bytes instanceof Uint8Array ? bytesSource(bytes, source) : blobSource(bytes, source))) : new WanVaeDecoder(await defaultWeights());
+      // the page may be gone before the upload ends: a progress call that fails is dropped
+      const onProgress = onRead ? (p: WeightsRead) => void Promise.resolve(onRead(p)).catch(() => undefined) : undefined;
+      decoder = weights ? new WanVaeDecoder(await openWeights(await weightSource(weights, source), { onProgress })) : new WanVaeDecoder(await defaultWeights());
       const c = decoder.cfg;
-      return { version: c.version, dim: c.dim, zDim: c.zDim, scale: c.scale, params: decoder.weights.paramCount, source: bytes ? source : EMBEDDED_DEFAULT_SOURCE };
+      return { version: c.version, dim: c.dim, zDim: c.zDim, scale: c.scale, params: decoder.weights.paramCount, source: weights ? source : EMBEDDED_DEFAULT_SOURCE };
     });
   },
 

@@ -5,6 +5,19 @@ import type { DecodeOptions, Replan } from '../options/decode-options';
 import type { HostLine } from '../plan/host-text';
 import type { BusTraffic, MemoryBreakdown } from '../plan/planner';
 
+/**
+ * What the worker loads weights from: a checkpoint's bytes, a Blob / File (read by slices), a URL (read
+ * there by Range requests, a streamed body where the server ignores Range), or null for the embedded default.
+ */
+export type WeightsInput = Uint8Array | Blob | { url: string } | null;
+
+/** A weight load's progress as the worker posts it: a tensor read for the first time, bytes of the file's decoder tensors done / in all. */
+export interface WeightsRead {
+  tensor: string;
+  bytesDone: number;
+  bytesTotal: number;
+}
+
 export type Wrapped<T> = { ok: true; value: T } | { ok: false; code: DecoderErrorCode; message: string };
 
 export interface ModelInfo {

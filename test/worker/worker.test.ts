@@ -52,6 +52,29 @@ describe.runIf(isBrowser)('decoder worker', () => {
     expect(Array.from(a.video)).toEqual(Array.from(b.video));
   });
 
+  it('loads weights from a URL in the worker (Range requests, or the streamed body) with per-tensor progress, equal to the same bytes', async (ctx) => {
+    await needGpu(ctx);
+    const url = new URL('../fixtures/checkpoints/full.pth', import.meta.url).href;
+    const get = async (n: string) => new Uint8Array(await (await fetch(new URL(`../fixtures/checkpoints/${n}`, import.meta.url))).arrayBuffer());
+    const run = async (w: Uint8Array | { url: string }, onWeights?: (p: { tensor: string; bytesDone: number; bytesTotal: number }) => void) => {
+      const dec = await createDecoder(w, 'full.pth', { onWeights });
+      try {
+        const latents = await dec.latents(await get('latents.pt'), 'latents.pt');
+        return (await dec.decode(latents, { latentStats: 'none' })).video!;
+      } finally {
+        dec.dispose();
+      }
+    };
+    const seen: { tensor: string; bytesDone: number; bytesTotal: number }[] = [];
+    const a = await run({ url }, (p) => seen.push(p));
+    const b = await run(await get('full.pth'));
+    expect(Array.from(a)).toEqual(Array.from(b));
+    // one call per decoder tensor, bytes rising to the decoder's total (the worker posts them as the upload reads)
+    await expect.poll(() => seen.at(-1)?.bytesDone).toBe(seen[0]!.bytesTotal);
+    expect(new Set(seen.map((p) => p.tensor)).size).toBe(seen.length);
+    expect(seen.every((p, i) => i === 0 || p.bytesDone > seen[i - 1]!.bytesDone)).toBe(true);
+  });
+
   it('rethrows errors from the worker as DecoderError with their code', async (ctx) => {
     await needGpu(ctx);
     const err = await createDecoder(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), 'junk.safetensors').catch((e: unknown) => e);

@@ -13,7 +13,6 @@ import { OFFICIAL, syntheticLatents, syntheticWeights } from '../src/model/synth
 import { fitPlan } from '../src/plan/auto';
 import { cliValue, fitOptions, optionFlags, parseArgs } from '../src/node/cli-options';
 import { installNodeWebGPU } from '../src/node/install-webgpu';
-import { weightPack } from '../src/runtime/exec/weights-pack';
 import { plan } from '../src/plan/planner';
 
 export async function timingMain(argv: string[]): Promise<number> {
@@ -83,7 +82,7 @@ export async function timingMain(argv: string[]): Promise<number> {
         firstFrameMs: firstFrameMs === null ? null : Math.round(firstFrameMs),
         genMs: Math.round(genMs),
         prep,
-        build: i === 0 ? { ...r.startup, planMs: Number(planMs.toFixed(1)), weightPrep: r.startup?.prep, weightPack: weightPack.last } : null,
+        build: i === 0 ? { ...r.startup, planMs: Number(planMs.toFixed(1)), weightPrep: r.startup?.prep, weightPack: r.startup?.pack } : null,
         plan: fit.reason,
         options: r.options,
         frames: r.frames,

@@ -105,6 +105,19 @@ export interface DecodeResult {
   memory?: MemoryBreakdown;
   /** every plan used after a GPU fault, in order (empty: the first plan ran through) */
   replans: Replan[];
-  /** GPU only: where building the decoder that ran spent its time, ms (runtime/gpu-decoder.ts BuildReport; a decoder kept from an earlier decode reports its build) */
-  startup?: { resourcesMs: number; pipelinesMs: number; prepMs: number; totalMs: number; prep: { mode: 'gpu' | 'js'; gpu: number; js: number; chunks: number; uploadedBytes: number; ms: number } };
+  /**
+   * GPU only: where building the decoder that ran spent its time, ms, and what its weight preparations did
+   * (prep: tensor-core blocked weights, pack: portable conv weights, wino: Winograd U; runtime/gpu-decoder.ts
+   * BuildReport; a decoder kept from an earlier decode reports its build)
+   */
+  startup?: { resourcesMs: number; pipelinesMs: number; prepMs: number; totalMs: number; prep: PrepReport & { mode: 'gpu' | 'js' }; pack: PrepReport; wino: PrepReport };
+}
+
+/** What one weight preparation of a decoder's build did: weights prepared on the GPU / in JS, submissions, f32 bytes uploaded, ms until submitted (runtime/exec/weights.ts PrepCounts is this). */
+export interface PrepReport {
+  gpu: number;
+  js: number;
+  chunks: number;
+  uploadedBytes: number;
+  ms: number;
 }

@@ -62,6 +62,9 @@ export interface BuildReport {
   prepMs: number;
   totalMs: number;
   prep: PrepCounts & { mode: WeightPrepMode };
+  /** what the portable convs' weight packing did (exec/weights-pack.ts) and the Winograd convs' U (exec/wino-weights.ts) */
+  pack: PrepCounts;
+  wino: PrepCounts;
 }
 
 export class GpuDecoder {
@@ -83,7 +86,15 @@ export class GpuDecoder {
    */
   private unchecked: Promise<DecoderError | null> | null = null;
   /** where this decoder's build spent its time (filled by create) */
-  readonly build: BuildReport = { resourcesMs: 0, pipelinesMs: 0, prepMs: 0, totalMs: 0, prep: { mode: 'gpu', gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 } };
+  readonly build: BuildReport = {
+    resourcesMs: 0,
+    pipelinesMs: 0,
+    prepMs: 0,
+    totalMs: 0,
+    prep: { mode: 'gpu', gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 },
+    pack: { gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 },
+    wino: { gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 },
+  };
 
   private constructor(
     readonly device: GPUDevice,
@@ -151,7 +162,7 @@ export class GpuDecoder {
           )),
           mode: prepMode,
         };
-        await preparePackedWeights(
+        d.build.pack = await preparePackedWeights(
           device,
           d.cache,
           jobs.filter((j) => j.portable),
@@ -160,7 +171,7 @@ export class GpuDecoder {
           plan.uniformStride,
         );
         // Winograd convs' U through the Winograd scratch (CPU adapters too: its parts are whole weights)
-        await prepareWinoWeights(
+        d.build.wino = await prepareWinoWeights(
           device,
           d.cache,
           jobs.filter((j) => j.wino),

@@ -18,7 +18,6 @@ import { conv3dTuning } from '../../src/kernels/conv3d';
 import { inferConfig } from '../../src/model/config';
 import { plan } from '../../src/plan/planner';
 import { GpuDecoder } from '../../src/runtime/gpu-decoder';
-import { winoWeightPrep } from '../../src/runtime/exec/wino-weights';
 import { compare } from '../helpers/compare';
 import { decodeGolden } from '../helpers/golden-decode';
 import { getTestDevice } from '../helpers/gpu';
@@ -77,14 +76,14 @@ describe('winograd decode with the GPU tuning: U made on the GPU (exec/wino-weig
       } finally {
         dec.dispose();
       }
-      return { out: Float32Array.from(frames.flatMap((f) => [...f])), p };
+      return { out: Float32Array.from(frames.flatMap((f) => [...f])), p, wino: dec.build.wino };
     };
     const ref = await run('direct', conv3dTuning.cpu);
     const got = await run('winograd4', conv3dTuning.gpu);
     expect(winoConvs(got.p, 4)).toBeGreaterThan(5);
-    expect(winoWeightPrep.last.gpu).toBeGreaterThan(5); // U made on the GPU, not in JS
+    expect(got.wino.gpu).toBeGreaterThan(5); // U made on the GPU, not in JS (this decoder's GpuDecoder.build.wino)
     const c = compare(got.out, ref.out);
-    console.info(`dim 24 --conv winograd4, GPU tuning: ${winoWeightPrep.last.gpu} U on the GPU in ${winoWeightPrep.last.parts} parts; max|err| ${c.maxAbs.toExponential(2)} vs direct`);
+    console.info(`dim 24 --conv winograd4, GPU tuning: ${got.wino.gpu} U on the GPU in ${got.wino.chunks} parts; max|err| ${c.maxAbs.toExponential(2)} vs direct`);
     expect(c.maxAbs).toBeLessThanOrEqual(1e-4);
   });
 });

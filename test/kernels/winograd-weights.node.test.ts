@@ -7,7 +7,7 @@
 // c*kt + dt against U's dt*cin + c) or position moves them by O(0.1).
 import { describe, expect, it } from 'vitest';
 import { packWinogradWeight, winoWeightLength, type WinoR } from '../../src/kernels/winograd-transforms';
-import { prepareWinoWeights, winoWeightPrep } from '../../src/runtime/exec/wino-weights';
+import { prepareWinoWeights } from '../../src/runtime/exec/wino-weights';
 import type { BlockedWeightJob } from '../../src/runtime/exec/weights';
 import { expectClose } from '../helpers/compare';
 import { getTestDevice, withDevice } from '../helpers/gpu';
@@ -28,7 +28,7 @@ describe('winograd-weights: U on the GPU = packWinogradWeight', () => {
     needDevice(ctx, gpu);
     const w = randn(c.cout * c.cin * c.kt * 9, 41 + c.cout, 0.3);
     const want = packWinogradWeight(w, c.r, c.cout, c.cin, c.kt);
-    const got = await withDevice(async (s) => {
+    const { got, last } = await withDevice(async (s) => {
       const n = winoWeightLength(c.r, c.cout, c.cin, c.kt);
       // U starts as NaN (but its padded columns, created zero by the decoder's arena, as here after the fill)
       const init = new Float32Array(n).fill(NaN);
@@ -38,14 +38,13 @@ describe('winograd-weights: U on the GPU = packWinogradWeight', () => {
       const staging = s.zeros(Math.max(4, Math.floor(c.stagingChannels * c.cin * c.kt * 9)), 4, 'staging');
       const uniforms = s.device.createBuffer({ label: 'uniforms', size: 256, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
       const job: BlockedWeightJob = { key: 'u', buf, data: w, cout: c.cout, cin: c.cin, taps: c.kt * 9, wino: c.r };
-      await prepareWinoWeights(s.device, s.gpu.cache, [job], staging, uniforms);
+      const counts = await prepareWinoWeights(s.device, s.gpu.cache, [job], staging, uniforms);
       const u = await s.read(buf, 'f32', n);
       uniforms.destroy();
-      return u;
+      return { got: u, last: counts };
     });
-    const last = winoWeightPrep.last;
-    expect(c.stagingChannels >= 1 ? [last.gpu, last.parts] : [last.js, last.parts]).toEqual(c.stagingChannels >= 1 ? [1, Math.ceil(c.cout / Math.min(c.cout, c.stagingChannels))] : [1, 0]);
+    expect(c.stagingChannels >= 1 ? [last.gpu, last.chunks] : [last.js, last.chunks]).toEqual(c.stagingChannels >= 1 ? [1, Math.ceil(c.cout / Math.min(c.cout, c.stagingChannels))] : [1, 0]);
     const r = expectClose(got, want, { atol: 1e-6, rtol: 1e-6, label: _n });
-    console.info(`winograd-weights ${_n}: ${last.parts} parts, max|err| ${r.maxAbs.toExponential(2)} vs float64`);
+    console.info(`winograd-weights ${_n}: ${last.chunks} parts, max|err| ${r.maxAbs.toExponential(2)} vs float64`);
   });
 });

@@ -15,7 +15,7 @@ import { packConvWeight } from '../../src/kernels/conv3d';
 import type { BlockedShape } from '../../src/kernels/weights-block';
 import { packChunks } from '../../src/kernels/weights-pack';
 import type { BlockedWeightJob } from '../../src/runtime/exec/weights';
-import { preparePackedWeights, weightPack } from '../../src/runtime/exec/weights-pack';
+import { preparePackedWeights } from '../../src/runtime/exec/weights-pack';
 import { storageBytes } from '../../src/runtime/f16';
 import { GpuDecoder } from '../../src/runtime/gpu-decoder';
 import { plan } from '../../src/plan/planner';
@@ -98,10 +98,10 @@ describe('preparePackedWeights (GPU) = storageBytes(packConvWeight(w), elem) (JS
           const uniforms = buffer(parts * 256, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
           const all = [...jobs];
           device.pushErrorScope('validation');
-          await preparePackedWeights(device, cache, jobs, staging, uniforms, 256);
+          const last = await preparePackedWeights(device, cache, jobs, staging, uniforms, 256);
           expect((await device.popErrorScope())?.message).toBeUndefined();
-          expect(weightPack.last).toMatchObject({ gpu: shapes.length - 1, js: 1 });
-          expect(weightPack.last.chunks).toBeGreaterThan(stagingWords === 3000 ? 8 : 4);
+          expect(last).toMatchObject({ gpu: shapes.length - 1, js: 1 });
+          expect(last.chunks).toBeGreaterThan(stagingWords === 3000 ? 8 : 4);
           const got = await Promise.all([...all.map((j) => j.buf), staging].map((b) => readBytes(device, b)));
           all.forEach((j, i) => {
             const g = new Uint16Array(got[i]!.buffer),
@@ -137,14 +137,17 @@ describe('GpuDecoder.create packs the portable conv weights on the GPU', () => {
         const bufs = (d: GpuDecoder) => (d as unknown as { res: { weights: Map<string, GPUBuffer> } }).res.weights;
         const convs = [...bufs(dec).keys()].filter((k) => k.endsWith('.weight') && weights.map.get(k)!.shape.length >= 4);
         expect(convs.length).toBeGreaterThan(30);
-        expect(weightPack.last.gpu + weightPack.last.js).toBe(convs.length);
-        expect(weightPack.last.gpu).toBeGreaterThan(convs.length / 2);
+        // this decoder's own counts (GpuDecoder.build.pack)
+        expect(dec.build.pack.gpu + dec.build.pack.js).toBe(convs.length);
+        expect(dec.build.pack.gpu).toBeGreaterThan(convs.length / 2);
         expect(dec.arena.peak).toBe(p.memory.total);
         for (const k of convs) expect(firstDifference(await readBytes(device, bufs(dec).get(k)!), await readBytes(device, bufs(js).get(k)!)), k).toBe(-1);
         // a CPU adapter's tuning (the GPU is this CPU): every weight packed in JS, no staging used
         if (elem === 'f32') {
-          (await GpuDecoder.create(device, p, weights, { tuning: { ...conv3dTuning.cpu } })).dispose();
-          expect(weightPack.last).toMatchObject({ gpu: 0, js: convs.length, chunks: 0 });
+          const cpu = await GpuDecoder.create(device, p, weights, { tuning: { ...conv3dTuning.cpu } });
+          cpu.dispose();
+          expect(cpu.build.pack).toMatchObject({ gpu: 0, js: convs.length, chunks: 0 });
+          expect(dec.build.pack.gpu).toBeGreaterThan(convs.length / 2); // unchanged by another decoder's build
         }
       } finally {
         dec.dispose();

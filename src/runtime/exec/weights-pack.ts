@@ -7,10 +7,7 @@ import type { PipelineCache } from '../../gpu/kernel';
 import { packConvWeight } from '../../kernels/conv3d';
 import { packChunks, packParams, weightsPack } from '../../kernels/weights-pack';
 import { storageBytes } from '../f16';
-import { runStagedPrep, stagingWords, type BlockedWeightJob } from './weights';
-
-/** What the last preparation did: weights packed on the GPU / in JS, submissions, f32 bytes uploaded, ms until all was submitted. */
-export const weightPack = { last: { gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 } };
+import { runStagedPrep, stagingWords, type BlockedWeightJob, type PrepCounts } from './weights';
 
 /** The JS packing of one job (the path of packWeight). */
 function packInJs(device: GPUDevice, j: BlockedWeightJob): void {
@@ -24,10 +21,10 @@ function packInJs(device: GPUDevice, j: BlockedWeightJob): void {
  * `staging` holds f32 rows meanwhile and is cleared to zeros afterwards (as created): it is a buffer of
  * the plan (an activation slot), so the preparation allocates no GPU memory (peak = planned). `uniforms`
  * is the decoder's params buffer, rewritten per run (queue order keeps the two apart). Resolves once
- * everything is submitted.
+ * everything is submitted, with what it did (the decoder's GpuDecoder.build.pack).
  */
-export async function preparePackedWeights(device: GPUDevice, cache: PipelineCache, jobs: BlockedWeightJob[], staging: GPUBuffer | null, uniforms: GPUBuffer, stride: number): Promise<void> {
-  const last = (weightPack.last = { gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 });
+export async function preparePackedWeights(device: GPUDevice, cache: PipelineCache, jobs: BlockedWeightJob[], staging: GPUBuffer | null, uniforms: GPUBuffer, stride: number): Promise<PrepCounts> {
+  const last: PrepCounts = { gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 };
   // one pipeline per storage precision (F16 override): a plan's portable weights share one
   const f16 = jobs[0]?.portable === 'f16' ? 1 : 0;
   const words = staging ? stagingWords(device, staging) : 0;
@@ -42,4 +39,5 @@ export async function preparePackedWeights(device: GPUDevice, cache: PipelineCac
     { def: weightsPack, overrides: { F16: f16 }, chunks: packChunks, params: (j, part) => packParams(j, part, f16), inJs: packInJs },
     last,
   );
+  return last;
 }

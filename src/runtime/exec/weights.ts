@@ -10,6 +10,7 @@ import { packConvWeightBlocked } from '../../kernels/conv3d-mma';
 import { blockChunks, blockParams, weightsBlock, type BlockedShape } from '../../kernels/weights-block';
 import { convWeightFormat, packF16Pairs, packInt8, packInt8BlockedRows, type WeightsPrecision } from '../../model/quantize';
 import type { Weights } from '../../model/weights';
+import type { PrepReport } from '../../options/decode-options';
 import type { Arena } from '../arena';
 import { storageBytes } from '../f16';
 import type { Step } from '../../plan/graph';
@@ -151,14 +152,8 @@ export interface BlockedWeightJob extends BlockedShape {
  */
 export type WeightPrepMode = 'gpu' | 'js';
 
-/** What one preparation did: weights prepared on the GPU / in JS, submissions, f32 bytes uploaded, ms until all was submitted. */
-export interface PrepCounts {
-  gpu: number;
-  js: number;
-  chunks: number;
-  uploadedBytes: number;
-  ms: number;
-}
+/** What one preparation did: weights prepared on the GPU / in JS, submissions, f32 bytes uploaded, ms until all was submitted (the shape DecodeResult.startup reports). */
+export type PrepCounts = PrepReport;
 
 /** Upper bound of one staged upload (bytes): the f32 rows of one submission. */
 export const PREP_CHUNK_BYTES = 64 * 2 ** 20;

@@ -7,19 +7,17 @@ import { encodeParams, type PipelineCache } from '../../gpu/kernel';
 import { winogradWeights } from '../../kernels/winograd-weights';
 import { packWinogradWeight } from '../../kernels/winograd-transforms';
 import { storageBytes } from '../f16';
-import type { BlockedWeightJob } from './weights';
-
-/** What the last preparation did: weights transformed on the GPU / in JS, f32 bytes uploaded, ms until submitted. */
-export const winoWeightPrep = { last: { gpu: 0, js: 0, parts: 0, uploadedBytes: 0, ms: 0 } };
+import type { BlockedWeightJob, PrepCounts } from './weights';
 
 /**
  * Writes the U buffer of every job (jobs with `wino` set; `taps` = kt * 9): one part (whole output
  * channels that fit `staging`) per submission, its params in slot 0 of `uniforms` (the decoder's params
- * buffer, rewritten per run: queue order keeps them apart). Resolves once everything is submitted.
+ * buffer, rewritten per run: queue order keeps them apart). Resolves once everything is submitted, with
+ * what it did (the decoder's GpuDecoder.build.wino; `chunks`: the parts, one submission each).
  */
-export async function prepareWinoWeights(device: GPUDevice, cache: PipelineCache, jobs: BlockedWeightJob[], staging: GPUBuffer | null, uniforms: GPUBuffer): Promise<void> {
+export async function prepareWinoWeights(device: GPUDevice, cache: PipelineCache, jobs: BlockedWeightJob[], staging: GPUBuffer | null, uniforms: GPUBuffer): Promise<PrepCounts> {
   const t0 = performance.now();
-  const last = (winoWeightPrep.last = { gpu: 0, js: 0, parts: 0, uploadedBytes: 0, ms: 0 });
+  const last: PrepCounts = { gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 };
   const words = staging ? Math.floor(Math.min(staging.size, device.limits.maxStorageBufferBindingSize) / 4) : 0;
   const params = staging ? device.createBindGroup({ layout: cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uniforms, size: 256 } }] }) : null;
   for (const j of jobs) {
@@ -55,10 +53,11 @@ export async function prepareWinoWeights(device: GPUDevice, cache: PipelineCache
       pass.dispatchWorkgroups(...def.dispatch(p, {}));
       pass.end();
       device.queue.submit([enc.finish()]);
-      last.parts++;
+      last.chunks++;
     }
     last.gpu++;
   }
   jobs.length = 0;
   last.ms = performance.now() - t0;
+  return last;
 }

@@ -8,6 +8,13 @@ import { DecoderError } from '../gpu/errors';
 /** Output tile side r of F(r x r, 3x3): 2 (16 transform positions) or 4 (36). */
 export type WinoR = 2 | 4;
 
+/**
+ * Element type of the scratch (V, M) and of U: 'f32', or 'elem' = the plan's storage type (f16 storage
+ * plans then keep V, M and U in f16: half the scratch and U bytes; every transform and the GEMM's sums
+ * stay f32). In f32 plans both are the same kernels. Planned by plan/conv-form.ts, compiled by kernels/winograd.ts.
+ */
+export type WinoScratch = 'f32' | 'elem';
+
 interface Mats {
   /** B^T: (r+2) x (r+2) */
   bt: number[][];

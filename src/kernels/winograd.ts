@@ -17,14 +17,9 @@ import { DecoderError } from '../gpu/errors';
 import { elemBytes, type Elem, type KernelDef } from '../gpu/kernel';
 import type { Conv3dParams } from './conv3d';
 import { acc, comp, geom, multiply, range, tiledShapeError, type Geom, type TiledShape } from './conv3d-tiled';
-import { sandwichWgsl, WINO_MATS, winoPositions, type WinoR } from './winograd-transforms';
+import { sandwichWgsl, WINO_MATS, winoPositions, type WinoR, type WinoScratch } from './winograd-transforms';
 
-/**
- * Element type of the scratch (V, M) and of U: 'f32', or 'elem' = the plan's storage type (f16 storage
- * plans then keep V, M and U in f16: half the scratch and U bytes; every transform and the GEMM's sums
- * stay f32). In f32 plans both are the same kernels.
- */
-export type WinoScratch = 'f32' | 'elem';
+export type { WinoScratch } from './winograd-transforms';
 
 /**
  * The GEMM block (TiledShape) and, with h16, the products of each BK step summed in the storage type

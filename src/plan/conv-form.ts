@@ -9,9 +9,7 @@
 import type { ConvWeightFormat } from '../model/quantize';
 import type { OptionValue } from '../options/schema';
 import { tiledShapeError, type TiledShape } from '../kernels/conv3d-tiled-shape';
-import { winoPositions, type WinoR } from '../kernels/winograd-transforms';
-/** What a Winograd conv's scratch and U hold: f32, or the plan's storage type ('elem'; kernels/winograd.ts keeps the same type) */
-export type WinoScratch = 'f32' | 'elem';
+import { winoPositions, type WinoR, type WinoScratch } from '../kernels/winograd-transforms';
 
 /** The --conv option (src/options/schema.ts). */
 export type ConvOption = OptionValue<'conv'>;
@@ -88,7 +86,7 @@ const stride = (nt: number) => Math.ceil(nt / 4) * 4;
 export interface WinoPlan {
   r: WinoR;
   band: number;
-  /** V, M and U in f32 or in the storage type (kernels/winograd.ts WinoScratch; winoScratchFor; absent: 'elem') */
+  /** V, M and U in f32 or in the storage type (kernels/winograd-transforms.ts WinoScratch; winoScratchFor; absent: 'elem') */
   scratch?: WinoScratch;
 }
 

@@ -93,7 +93,10 @@ for (const [key, x] of pipes) {
 }
 each.sort((a, b) => b.ms - a.ms);
 // do the compiles overlap JS work? every pipeline requested on a fresh cache, then 1 s of busy JS, then awaited:
-// total ~ 1 s + compileMs when Dawn compiles them on this thread (lavapipe, 2026-12-01: 1471 ms = 1000 + 471)
+// total ~ 1 s + compileMs when Dawn compiles them on this thread, ~ max(1 s, compileMs) when on its workers.
+// lavapipe, 2026-12-01: 1471 ms = 1000 + 471, with PipelineCache awaiting each module's compilation info
+// before asking for its pipeline (the busy JS held every request back); since PipelineCache asks at once
+// (2026-12-02, this 2-core machine under load): compileMs 4349, behind 1 s of JS 3636 ms: Dawn's workers.
 // (on a second device: Dawn reuses the pipelines the first one compiled)
 const other = (await requestDecoderDevice({ wantF16: elem === 'f16' })).device;
 const busyCache = new PipelineCache(other);

@@ -170,13 +170,30 @@ export function checkDispatch(def: AnyKernelDef, counts: [number, number, number
   if (counts.some((n) => n > max)) throw new DecoderError('limits', `${def.id}: dispatch [${counts}] exceeds maxComputeWorkgroupsPerDimension ${max}`);
 }
 
-/** Compiles and caches pipelines of one device; concurrent requests for one key share one promise. */
+/** When one pipeline was asked for and when it was compiled (performance.now() ms; ready: undefined while compiling). */
+export interface PipelineTime {
+  key: string;
+  requested: number;
+  ready?: number;
+}
+
+/**
+ * Compiles and caches pipelines of one device; concurrent requests for one key share one promise.
+ * A request goes to the device at once: createShaderModule, then createComputePipelineAsync in the same
+ * call, the module's compilation info checked while the pipeline compiles. Dawn compiles async pipelines
+ * on worker threads (lavapipe, 2026-12-02: 12 pipelines requested, then 2 s of busy JS: all compiled at
+ * 2003 ms), so everything asked for in one synchronous loop compiles in parallel and in that order;
+ * awaiting getCompilationInfo before createComputePipelineAsync (as this did before) held every request
+ * back until the JS thread was free again.
+ */
 export class PipelineCache {
   readonly paramsLayout: GPUBindGroupLayout;
-  private readonly modules = new Map<string, Promise<GPUShaderModule>>();
+  private readonly modules = new Map<string, { module: GPUShaderModule; checked: Promise<void> }>();
   private readonly pipelines = new Map<string, Promise<GPUComputePipeline>>();
   private readonly layouts = new Map<string, GPUBindGroupLayout>();
   private readonly pipelineLayouts = new Map<string, GPUPipelineLayout>();
+  /** every pipeline asked for, in request order, with its request and compile times */
+  readonly times: PipelineTime[] = [];
 
   constructor(readonly device: GPUDevice) {
     this.paramsLayout = device.createBindGroupLayout({
@@ -218,53 +235,70 @@ export class PipelineCache {
     const key = pipelineKey(def, overrides, elem);
     let p = this.pipelines.get(key);
     if (!p) {
-      p = this.create(def, resolveOverrides(def, overrides), elem, key);
-      p.catch(() => this.pipelines.delete(key));
+      const time: PipelineTime = { key, requested: performance.now() };
+      this.times.push(time);
+      try {
+        p = this.create(def, resolveOverrides(def, overrides), elem, key);
+      } catch (e) {
+        p = Promise.reject(e instanceof Error ? e : new Error(String(e)));
+      }
+      p.then(
+        () => void (time.ready = performance.now()),
+        () => this.pipelines.delete(key),
+      );
       this.pipelines.set(key, p);
     }
     return p;
   }
 
-  /** The module of one pipeline key (its WGSL specialised by `specializedSource`). */
-  private module(def: AnyKernelDef, ov: Record<string, number>, elem: Elem, key: string): Promise<GPUShaderModule> {
+  /**
+   * The module of one pipeline key (its WGSL specialised by `specializedSource`), created now; `checked`
+   * rejects with its compile errors (scoped: reported here, with its lines, not as an uncaptured device error).
+   */
+  private module(def: AnyKernelDef, ov: Record<string, number>, elem: Elem, key: string): { module: GPUShaderModule; checked: Promise<void> } {
     let m = this.modules.get(key);
     if (!m) {
-      m = (async () => {
-        const code = specializedSource(def, ov, elem);
-        // scoped: a shader error is reported here, with its lines, not as an uncaptured device error
-        this.device.pushErrorScope('validation');
-        const module = this.device.createShaderModule({ label: key, code });
-        const info = await module.getCompilationInfo();
-        const scoped = await this.device.popErrorScope();
-        const msg = formatCompileInfo(`${def.id}.wgsl`, info, code) || scoped?.message;
+      const code = specializedSource(def, ov, elem);
+      this.device.pushErrorScope('validation');
+      const module = this.device.createShaderModule({ label: key, code });
+      const scoped = this.device.popErrorScope();
+      const checked = (async () => {
+        const [info, err] = await Promise.all([module.getCompilationInfo(), scoped]);
+        const msg = formatCompileInfo(`${def.id}.wgsl`, info, code) || err?.message;
         if (msg) throw new DecoderError('compile', `${key} does not compile:\n${msg}`);
-        return module;
       })();
-      m.catch(() => this.modules.delete(key));
+      checked.catch(() => this.modules.delete(key));
+      m = { module, checked };
       this.modules.set(key, m);
     }
     return m;
   }
 
-  private async create(def: AnyKernelDef, ov: Record<string, number>, elem: Elem, key: string) {
-    const module = await this.module(def, ov, elem, key);
+  /** Asks for the pipeline now (synchronously); the promise settles once it is compiled and checked. */
+  private create(def: AnyKernelDef, ov: Record<string, number>, elem: Elem, key: string): Promise<GPUComputePipeline> {
+    const { module, checked } = this.module(def, ov, elem, key);
     this.device.pushErrorScope('validation');
-    let pipeline: GPUComputePipeline | null = null;
-    let failure: unknown = null;
-    try {
-      pipeline = await this.device.createComputePipelineAsync({
-        label: key,
-        layout: this.pipelineLayout(def),
-        compute: { module, entryPoint: 'main' },
-      });
-    } catch (e) {
-      failure = e;
-    }
-    const scoped = await this.device.popErrorScope();
-    if (failure || scoped || !pipeline) {
-      const why = failure instanceof Error ? failure.message : scoped ? scoped.message : String(failure);
-      throw new DecoderError('compile', `pipeline ${key} failed: ${why}`, { cause: failure ?? scoped });
-    }
-    return pipeline;
+    const pending = this.device.createComputePipelineAsync({
+      label: key,
+      layout: this.pipelineLayout(def),
+      compute: { module, entryPoint: 'main' },
+    });
+    const scopedPipe = this.device.popErrorScope();
+    return (async () => {
+      const [pipe, scoped] = await Promise.all([
+        pending.then(
+          (p) => ({ p, e: null as unknown }),
+          (e: unknown) => ({ p: null, e }),
+        ),
+        scopedPipe,
+      ]);
+      // a module's own errors first: they name the WGSL lines
+      await checked;
+      if (pipe.e || scoped || !pipe.p) {
+        const why = pipe.e instanceof Error ? pipe.e.message : scoped ? scoped.message : String(pipe.e);
+        throw new DecoderError('compile', `pipeline ${key} failed: ${why}`, { cause: pipe.e ?? scoped });
+      }
+      return pipe.p;
+    })();
   }
 }

@@ -291,7 +291,19 @@ async function decodeCmd(a: Args): Promise<number> {
     // the start-up inside `seconds`: building the GPU decoder (ms; DecodeResult.startup, runtime/gpu-decoder.ts BuildReport: allocation + JS
     // weight packing, pipeline compiles and GPU weight preparation, which share the JS thread, and their total)
     ...(backend === 'webgpu' && r.startup
-      ? { startup: { resourcesMs: Math.round(r.startup.resourcesMs), pipelinesMs: Math.round(r.startup.pipelinesMs), prepMs: Math.round(r.startup.prepMs), totalMs: Math.round(r.startup.totalMs) } }
+      ? {
+          startup: {
+            resourcesMs: Math.round(r.startup.resourcesMs),
+            pipelinesMs: Math.round(r.startup.pipelinesMs),
+            prepMs: Math.round(r.startup.prepMs),
+            // the first chunk may start (weights prepared); the pipelines still compiling then went out as they came (overlappedSubmits submissions before the last)
+            readyMs: Math.round(r.startup.readyMs),
+            totalMs: Math.round(r.startup.totalMs),
+            overlappedSubmits: r.startup.overlappedSubmits,
+            // the build's timeline against the first decode's submissions: [ms from the build's start, what] (runtime/gpu-decoder.ts BuildEvent)
+            events: r.startup.events.map((e) => [Math.round(e.ms), e.what]),
+          },
+        }
       : {}),
   };
   if (a.json) console.log(JSON.stringify(summary));

@@ -110,7 +110,21 @@ export interface DecodeResult {
    * (prep: tensor-core blocked weights, pack: portable conv weights, wino: Winograd U; runtime/gpu-decoder.ts
    * BuildReport; a decoder kept from an earlier decode reports its build)
    */
-  startup?: { resourcesMs: number; pipelinesMs: number; prepMs: number; totalMs: number; prep: PrepReport & { mode: 'gpu' | 'js' }; pack: PrepReport; wino: PrepReport };
+  startup?: {
+    resourcesMs: number;
+    pipelinesMs: number;
+    prepMs: number;
+    /** the first chunk may start (weights prepared; pipelines may still compile) */
+    readyMs: number;
+    totalMs: number;
+    /** submissions of the first decode made while pipelines still compiled */
+    overlappedSubmits: number;
+    /** the build's timeline against the first decode's submissions (ms from the build's start) */
+    events: { ms: number; what: string }[];
+    prep: PrepReport & { mode: 'gpu' | 'js' };
+    pack: PrepReport;
+    wino: PrepReport;
+  };
 }
 
 /** What one weight preparation of a decoder's build did: weights prepared on the GPU / in JS, submissions, f32 bytes uploaded, ms until submitted (runtime/exec/weights.ts PrepCounts is this). */

@@ -10,7 +10,10 @@
 // stops at the first failing chunk with a DecoderError naming it (chunk, frames, tile, step) and no
 // frame of that chunk or a later one is delivered.
 import { DecoderError, summarizeGpuError } from '../gpu/errors';
-import { PipelineCache, type Elem } from '../gpu/kernel';
+import { PipelineCache, type AnyKernelDef, type Elem } from '../gpu/kernel';
+import { weightsBlock } from '../kernels/weights-block';
+import { weightsPack } from '../kernels/weights-pack';
+import { winogradWeights } from '../kernels/winograd-weights';
 import { conv3dTuning } from '../kernels/conv3d';
 import { convWeightFormat } from '../model/quantize';
 import type { Weights } from '../model/weights';
@@ -21,7 +24,7 @@ import { StepEncoder } from './exec/encode';
 import { Resources } from './exec/resources';
 import { StoreWindow } from './exec/store-window';
 import { Segments } from './exec/weight-stream';
-import { prepareBlockedWeights, type PrepCounts, type WeightPrepMode } from './exec/weights';
+import { prepareBlockedWeights, type BlockedWeightJob, type PrepCounts, type WeightPrepMode } from './exec/weights';
 import { preparePackedWeights } from './exec/weights-pack';
 import { prepareWinoWeights } from './exec/wino-weights';
 import { storageBytes } from './f16';
@@ -49,18 +52,32 @@ export interface ReleasedWeights {
   buffers: Map<string, GPUBuffer>;
 }
 
+/** One moment of a decoder's build or of its first run (ms from the start of GpuDecoder.create). */
+export interface BuildEvent {
+  ms: number;
+  /** 'pipeline <key>' (compiled), 'weights prepared', 'ready' (create returned), 'pipelines compiled', 'submit <chunk> steps a-b', 'placed <chunk>' */
+  what: string;
+}
+
 /**
  * Where a GpuDecoder's build (GpuDecoder.create) spent its time (ms): allocation, the JS weight packing and
- * its uploads (resourcesMs), the pipelines' compilation (pipelinesMs, from the end of resourcesMs), the GPU
- * weight preparation until submitted (prepMs, same start; Dawn compiles on this thread, so the two add up
- * rather than overlap), all (totalMs); `prep`: what the tensor-core weights' preparation did, and how.
- * Each decoder's own (GpuDecoder.build, DecodeResult.startup), so two decoders never read each other's.
+ * its uploads (resourcesMs), the pipelines' compilation (pipelinesMs, from the end of resourcesMs, until the
+ * last pipeline is compiled), the GPU weight preparation until submitted (prepMs, same start), the build
+ * up to the moment the first chunk may start (readyMs: weights prepared; with `overlap` the pipelines still
+ * compile then), all (totalMs: resources, weights and every pipeline); `overlappedSubmits`: submissions of
+ * the first runs made while pipelines were still compiling; `events`: the timeline (BuildEvent);
+ * `prep`: what the tensor-core weights' preparation did, and how. Each decoder's own (GpuDecoder.build,
+ * DecodeResult.startup), so two decoders never read each other's. pipelinesMs and totalMs are final once
+ * the decode that built the decoder resolved (it waits for every pipeline).
  */
 export interface BuildReport {
   resourcesMs: number;
   pipelinesMs: number;
   prepMs: number;
+  readyMs: number;
   totalMs: number;
+  overlappedSubmits: number;
+  events: BuildEvent[];
   prep: PrepCounts & { mode: WeightPrepMode };
   /** what the portable convs' weight packing did (exec/weights-pack.ts) and the Winograd convs' U (exec/wino-weights.ts) */
   pack: PrepCounts;
@@ -90,11 +107,20 @@ export class GpuDecoder {
     resourcesMs: 0,
     pipelinesMs: 0,
     prepMs: 0,
+    readyMs: 0,
     totalMs: 0,
+    overlappedSubmits: 0,
+    events: [],
     prep: { mode: 'gpu', gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 },
     pack: { gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 },
     wino: { gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 },
   };
+  /** start of create (performance.now()): the origin of `build.events` */
+  private t0 = 0;
+  /** every pipeline compiled (null: all were when create returned); rejects with the first compile error */
+  private compiling: Promise<void> | null = null;
+  /** the first decode's submissions and placements go into `build.events` too */
+  private timeline = true;
 
   private constructor(
     readonly device: GPUDevice,
@@ -109,15 +135,18 @@ export class GpuDecoder {
   }
 
   /**
-   * Allocates everything the plan lists, uploads the weights and compiles every pipeline.
+   * Allocates everything the plan lists, uploads the weights and asks for every pipeline.
    * `tuning`: conv3d tiling overrides for the adapter (conv3dTuningFor(info)); default the CPU-adapter tuning.
    * `mma`: run the convs on tensor cores (conv3d-mma; needs f16 storage and the device's subgroup-matrix feature).
+   * `overlap` (default true): resolve once the weights are prepared, while pipelines still compile; the first
+   * runs are then submitted step range by step range as their pipelines arrive (decode: same commands, same
+   * bytes). false: resolve once every pipeline is compiled (the build before the first chunk).
    */
   static async create(
     device: GPUDevice,
     plan: Plan,
     weights: Weights,
-    opts: { tuning?: Record<string, number>; mma?: { subgroupSize: number; emulate?: boolean } | null; reuse?: ReleasedWeights | null; weightPrep?: WeightPrepMode } = {},
+    opts: { tuning?: Record<string, number>; mma?: { subgroupSize: number; emulate?: boolean } | null; reuse?: ReleasedWeights | null; weightPrep?: WeightPrepMode; overlap?: boolean } = {},
   ): Promise<GpuDecoder> {
     checkLimits(plan, device.limits);
     if (plan.opts.precision === 'f16' && !device.features.has('shader-f16'))
@@ -132,7 +161,7 @@ export class GpuDecoder {
     try {
       // the previous decoder's weight buffers when they hold the same weights packed the same way
       const reuse = opts.reuse && opts.reuse.weights === weights && opts.reuse.format === d.weightFormat ? opts.reuse.buffers : undefined;
-      const t0 = performance.now();
+      const t0 = (d.t0 = performance.now());
       const prepMode = opts.weightPrep ?? 'gpu';
       d.build.prep.mode = prepMode;
       d.res = new Resources(device, d.arena, plan, weights, !!d.mma, reuse, prepMode);
@@ -140,8 +169,8 @@ export class GpuDecoder {
       if (plan.park) d.park = new CachePark(device, plan, d.res);
       d.encoder = new StepEncoder(device, d.cache, plan, d.res, d.store, { tuning: d.tuning, mma: d.mma });
       const t1 = performance.now();
-      // the pipelines compile while the blocked weights are prepared on the GPU (exec/weights.ts; its
-      // pipeline asked for first, so that it does not queue behind the decoder's)
+      // the pipelines compile while the blocked weights are prepared on the GPU (exec/weights.ts; the
+      // preparations' pipelines asked for first, so that they do not queue behind the decoder's)
       // (tensor cores: blocked, the operand copy as staging; portable convs: conv3d's layout, the largest
       // activation slot as staging, exec/weights-pack.ts; one after the other: both use the params buffer)
       const jobs = d.res.weightJobs;
@@ -149,6 +178,7 @@ export class GpuDecoder {
       // cut the weights into hundreds of chunks: JS packing, no staging; lavapipe, Wan2.1 at 2x2x3
       // latents: 4.4 s against 2.3 s)
       const staging = d.tuning.MODE === 1 ? d.res.slots.reduce<GPUBuffer | null>((a, b) => (a && a.size >= b.size ? a : b), null) : null;
+      d.requestPrepPipelines(jobs, !!staging, prepMode);
       const prepared = (async () => {
         d.build.prep = {
           ...(await prepareBlockedWeights(
@@ -180,14 +210,24 @@ export class GpuDecoder {
         );
         jobs.length = 0;
         d.build.prepMs = performance.now() - t1;
+        d.event('weights prepared');
       })();
       prepared.catch(() => undefined);
-      const built = d.encoder.build().then(() => (d.build.pipelinesMs = performance.now() - t1));
+      // (every pipeline requested in this call, in program and step order: the first chunk's first)
+      const built = d.encoder.build().then(() => {
+        d.build.pipelinesMs = performance.now() - t1;
+        for (const x of d.cache.times) if (x.ready !== undefined) d.build.events.push({ ms: x.ready - t0, what: `pipeline ${x.key}` });
+        d.event('pipelines compiled');
+      });
       built.catch(() => undefined);
-      await prepared;
-      await built;
+      const done = Promise.all([prepared, built]).then(() => void (d.build.totalMs = performance.now() - t0));
+      done.catch(() => undefined);
       d.build.resourcesMs = t1 - t0;
-      d.build.totalMs = performance.now() - t0;
+      await prepared;
+      if (opts.overlap === false) await done;
+      else d.compiling = done.then(() => void (d.compiling = null));
+      d.build.readyMs = performance.now() - t0;
+      d.event('ready');
     } catch (e) {
       failure = e;
     }
@@ -200,6 +240,23 @@ export class GpuDecoder {
       throw failure;
     }
     return d;
+  }
+
+  /** Records a moment of the build or of the first run (BuildReport.events). */
+  private event(what: string): void {
+    this.build.events.push({ ms: performance.now() - this.t0, what });
+  }
+
+  /**
+   * Asks for the weight preparations' pipelines (exec/weights.ts, weights-pack.ts, wino-weights.ts make the
+   * same requests when they run: the cache shares them) before the decoder's own, so that they compile first.
+   */
+  private requestPrepPipelines(jobs: readonly BlockedWeightJob[], staging: boolean, mode: WeightPrepMode): void {
+    const ask = (def: AnyKernelDef, ov: Record<string, number>, elem: Elem) => void this.cache.get(def, ov, elem).catch(() => undefined);
+    if (mode === 'gpu' && jobs.some((j) => !j.portable && !j.wino) && this.res.mmaScratch) ask(weightsBlock, {}, 'f32');
+    const portable = jobs.find((j) => j.portable);
+    if (portable && staging) ask(weightsPack, { F16: portable.portable === 'f16' ? 1 : 0 }, 'f32');
+    if (this.res.winoScratch) for (const j of jobs) if (j.wino) ask(winogradWeights(j.wino), {}, j.winoElem ?? 'f32');
   }
 
   /**
@@ -271,12 +328,16 @@ export class GpuDecoder {
           await submit((await this.run(prog, i, latentFrame(i), asm, firstFrame(i), check)).placed, () => emit(i, prog.prog.framesOut));
         }
         await this.verify(); // the last chunk's frames go out only once its submission passed
-        return await flush();
+        await flush();
+      } else {
+        await this.tileMajor(T, kindOf, latentFrame, asm, firstFrame, check, emit, submit);
+        await this.verify();
+        await flush();
       }
-      await this.tileMajor(T, kindOf, latentFrame, asm, firstFrame, check, emit, submit);
-      await this.verify();
-      await flush();
+      // pipelines of programs this decode did not run (a compile error surfaces here; the build report is complete)
+      if (this.compiling) await this.compiling;
     } finally {
+      this.timeline = false;
       await Promise.allSettled([...inflight]);
     }
   }
@@ -331,14 +392,32 @@ export class GpuDecoder {
   private async run(pp: ProgramPlan, chunk: number, latentFrame: Float32Array | null, asm: FrameAssembler, firstFrame: number, check?: () => void): Promise<{ placed: Promise<void> }> {
     const p = this.plan;
     const r = this.res;
-    // one submission, or (cache offload) one per tile: the tile's rings uploaded before, read back after
-    const segments = this.park ? this.park.segments(pp) : [{ from: 0, to: Infinity, tile: null }];
+    // one submission, or (cache offload) one per tile: the tile's rings uploaded before, read back after;
+    // while pipelines still compile (create's overlap), one per range of steps whose pipelines are there
+    if (this.park && this.compiling) await this.compiling; // (cache offload: its segments are whole tiles)
+    const dynamic = !this.park && this.compiling !== null;
+    const segments: { from: number; to: number; tile: number | null }[] = this.park ? this.park.segments(pp) : dynamic ? [] : [{ from: 0, to: Infinity, tile: null }];
+    const nSteps = pp.prog.steps.length;
     const outputs = pp.prog.steps.filter((s): s is OutputStep => s.kind === 'output');
     const rgbBytes = pp.prog.outElems * 4,
       rgbaBytes = p.outRgbaElems ? pp.prog.outRgbaElems * 4 : 0;
     const staging = r.staging[this.flip]!;
-    for (const [k, seg] of segments.entries()) {
-      if (k) check?.(); // cancelled between the tiles of a chunk
+    for (let k = 0, from = 0; dynamic ? from < nSteps : k < segments.length; k++) {
+      if (dynamic) {
+        // the steps from `from` whose pipelines are compiled (at least one: wait for the next)
+        let to = this.encoder.readyEnd(pp, from);
+        while (to === from) {
+          await this.encoder.stepReady(pp, from);
+          to = this.encoder.readyEnd(pp, from);
+        }
+        if (this.compiling) this.build.overlappedSubmits++; // (submitted while some pipeline still compiles)
+        segments[k] = { from, to: to === nSteps ? Infinity : to, tile: null };
+        from = to;
+      }
+      const seg = segments[k]!;
+      if (this.timeline) this.event(`submit ${chunk} steps ${seg.from}-${Math.min(seg.to, nSteps) - 1}${seg.tile === null ? '' : ` tile ${seg.tile}`}`);
+      const lastSeg = dynamic ? seg.to === Infinity : k === segments.length - 1;
+      if (k) check?.(); // cancelled between the tiles (or step ranges) of a chunk
       // the previous submission (the previous chunk, or tile of this chunk) must have passed before this one goes out
       await this.verify();
       let parked = false;
@@ -355,7 +434,7 @@ export class GpuDecoder {
           this.encoder.encode(pp, chunk, segs.first, seg.from, seg.to, segs.split);
           const enc = segs.last;
           parked = seg.tile !== null && this.park!.copyOut(seg.tile, chunk, enc);
-          if (k === segments.length - 1) {
+          if (lastSeg) {
             if (rgbBytes) {
               this.flip ^= 1;
               enc.copyBufferToBuffer(r.out, 0, staging, 0, rgbBytes);
@@ -381,6 +460,7 @@ export class GpuDecoder {
       } finally {
         staging.unmap();
       }
+      if (this.timeline) this.event(`placed ${chunk}`);
     })();
     return { placed };
   }

@@ -3,6 +3,9 @@
 # Needs .h200/dist (bench/h200/build.sh), .h200/speed (as speed.sh's header builds it) and .h200/checkpoint
 # (as checkpoint.sh's header says). Flag sets as speed.sh: STOCK (no allow_unsafe_apis) and FULL. Each CLI
 # decode runs twice with one fresh NVIDIA shader cache: "-empty" fills it, "-filled" reads it.
+# First frame: each CLI line's firstFrameSeconds (from the decode() call: plan, build and chunk 0) and
+# startup (readyMs: weights prepared, chunk 0 may start; events: every pipeline compiled and chunk 0's
+# submissions, ms from the build's start; overlappedSubmits: submissions made while pipelines compiled).
 # Results (<= 8 files): cli.jsonl, pytorch.jsonl, checkpoint.jsonl, decode.jsonl, skipped.txt, logs.tar.gz.
 STOCK=enable-dawn-features=vulkan_enable_f16_on_nvidia
 FULL=enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia
@@ -36,7 +39,9 @@ F=$STOCK cli w22-stock-f16 120 "$(fresh)" $S22 --precision f16
 both w21-720-tc-f16 60 "$FULL" --synthetic 2.1 --latent-size 21x90x160 --precision f16
 F=$STOCK cli w22-stock-f32 120 "$(fresh)" $S22 --precision f32
 node -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")) { const j = JSON.parse(l), r = j.result ?? {};
-  console.log(j.name.padEnd(22), "rc", j.rc, "s", r.seconds, "first", r.firstFrameSeconds, "MiB", r.peakGpuBytes && (r.peakGpuBytes / 2 ** 20).toFixed(0), "planned", r.plannedPeakGpuBytes && (r.plannedPeakGpuBytes / 2 ** 20).toFixed(0)); }' "$OUT/cli.jsonl"
+  const st = r.startup ?? {}, ev = st.events ?? [], at = (re) => (ev.find((e) => re.test(e[1])) ?? [])[0];
+  console.log(j.name.padEnd(22), "rc", j.rc, "s", r.seconds, "first", r.firstFrameSeconds, "MiB", r.peakGpuBytes && (r.peakGpuBytes / 2 ** 20).toFixed(0), "planned", r.plannedPeakGpuBytes && (r.plannedPeakGpuBytes / 2 ** 20).toFixed(0),
+    "| build ms: ready", st.readyMs, "chunk0-submit", at(/^submit 0 /), "pipelines", st.pipelinesMs, "all", st.totalMs, "chunk0-placed", at(/^placed 0$/), "overlapped", st.overlappedSubmits); }' "$OUT/cli.jsonl"
 # 5. a real checkpoint at full size (Wan2.1: a torch.save .pth of encoder + decoder, and safetensors); checkpoint.sh ends the call
 [ -f "$OUT/boot.log" ] && mv "$OUT/boot.log" "$OUT/logs/"
 F=$STOCK V=${CKV:-2.1} LAT=${CKLAT:-21x60x104} source bench/h200/scenarios/checkpoint.sh

@@ -16,6 +16,8 @@ interface EncodedKernel {
   def: AnyKernelDef;
   overrides: Record<string, number>;
   pipeline: GPUComputePipeline;
+  /** resolves once `pipeline` is set (rejects with its compile error) */
+  ready: Promise<void>;
   /** null: the bindings depend on the chunk (made per chunk, once) */
   group: GPUBindGroup | null;
 }
@@ -95,9 +97,18 @@ export class StepEncoder {
     });
   }
 
-  /** Compile every pipeline (in parallel), build every chunk-independent bind group, check dispatch sizes. */
+  /**
+   * Compile every pipeline (in parallel, requested in program and step order: the first chunk's first),
+   * build every chunk-independent bind group, check dispatch sizes. Everything but the compiles is done
+   * when this returns its promise: a run may be encoded step by step as stepReady/readyEnd allow.
+   */
   async build(): Promise<void> {
     const jobs: Promise<void>[] = [];
+    this.paramsGroup = this.device.createBindGroup({
+      label: 'params',
+      layout: this.cache.paramsLayout,
+      entries: [{ binding: 0, resource: { buffer: this.res.uniforms, size: 256 } }],
+    });
     for (const pp of Object.values(this.plan.programs).flat()) {
       const ctx = this.ctx(pp, 0);
       const list = pp.prog.steps.map((step): Encoded => {
@@ -111,7 +122,7 @@ export class StepEncoder {
         for (const prm of kind.params(step, () => 0)) for (const k of ks) checkDispatch(k.def, k.def.dispatch(prm, { ...k.def.overrides, ...k.overrides }), this.device.limits);
         const kernels = ks.map((k, j) => {
           const e = { def: k.def, overrides: k.overrides, group: perChunk ? null : this.group(j ? `${step.label} ${k.def.id}` : step.label, k.def, k.bindings) } as EncodedKernel;
-          jobs.push(this.cache.get(k.def, k.overrides, this.elem).then((p) => void (e.pipeline = p)));
+          jobs.push((e.ready = this.cache.get(k.def, k.overrides, this.elem).then((p) => void (e.pipeline = p))));
           return e;
         });
         return { step, kernels };
@@ -119,11 +130,19 @@ export class StepEncoder {
       this.encoded.set(pp.prog, list);
     }
     await Promise.all(jobs);
-    this.paramsGroup = this.device.createBindGroup({
-      label: 'params',
-      layout: this.cache.paramsLayout,
-      entries: [{ binding: 0, resource: { buffer: this.res.uniforms, size: 256 } }],
-    });
+  }
+
+  /** The end of the run of steps of `pp` from `from` whose pipelines are all compiled (`from`: none yet). */
+  readyEnd(pp: ProgramPlan, from: number): number {
+    const list = this.encoded.get(pp.prog)!;
+    let i = from;
+    while (i < list.length && list[i]!.kernels.every((k) => k.pipeline)) i++;
+    return i;
+  }
+
+  /** Resolves when every pipeline of step `i` of `pp` is compiled (rejects with a compile error). */
+  stepReady(pp: ProgramPlan, i: number): Promise<void> {
+    return Promise.all(this.encoded.get(pp.prog)![i]!.kernels.map((k) => k.ready)).then(() => undefined);
   }
 
   /** Bind group of kernel `j` of step `i` of `pp` for `chunk` (crops from the store), made once. */

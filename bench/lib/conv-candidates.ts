@@ -19,7 +19,7 @@ import { packWinogradWeight, winoWeightLength, type WinoR } from '../../src/kern
 import { storageBytes } from '../../src/runtime/f16';
 import { PassTimer } from './gpu-timer';
 import { closeCase, layout, randomBuffer, readFloats, type KernelContext } from './kernels';
-import { describeError, spread } from './stats';
+import { describeError, errorOf, spread } from './stats';
 import type { KernelScenario, Result } from './types';
 
 const CASE_BUDGET_MS = 30_000;
@@ -114,9 +114,7 @@ export async function runCandidatesCase(ctx: KernelContext, s: KernelScenario, e
         device.queue.submit([enc0.finish()]);
         const t = await timeOf('conv3d' in shape ? await pass(conv3d, { ...op, ...shape.conv3d }, y2) : await pass(conv3dTiled(shape), op, y2));
         const got = await readFloats(device, y2, n, elem);
-        let maxAbs = 0;
-        for (let i = 0; i < n; i++) maxAbs = Math.max(maxAbs, Math.abs(got[i]! - want[i]!));
-        Object.assign(extra, { [`ms_${label}`]: t.median, [`tflops_${label}`]: cost.flops / (t.median * 1e9), [`maxAbs_${label}`]: maxAbs });
+        Object.assign(extra, { [`ms_${label}`]: t.median, [`tflops_${label}`]: cost.flops / (t.median * 1e9), [`maxAbs_${label}`]: errorOf(got, want).maxAbs });
       } catch (e) {
         extra[`error_${label}`] = describeError(e).slice(0, 200);
       }
@@ -227,20 +225,12 @@ async function winogradRows(
       device.queue.submit([e0.finish()]);
       const t = await timeOf(enc(ks));
       const got = await readFloats(device, y2, n, elem);
-      let maxAbs = 0,
-        se2 = 0,
-        sr2 = 0;
-      for (let i = 0; i < n; i++) {
-        const d = got[i]! - want[i]!;
-        maxAbs = Math.max(maxAbs, Math.abs(d));
-        se2 += d * d;
-        sr2 += want[i]! * want[i]!;
-      }
+      const { maxAbs, nmse } = errorOf(got, want);
       Object.assign(extra, {
         [`ms_${label}`]: t.median,
         [`tflops_${label}`]: flops / (t.median * 1e9),
         [`maxAbs_${label}`]: maxAbs,
-        [`nmse_${label}`]: se2 / Math.max(sr2, 1e-30),
+        [`nmse_${label}`]: nmse,
         [`bands_${label}`]: bands.length,
         [`scratchMiB_${label}`]: scratchBytes / 2 ** 20,
       });

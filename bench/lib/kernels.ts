@@ -12,7 +12,7 @@ import { fromHalf } from '../../src/runtime/f16';
 import { storageBytes } from '../../src/runtime/f16';
 import { PassTimer } from './gpu-timer';
 import { runCandidatesCase } from './conv-candidates';
-import { describeError, spread } from './stats';
+import { describeError, errorOf, spread } from './stats';
 import type { KernelScenario, Result } from './types';
 
 const STORAGE = () => GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
@@ -401,16 +401,8 @@ async function againstPortable(ctx: KernelContext, bufs: GPUBuffer[], params: Re
     pass.end();
     device.queue.submit([enc.finish()]);
     const want = await readFloats(device, y, n, elem);
-    let maxAbs = 0,
-      se = 0,
-      ss = 0;
-    for (let i = 0; i < n; i++) {
-      const d = got[i]! - want[i]!;
-      maxAbs = Math.max(maxAbs, Math.abs(d));
-      se += d * d;
-      ss += want[i]! * want[i]!;
-    }
-    return { maxAbsVsPortable: maxAbs, nmseVsPortable: se / Math.max(ss, 1e-30) };
+    const e = errorOf(got, want);
+    return { maxAbsVsPortable: e.maxAbs, nmseVsPortable: e.nmse };
   } finally {
     y.destroy();
     uni.destroy();

@@ -1,5 +1,5 @@
 // Small numeric helpers of the benchmark: spread of repeated timings, output comparison (max |err| and
-// PSNR over the [-1, 1] range of the decoded video), byte formatting.
+// PSNR over the [-1, 1] range of the decoded video; max |err| and NMSE of a kernel's output), byte formatting.
 import type { Quality, Spread } from './types';
 
 /** Linear-interpolated quantile of sorted values. */
@@ -28,6 +28,20 @@ export function quality(a: Float32Array, b: Float32Array, against: string): Qual
   }
   const mse = se / Math.max(1, a.length);
   return { against, maxAbs, psnr: mse === 0 ? Infinity : 10 * Math.log10(4 / mse) };
+}
+
+/** max |got - want| and NMSE (sum of squared errors over sum of squares of `want`) of a kernel's output against a reference. */
+export function errorOf(got: ArrayLike<number>, want: ArrayLike<number>): { maxAbs: number; nmse: number } {
+  let maxAbs = 0,
+    se = 0,
+    ss = 0;
+  for (let i = 0; i < want.length; i++) {
+    const d = got[i]! - want[i]!;
+    maxAbs = Math.max(maxAbs, Math.abs(d));
+    se += d * d;
+    ss += want[i]! * want[i]!;
+  }
+  return { maxAbs, nmse: se / Math.max(ss, 1e-30) };
 }
 
 export function mib(bytes: number | undefined): string {

@@ -4,8 +4,8 @@
 // 'f16'). Here: the kernel and the chunking, pure (no GPU objects).
 import src from '../../shaders/weights-block.wgsl?raw';
 import toHalf from '../../shaders/to-half.wgsl?raw';
-import { DecoderError } from '../gpu/errors';
 import { linearGrid, wgslConst, type KernelDef } from '../gpu/kernel';
+import { stagedChunks, type BlockedShape, type StagedPart } from './weight-chunks';
 
 const WG = wgslConst(src, 'WG');
 
@@ -41,59 +41,19 @@ export const weightsBlock: KernelDef<WeightsBlockParams> = {
   cost: (p) => ({ flops: 0, bytes: p.words * 4 + Math.min(p.n, p.cout - Math.min(p.cout, p.o0)) * p.cin * p.taps * 4 }),
 };
 
-/** One conv weight to prepare: PyTorch order [cout, cin, taps], f32. */
-export interface BlockedShape {
-  cout: number;
-  cin: number;
-  taps: number;
-}
+export type { BlockedShape } from './weight-chunks';
 
-/** One dispatch of a chunk: rows o0 .. o0 + n - 1 of weight `job`, its staged f32 rows from word src0. */
-export interface BlockPart {
-  job: number;
-  o0: number;
-  /** rows written (the last part of a weight also writes its zero rows up to a multiple of 16) */
-  n: number;
-  /** rows staged (those < cout): n - padding */
-  staged: number;
-  src0: number;
-}
+/** One dispatch of a chunk: rows o0 .. o0 + n - 1 of weight `job` (the last part of a weight also writes its zero rows up to a multiple of 16). */
+export type BlockPart = StagedPart;
 
 /**
- * The weights cut into chunks of whole output-channel rows, each chunk's rows at most `stagingWords` f32
- * words and at most `maxParts` dispatches (one per weight part): the uploads and submissions of the GPU
- * preparation, in order. A weight whose single row (cin * taps words) exceeds the staging is not in any
- * chunk: returned in `tooLarge` (the caller prepares it in JS).
+ * The weights cut into chunks of whole output-channel rows (weight-chunks.ts stagedChunks, groups of 1
+ * row, padded to 16 rows): each chunk's rows at most `stagingWords` f32 words and at most `maxParts`
+ * dispatches (one per weight part). A weight whose single row (cin * taps words) exceeds the staging is
+ * in no chunk: returned in `tooLarge` (the caller prepares it in JS).
  */
 export function blockChunks(shapes: readonly BlockedShape[], stagingWords: number, maxParts: number): { chunks: BlockPart[][]; tooLarge: number[] } {
-  if (!(maxParts >= 1)) throw new DecoderError('bad-input', `weights-block: ${maxParts} dispatches per chunk (need >= 1)`);
-  const chunks: BlockPart[][] = [];
-  const tooLarge: number[] = [];
-  let cur: BlockPart[] = [];
-  let used = 0;
-  const flush = () => {
-    if (cur.length) chunks.push(cur);
-    cur = [];
-    used = 0;
-  };
-  shapes.forEach((s, job) => {
-    const row = s.cin * s.taps;
-    if (row > stagingWords) {
-      tooLarge.push(job);
-      return;
-    }
-    const padded = Math.ceil(s.cout / 16) * 16;
-    for (let o0 = 0; o0 < s.cout;) {
-      if (cur.length >= maxParts || used + row > stagingWords) flush();
-      const staged = Math.min(s.cout - o0, Math.floor((stagingWords - used) / row));
-      const last = o0 + staged === s.cout;
-      cur.push({ job, o0, n: last ? padded - o0 : staged, staged, src0: used });
-      used += staged * row;
-      o0 += staged;
-    }
-  });
-  flush();
-  return { chunks, tooLarge };
+  return stagedChunks(shapes, stagingWords, maxParts, { group: 1, padTo: 16, kernel: 'weights-block' });
 }
 
 /** The kernel's params for part `p` of weight `s`. */

@@ -5,9 +5,8 @@
 // kernel and the chunking, pure (no GPU objects).
 import src from '../../shaders/weights-pack.wgsl?raw';
 import toHalf from '../../shaders/to-half.wgsl?raw';
-import { DecoderError } from '../gpu/errors';
 import { linearGrid, wgslConst, type KernelDef } from '../gpu/kernel';
-import type { BlockedShape } from './weights-block';
+import { stagedChunks, type BlockedShape, type StagedPart } from './weight-chunks';
 
 const WG = wgslConst(src, 'WG');
 
@@ -43,55 +42,16 @@ export const weightsPack: KernelDef<WeightsPackParams> = {
 };
 
 /** One dispatch: output channels o0 .. o0 + n - 1 of weight `job`, its staged f32 rows (those < cout) from word src0. */
-export interface PackPart {
-  job: number;
-  o0: number;
-  n: number;
-  staged: number;
-  src0: number;
-}
+export type PackPart = StagedPart;
 
 /**
- * The weights cut into chunks of whole output-channel rows in groups of 4 (an f16 word holds two
- * channels: a group is never split between dispatches), each chunk's staged rows at most `stagingWords`
- * f32 words and at most `maxParts` dispatches, in order. A weight whose 4 rows exceed the staging is in
- * no chunk: returned in `tooLarge` (the caller packs it in JS).
+ * The weights cut into chunks of whole output-channel rows in groups of 4 (weight-chunks.ts stagedChunks:
+ * an f16 word holds two channels, so a group is never split between dispatches), each chunk's staged rows
+ * at most `stagingWords` f32 words and at most `maxParts` dispatches, in order. A weight whose 4 rows
+ * exceed the staging is in no chunk: returned in `tooLarge` (the caller packs it in JS).
  */
 export function packChunks(shapes: readonly BlockedShape[], stagingWords: number, maxParts: number): { chunks: PackPart[][]; tooLarge: number[] } {
-  if (!(maxParts >= 1)) throw new DecoderError('bad-input', `weights-pack: ${maxParts} dispatches per chunk (need >= 1)`);
-  const chunks: PackPart[][] = [];
-  const tooLarge: number[] = [];
-  let cur: PackPart[] = [];
-  let used = 0;
-  const flush = () => {
-    if (cur.length) chunks.push(cur);
-    cur = [];
-    used = 0;
-  };
-  shapes.forEach((s, job) => {
-    const row = s.cin * s.taps;
-    if (4 * row > stagingWords) {
-      tooLarge.push(job);
-      return;
-    }
-    const co4 = Math.ceil(s.cout / 4) * 4;
-    for (let o0 = 0; o0 < s.cout;) {
-      // channels written by a part with `space` staging words: the rest of the weight when its rows (those
-      // < cout) fit, else whole groups of 4 (the last group is written with its padding channels)
-      const take = (space: number) => ((s.cout - o0) * row <= space ? co4 - o0 : Math.min(co4 - o0, Math.floor(space / (4 * row)) * 4));
-      let n = cur.length >= maxParts ? 0 : take(stagingWords - used);
-      if (n === 0) {
-        flush();
-        n = take(stagingWords);
-      }
-      const staged = Math.min(n, s.cout - o0);
-      cur.push({ job, o0, n, staged, src0: used });
-      used += staged * row;
-      o0 += n;
-    }
-  });
-  flush();
-  return { chunks, tooLarge };
+  return stagedChunks(shapes, stagingWords, maxParts, { group: 4, padTo: 4, kernel: 'weights-pack' });
 }
 
 /** The kernel's params for part `p` of weight `s` in storage `f16` (0 or 1). */

@@ -394,20 +394,61 @@ export function winogradGemm(r: WinoR, t: WinoGemmShape, sc: WinoScratch = 'elem
 }
 
 /**
- * The GEMM block for `cout` output channels: conv3d-tiled's decoder blocks (96 or 128 channels x 128
- * tiles) where they divide cout, else 64 or 16 channels x 128 tiles (small widths: the golden cases).
+ * Block shapes timed against the decoder's by bench/probes/wino-gemm.ts (block = 4*wgM*tm4 output channels x
+ * 4*wgN*tn4 tiles; "tAxB" = A channels x B tiles per invocation; u = the BK loop written out, kN = BK of N):
+ * larger register tiles (fewer workgroup-memory reads per multiply-add), wider tile blocks, other BK.
  */
-export function winoGemmShape(cout: number, maxInvocations = 256): WinoGemmShape | null {
-  const options: TiledShape[] =
-    cout % 96 === 0
-      ? [
-          { wgN: 16, wgM: 24, tm4: 1, tn4: 2, bk: 12, fma: true },
-          { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12, fma: true },
-        ]
-      : cout % 128 === 0
-        ? [{ wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 16, fma: true }]
-        : cout % 64 === 0
-          ? [{ wgN: 16, wgM: 16, tm4: 1, tn4: 2, bk: 16, fma: true }]
-          : [{ wgN: 16, wgM: 4, tm4: 1, tn4: 2, bk: 8, fma: true }];
-  return options.find((t) => !tiledShapeError(t, maxInvocations)) ?? null;
+export const WINO_GEMM_CANDIDATES: [string, WinoGemmShape][] = [
+  ['c96t4x8u', { wgN: 16, wgM: 24, tm4: 1, tn4: 2, bk: 12, fma: true, unroll: true }],
+  ['c96t4x16', { wgN: 16, wgM: 24, tm4: 1, tn4: 4, bk: 12, fma: true }],
+  ['c96t8x8', { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12, fma: true }],
+  ['c96t8x8u', { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12, fma: true, unroll: true }],
+  ['c96t8x8k24u', { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 24, fma: true, unroll: true }],
+  ['c96t8x8w32', { wgN: 32, wgM: 12, tm4: 2, tn4: 2, bk: 12, fma: true }],
+  ['c96t8x16k9', { wgN: 16, wgM: 12, tm4: 2, tn4: 4, bk: 9, fma: true }],
+  ['c96t8x16', { wgN: 16, wgM: 12, tm4: 2, tn4: 4, bk: 12, fma: true }],
+  ['c96t8x16u', { wgN: 16, wgM: 12, tm4: 2, tn4: 4, bk: 12, fma: true, unroll: true }],
+  ['c96t12x8', { wgN: 16, wgM: 8, tm4: 3, tn4: 2, bk: 16, fma: true }],
+  ['c96t12x16', { wgN: 16, wgM: 8, tm4: 3, tn4: 4, bk: 8, fma: true }],
+  ['c64t8x8', { wgN: 16, wgM: 8, tm4: 2, tn4: 2, bk: 16, fma: true }],
+  ['c128t8x8u', { wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 16, fma: true, unroll: true }],
+  ['c128t8x8k8', { wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 8, fma: true }],
+  ['c128t16x8', { wgN: 16, wgM: 8, tm4: 4, tn4: 2, bk: 16, fma: true }],
+  ['c128t8x16k8', { wgN: 16, wgM: 16, tm4: 2, tn4: 4, bk: 8, fma: true }],
+  ['c128t8x16', { wgN: 16, wgM: 16, tm4: 2, tn4: 4, bk: 16, fma: true }],
+  ['c128t16x16k8', { wgN: 16, wgM: 8, tm4: 4, tn4: 4, bk: 8, fma: true }],
+];
+
+/** Workgroup memory of a GEMM block: the two staging buffers of U and V, bytes at f32 (h16 in f16 plans: half). */
+export const winoGemmSmem = (t: WinoGemmShape): number => 2 * t.bk * (t.wgM * t.tm4 + t.wgN * t.tn4) * 16;
+
+/**
+ * The decoder's GEMM block per output-channel class, in order of preference (the first that the adapter's
+ * invocation and workgroup-memory limits allow): 96-channel multiples (Wan2.1), 128 (Wan2.2, 384), 64, else 16.
+ */
+export const WINO_GEMM_TABLE: { div: number; shapes: WinoGemmShape[] }[] = [
+  {
+    div: 96,
+    shapes: [
+      { wgN: 16, wgM: 24, tm4: 1, tn4: 2, bk: 12, fma: true },
+      { wgN: 16, wgM: 12, tm4: 2, tn4: 2, bk: 12, fma: true },
+    ],
+  },
+  { div: 128, shapes: [{ wgN: 16, wgM: 16, tm4: 2, tn4: 2, bk: 16, fma: true }] },
+  { div: 64, shapes: [{ wgN: 16, wgM: 16, tm4: 1, tn4: 2, bk: 16, fma: true }] },
+  { div: 1, shapes: [{ wgN: 16, wgM: 4, tm4: 1, tn4: 2, bk: 8, fma: true }] },
+];
+
+/**
+ * The GEMM block for `cout` output channels (WINO_GEMM_TABLE): the first shape of the first class dividing
+ * cout that fits `maxInvocations` and `maxWorkgroupBytes` (default 32 KiB: what Dawn's Vulkan backend offers
+ * on lavapipe, below the H200's 48 KiB).
+ */
+export function winoGemmShape(cout: number, maxInvocations = 256, maxWorkgroupBytes = 32768): WinoGemmShape | null {
+  for (const { div, shapes } of WINO_GEMM_TABLE) {
+    if (cout % div) continue;
+    const t = shapes.find((s) => !tiledShapeError(s, maxInvocations) && winoGemmSmem(s) <= maxWorkgroupBytes);
+    if (t) return t;
+  }
+  return null;
 }

@@ -33,8 +33,10 @@ export interface ConvShape {
  *   'mma-int8'  tensor cores with int8 weights: dequant-int8 into an f16 scratch, then 'mma'
  *   'wq'        the portable conv over packed weights (int8, or f16 beside f32 storage), dequantised in its operand load
  *   'portable'  the portable direct conv: conv3d-head, conv3d-tiled or conv3d by the adapter (portableVariant)
+ *   'wino-mma'  Winograd on tensor cores: f16 V in the GEMM's operand layout, the batched subgroup-matrix GEMM,
+ *               winograd-out (kernels/winograd-mma.ts; tile side and band in ConvStep.wino, with wino.mma)
  */
-export type ConvForm = 'winograd' | 'mma' | 'mma-int8' | 'wq' | 'portable';
+export type ConvForm = 'winograd' | 'mma' | 'mma-int8' | 'wq' | 'portable' | 'wino-mma';
 
 // ---------------------------------------------------------------------------------------------------
 // Tensor cores
@@ -88,6 +90,8 @@ export interface WinoPlan {
   band: number;
   /** V, M and U in f32 or in the storage type (kernels/winograd-transforms.ts WinoScratch; winoScratchFor; absent: 'elem') */
   scratch?: WinoScratch;
+  /** set: the conv runs on tensor cores (form 'wino-mma', winoMmaPlanFor); U in the GEMM's blocked layout */
+  mma?: boolean;
 }
 
 /** Output tiles of an h x w frame. */
@@ -190,6 +194,54 @@ export function convFormFor(o: ConvOption, s: ConvShape, elemBytes = 4): WinoPla
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Winograd on tensor cores ('wino-mma', kernels/winograd-mma.ts)
+
+/**
+ * The tensor-core Winograd form of a conv, or null where it stays on conv3d-mma: 3x3 spatial taps, cin and cout
+ * multiples of 16 (the GEMM's 16x16 operand blocks), >= `minCout` output channels. V, M and U in f16; tiles per
+ * band: the most (a multiple of 128) whose V + M fit `capBytes`, or all the frame's tiles rounded up to 16 (the
+ * GEMM reads V in blocks of 16 tiles, so the band's stride is a multiple of 16 and winoScratchElems holds).
+ */
+export function winoMmaPlanFor(r: WinoR, s: ConvShape, minCout = 16, capBytes = WINO_SCRATCH_BYTES): WinoPlan | null {
+  if (s.ks !== 3 || s.cout < Math.max(16, minCout) || s.cin % 16 || s.cout % 16) return null;
+  const all = winoTiles(r, s.h, s.w);
+  const perTile = winoPositions(r) * (s.kt * s.cin + s.cout) * 2;
+  const fit = Math.max(128, Math.floor(capBytes / perTile / 128) * 128);
+  return { r, band: Math.min(fit, Math.ceil(all / 16) * 16), scratch: 'elem', mma: true };
+}
+
+/**
+ * Per-layer milliseconds on the H200 of the tensor-core forms (f16, one 3x3x3 conv: conv3d-mma's pack + GEMM
+ * against winograd-mma's three kernels over all bands), the table 'auto' reads for tensor-core plans. Empty:
+ * nothing measured yet, so 'auto' keeps conv3d-mma; 'winograd' / 'winograd4' force the form.
+ */
+export const WINO_MMA_MEASURED_MS: readonly { cout: number; h: number; w: number; mma: number; f2: number }[] = [];
+
+/** 'auto' on tensor cores: F(2x2) where WINO_MMA_MEASURED_MS has the conv's width and frame and F(2x2) won there. */
+function autoWinoMma(s: ConvShape): WinoR | null {
+  const m = WINO_MMA_MEASURED_MS.find((x) => x.cout === s.cout && x.h === s.h && x.w === s.w);
+  return m && m.f2 < m.mma ? 2 : null;
+}
+
+/** Whether a plan may run 'wino-mma': f16 on tensor cores with f16 weights held on the GPU (U is made at upload). */
+export const winoMmaAllowed = (c: Pick<ConvFormContext, 'precision' | 'wFormat' | 'weightsStream' | 'tensorCores'>): boolean =>
+  c.tensorCores && c.precision === 'f16' && c.wFormat === 'elem' && !c.weightsStream;
+
+/**
+ * The tensor-core Winograd form of one conv under --conv (null: conv3d-mma): 'winograd' = F(2x2) on every
+ * eligible conv, 'auto' = the measured table. F(4x4) is not planned on tensor cores (its f16 V and M lost
+ * 7 dB in the portable path, and its input transform is untested here: test/kernels/winograd-mma.node.test.ts).
+ */
+export function winoMmaFormFor(o: ConvOption, s: ConvShape): WinoPlan | null {
+  if (o === 'winograd') return winoMmaPlanFor(2, s);
+  if (o === 'auto') {
+    const r = autoWinoMma(s);
+    return r ? winoMmaPlanFor(r, s, 96) : null;
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The plan-time decision, recorded on the steps
 
 /** What the plan-time decision depends on: the plan's storage, weight format and levers. */
@@ -215,6 +267,8 @@ export const winogradAllowed = (c: Pick<ConvFormContext, 'precision' | 'wFormat'
 export function decideConvForm(s: ConvShape, c: ConvFormContext): { form: ConvForm; wino?: WinoPlan } {
   const wino = winogradAllowed(c) ? convFormFor(c.conv, s, c.precision === 'f16' ? 2 : 4) : null;
   if (wino) return { form: 'winograd', wino };
+  const wm = winoMmaAllowed(c) ? winoMmaFormFor(c.conv, s) : null;
+  if (wm) return { form: 'wino-mma', wino: wm };
   const tc = c.tensorCores && c.precision === 'f16' && onTensorCores(s);
   if (tc) return { form: c.wFormat === 'int8' ? 'mma-int8' : 'mma' };
   if (c.wFormat !== 'elem') return { form: 'wq' };

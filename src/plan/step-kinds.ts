@@ -7,6 +7,7 @@
 import { blockedConvWeightLength, mmaScratchElems, packConvWeight, packConvWeightBlocked, packedConvWeightLength } from '../kernels/conv-layout';
 import { onTensorCores, winoBandCount, winoBandParams, winoScratchBytes, winoScratchElems } from './conv-form';
 import { packWinogradWeight, winoWeightLength } from '../kernels/winograd-transforms';
+import { winoMmaWeightLayout } from '../kernels/winograd-mma-layout';
 import { int8BlockedBytes, packedWeightBytes } from '../model/quantize';
 import type { Weights } from '../model/weights';
 import type { AttnStep, ConvStep, CropStep, DupAddStep, NormStep, OutputStep, Step, StoreStep, View } from './graph';
@@ -24,7 +25,7 @@ export interface WeightUse {
    */
   conv?: { cout: number; rows: number; blocked: number; cin: number };
   /** a Winograd conv's U (in the storage type, or f32 where `f32`: the conv's scratch type, conv-form.ts winoScratchFor): made on the GPU from the model's weight `src` where the executor can (exec/wino-weights.ts) */
-  wino?: { r: 2 | 4; src: string; cout: number; cin: number; kt: number; f32: boolean };
+  wino?: { r: 2 | 4; src: string; cout: number; cin: number; kt: number; f32: boolean; mma?: boolean };
 }
 
 export interface StepKind<S extends Step> {
@@ -55,14 +56,16 @@ export function convWeightBytes(w: NonNullable<WeightUse['conv']>, format: Param
 }
 
 /** A Winograd conv's weight: U = G g G^T in float64 ([E][kt*cin][cout4*4], f32; its own key, (r+2)^2/9 of the 3x3 weights). */
-function winoWeight(s: ConvStep, r: 2 | 4, f32: boolean): WeightUse {
+function winoWeight(s: ConvStep, r: 2 | 4, f32: boolean, mma = false): WeightUse {
   return {
-    key: `${s.wkey}.weight.wino${r}`,
+    // mma ('wino-mma' convs): the same U in the tensor-core GEMM's blocked layout (kernels/winograd-mma-layout.ts)
+    key: `${s.wkey}.weight.wino${r}${mma ? 'm' : ''}`,
     elems: winoWeightLength(r, s.cout, s.cin, s.kt),
-    wino: { r, src: `${s.wkey}.weight`, cout: s.cout, cin: s.cin, kt: s.kt, f32 },
+    wino: { r, src: `${s.wkey}.weight`, cout: s.cout, cin: s.cin, kt: s.kt, f32, ...(mma ? { mma } : {}) },
     data(w) {
       const want = s.up ? [s.cout, s.cin, 3, 3] : [s.cout, s.cin, s.kt, 3, 3];
-      return packWinogradWeight(w.get(`${s.wkey}.weight`, want).data, r, s.cout, s.cin, s.kt);
+      const u = packWinogradWeight(w.get(`${s.wkey}.weight`, want).data, r, s.cout, s.cin, s.kt);
+      return mma ? winoMmaWeightLayout(u, r, s.cout, s.cin, s.kt) : u;
     },
   };
 }
@@ -73,7 +76,7 @@ const conv: StepKind<ConvStep> = {
   inPlace: (s) => (s.res && s.res.t !== s.x.t ? [s.res, s.y] : null),
   weights: (s) => [
     s.wino
-      ? winoWeight(s, s.wino.r, s.wino.scratch === 'f32')
+      ? winoWeight(s, s.wino.r, s.wino.scratch === 'f32', !!s.wino.mma)
       : {
           key: `${s.wkey}.weight`,
           elems: packedConvWeightLength(s.cout, s.cin, s.kt, s.ks),

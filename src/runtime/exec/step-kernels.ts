@@ -12,6 +12,8 @@ import { conv3dHead } from '../../kernels/conv3d-head';
 import { conv3dMmaPack } from '../../kernels/conv3d-mma';
 import { kernels } from '../../kernels/index';
 import { winogradGemm, winogradIn, winogradOut, winoGemmShape, winoOverrides } from '../../kernels/winograd';
+import { WINO_MMA_TILES, winogradMmaGemm, winogradMmaIn, winoMmaOverrides } from '../../kernels/winograd-mma';
+import { DecoderError } from '../../gpu/errors';
 import { invMaxFor } from '../../kernels/rms-norm';
 import { convWeightFormat, wqOverride, type WeightsPrecision } from '../../model/quantize';
 import type { DecoderConfig } from '../../model/config';
@@ -76,6 +78,16 @@ const conv: Kernels<ConvStep> = (s, c): StepKernel[] => {
       { def: winogradIn(s.wino.r, sc), overrides: ov.in, bindings: [c.view(s.x), ring, gamma, c.winoScratch!] },
       { def: winogradGemm(s.wino.r, shape, sc), overrides: ov.gemm, bindings: [c.winoScratch!, c.weight(`${s.wkey}.weight.wino${s.wino.r}`)] },
       { def: winogradOut(s.wino.r, sc), overrides: ov.out, bindings: [c.winoScratch!, b, resBuf, c.view(s.y)] },
+    ];
+  }
+  // Winograd on tensor cores (f16 plans, --conv): V in the GEMM's operand layout, the batched subgroup-matrix GEMM, winograd-out
+  if (form === 'wino-mma' && s.wino) {
+    if (!c.mma) throw new DecoderError('unsupported', `conv ${s.wkey}: planned as Winograd on tensor cores, but this device has no subgroup matrices`);
+    const ov = winoMmaOverrides({ KT: s.kt, UP: s.up, HAS_RES: res, NORM: load.NORM, SILU: load.SILU, SG: c.mma.subgroupSize });
+    return [
+      { def: winogradMmaIn(s.wino.r), overrides: ov.in, bindings: [c.view(s.x), ring, gamma, c.winoScratch!] },
+      { def: winogradMmaGemm(s.wino.r, WINO_MMA_TILES, !!c.mma.emulate), overrides: ov.gemm, bindings: [c.winoScratch!, c.weight(`${s.wkey}.weight.wino${s.wino.r}m`)] },
+      { def: winogradOut(s.wino.r, 'elem'), overrides: ov.out, bindings: [c.winoScratch!, b, resBuf, c.view(s.y)] },
     ];
   }
   // packed weights (int8, or f16 beside f32 activations): conv3d-wq dequantises them in its operand load

@@ -98,6 +98,7 @@ export function uploadWeights(
         taps: kt * 9,
         wino: r,
         winoElem: uElem,
+        winoMma: w.wino.mma,
       });
       out.set(w.key, buf);
       continue;
@@ -141,6 +142,8 @@ export interface BlockedWeightJob extends BlockedShape {
   wino?: 2 | 4;
   /** with wino: U's storage type (default f32) */
   winoElem?: Elem;
+  /** with wino: U in the tensor-core GEMM's layout (kernels/winograd-mma-layout.ts), not packWinogradWeight's */
+  winoMma?: boolean;
 }
 
 /**

@@ -5,6 +5,8 @@
 // weights' bytes). Where no staging is given (CPU adapters) or one output channel does not fit it: JS.
 import { encodeParams, type PipelineCache } from '../../gpu/kernel';
 import { winogradWeights } from '../../kernels/winograd-weights';
+import { winogradMmaWeights } from '../../kernels/winograd-mma';
+import { winoMmaWeightLayout } from '../../kernels/winograd-mma-layout';
 import { packWinogradWeight } from '../../kernels/winograd-transforms';
 import { storageBytes } from '../f16';
 import type { BlockedWeightJob, PrepCounts } from './weights';
@@ -26,11 +28,12 @@ export async function prepareWinoWeights(device: GPUDevice, cache: PipelineCache
     const row = j.cin * j.taps; // words of one output channel
     const per = Math.floor(words / row);
     if (!per) {
-      device.queue.writeBuffer(j.buf, 0, storageBytes(packWinogradWeight(j.data, r, j.cout, j.cin, kt), j.winoElem ?? 'f32'));
+      const u = packWinogradWeight(j.data, r, j.cout, j.cin, kt);
+      device.queue.writeBuffer(j.buf, 0, storageBytes(j.winoMma ? winoMmaWeightLayout(u, r, j.cout, j.cin, kt) : u, j.winoElem ?? 'f32'));
       last.js++;
       continue;
     }
-    const def = winogradWeights(r);
+    const def = j.winoMma ? winogradMmaWeights(r) : winogradWeights(r); // the tensor-core GEMM's layout (kernels/winograd-mma.ts)
     const pipeline = await cache.get(def, {}, j.winoElem ?? 'f32');
     const group = device.createBindGroup({
       layout: cache.bindGroupLayout(def),

@@ -81,6 +81,10 @@ def args():
                    'photographs never trained on); the best sets --lr and --edge')
     p.add_argument('--probe-seconds', type=float, default=25)
     p.add_argument('--video-val-clips', type=int, default=12)
+    p.add_argument('--ema', type=float, default=0.0, help='decay of an exponential moving average of the weights '
+                   '(updated every step from the start weights); exported as well into OUT/ema (weights only)')
+    p.add_argument('--cudnn-benchmark', type=int, default=1, help="0: cuDNN's heuristics instead of its timed "
+                   'algorithm search (which took 74 s for the four 128x128 batch shapes)')
     return p.parse_args()
 
 
@@ -362,7 +366,7 @@ def main():
         with open(os.path.join(a.out, 'training.json'), 'w') as f:
             json.dump(report, f, indent=1)
 
-    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.benchmark = bool(a.cudnn_benchmark)
     # (a) golden
     report['golden'] = []
     for g in a.golden:
@@ -441,6 +445,7 @@ def main():
         if ck.get('cuda_rng') is not None and dev == 'cuda':
             torch.cuda.set_rng_state(ck['cuda_rng'])
         log(f'resumed from {a.resume} at step {step} of {total}')
+    ema = [p.detach().clone() for p in m.parameters()] if a.ema else None
     reserve = 1.4 * report['stages']['smoke']['exportSeconds'] + 20
     t_train = time.time()
     stop_at = min(t_train + a.train_seconds, T0 + a.deadline - reserve)
@@ -470,6 +475,10 @@ def main():
             x = make_train_batch(a, lib, photos, a.seed, a.data_offset + step, nb, nf, dev)
             lr = lr_at(step, total or 10 ** 9, a.lr, a.warmup)
             pending.append((step, lr, train_step(m, opt, x, a, dev, lr)))
+            if ema is not None:
+                with torch.no_grad():  # ema = decay * ema + (1 - decay) * weights
+                    torch._foreach_mul_(ema, a.ema)
+                    torch._foreach_add_(ema, [p.detach() for p in m.parameters()], alpha=1.0 - a.ema)
             step += 1
             if step % 25 == 0:
                 for s_, lr_, v in pending:
@@ -499,7 +508,7 @@ def main():
         log(f'training FAILED at step {step}:\n{traceback.format_exc()}')
     report['history'] = hist
     report['config'] = {'dim': a.dim, 'encDim': a.enc_dim, 'encResBlocks': a.enc_res_blocks, 'batch': a.batch,
-                        'frames': a.frames, 'lengths': a.lengths, 'frameBudget': a.frame_budget, 'init': a.init, 'size': a.size, 'lr': a.lr, 'warmup': a.warmup, 'kl': a.kl, 'mse': a.mse, 'photoFrac': a.photo_frac, 'edge': a.edge, 'library': a.library, 'oldFrac': a.old_frac,
+                        'frames': a.frames, 'lengths': a.lengths, 'frameBudget': a.frame_budget, 'init': a.init, 'size': a.size, 'lr': a.lr, 'warmup': a.warmup, 'kl': a.kl, 'mse': a.mse, 'photoFrac': a.photo_frac, 'edge': a.edge, 'library': a.library, 'oldFrac': a.old_frac, 'ema': a.ema, 'cudnnBenchmark': a.cudnn_benchmark,
                         'loss': 'L1 + mse * MSE + kl * KL (per element) + edge * L1 of the gradient difference, bf16 autocast, AdamW (0.9, 0.99), grad clip 1.0',
                         'schedule': 'linear warmup, cosine to 5 % of the peak'}
     log(f"training: {step} steps in {time.time() - t_train:.0f} s ({stopped})")
@@ -509,7 +518,18 @@ def main():
         log(f'checkpoint failed:\n{traceback.format_exc()}')
     write_report()
 
-    # (d) export
+    # (d) export (the moving average first: weights only)
+    if ema is not None:
+        try:
+            em = copy.deepcopy(m)
+            with torch.no_grad():
+                for p_, e_ in zip(em.parameters(), ema):
+                    p_.copy_(e_)
+            write_weights(em, a, os.path.join(a.out, 'ema'), {'ema': a.ema, 'step': step})
+            log(f'ema ({a.ema}) weights -> {os.path.join(a.out, "ema")}')
+            del em
+        except Exception:
+            log(f'ema export FAILED:\n{traceback.format_exc()}')
     try:
         t = time.time()
         report['samples'] = export(m, a, photos, a.out, dev, report, val_clips=a.val_clips, lib=lib)

@@ -33,10 +33,10 @@ def _pyramid(img):
     return pyr
 
 
-def load_library(folder, device, skimage_photos=None, log=print):
+def load_library(folder, device, skimage_photos=None, log=print, parts=('train', 'val')):
     """{'train': {name: pyramid}, 'val': {name: pyramid}, 'weights': {name: w}} from FOLDER/manifest.json's
     train images (JPEG, [3, H, W] in [0, 1]) plus scikit-image's photographs (data.load_photos; HELD_OUT_PHOTO
-    left out)."""
+    left out). parts=('val',) reads the validation split's images alone (the others need not be there)."""
     from PIL import Image
     with open(os.path.join(folder, 'manifest.json')) as f:
         man = json.load(f)
@@ -45,14 +45,16 @@ def load_library(folder, device, skimage_photos=None, log=print):
     for i, r in enumerate(rows):
         if r['package'] == man['evalPackage'] or not r['file'].startswith('train/'):
             raise RuntimeError(f"{r['file']}: an evaluation image in the training list")
+        part = 'val' if i % VAL_EVERY == VAL_PHASE else 'train'
+        if part not in parts:
+            continue
         a = np.asarray(Image.open(os.path.join(folder, r['file'])).convert('RGB'), dtype=np.float32) / 255.0
         img = torch.from_numpy(np.ascontiguousarray(a.transpose(2, 0, 1))).to(device)
         name = f"{r['package']}/{os.path.basename(r['file'])}"
-        part = 'val' if i % VAL_EVERY == VAL_PHASE else 'train'
         lib[part][name] = _pyramid(img)
         lib['weights'][name] = 2.0
         lib['packages'][name] = r['package']
-    for n, pyr in (skimage_photos or {}).items():
+    for n, pyr in (skimage_photos or {}).items() if 'train' in parts else ():
         if n == HELD_OUT_PHOTO:
             continue
         lib['train'][n] = pyr

@@ -12,14 +12,17 @@ head to 2z channels; then `conv1` 1x1x1 giving mean and log-variance), also in w
 chunked encode (frame 0, then 4 frames at a time, a stride-2 `time_conv` over the last frame of the previous chunk
 and the chunk) is, over the whole sequence, frame 0 followed by a stride-2 causal conv without padding.
 """
-import json
 import math
-import struct
+import os
+import sys
 
 import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from safetensors_np import read_safetensors, write_safetensors  # noqa: E402,F401 (re-exported)
 
 # Official Wan2.1 latent statistics (z = 16): stored latents are (mu - MEAN) / STD, the decoder input is
 # latents * STD + MEAN.
@@ -213,54 +216,7 @@ def latent_stats(device, dtype=torch.float32):
     return mean, std
 
 
-# ---------------------------------------------------------------------------------------------------------
-# safetensors, read and written with numpy (no dependency on the safetensors package)
-
-_DT = {'F32': np.float32, 'F16': np.float16, 'F64': np.float64, 'I64': np.int64, 'I32': np.int32, 'U8': np.uint8}
-
-
-def read_safetensors(path):
-    """-> (dict name -> np.ndarray, metadata dict). BF16 is widened to float32."""
-    with open(path, 'rb') as f:
-        raw = f.read()
-    (n,) = struct.unpack('<Q', raw[:8])
-    header = json.loads(raw[8:8 + n].decode('utf-8'))
-    meta = header.pop('__metadata__', {}) or {}
-    base = 8 + n
-    out = {}
-    for name, info in header.items():
-        a, b = info['data_offsets']
-        buf = raw[base + a:base + b]
-        if info['dtype'] == 'BF16':
-            u = np.frombuffer(buf, dtype=np.uint16).astype(np.uint32) << 16
-            arr = u.view(np.float32)
-        else:
-            arr = np.frombuffer(buf, dtype=_DT[info['dtype']])
-        out[name] = arr.reshape(info['shape']).copy()
-    return out, meta
-
-
-def write_safetensors(path, tensors, metadata=None):
-    """tensors: dict name -> np.ndarray (float16 / float32 / ...), written in the given order."""
-    inv = {np.dtype(v): k for k, v in _DT.items()}
-    header = {}
-    if metadata:
-        header['__metadata__'] = {str(k): str(v) for k, v in metadata.items()}
-    off = 0
-    blobs = []
-    for name, arr in tensors.items():
-        arr = np.ascontiguousarray(arr)
-        b = arr.tobytes()
-        header[name] = {'dtype': inv[arr.dtype], 'shape': list(arr.shape), 'data_offsets': [off, off + len(b)]}
-        off += len(b)
-        blobs.append(b)
-    h = json.dumps(header, separators=(',', ':')).encode('utf-8')
-    h += b' ' * ((8 - len(h) % 8) % 8)
-    with open(path, 'wb') as f:
-        f.write(struct.pack('<Q', len(h)))
-        f.write(h)
-        for b in blobs:
-            f.write(b)
+# safetensors, read and written with numpy: safetensors_np.py (re-exported here)
 
 
 def build_from_state(tensors, part):

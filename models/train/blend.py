@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Weight interpolation between two exports of the same architecture (base + alpha * (other - base)), each blend
+scored on the validation sets, the best kept by a rule fixed before the run.
+
+Two fine-tunings from one start lie close together: blends between the start and a fine-tuned model often keep
+most of the fine-tuning's gain on the new data while losing less on the old (Wortsman et al. 2022, WiSE-FT).
+
+  # here (numpy only): the difference of two exports, int8 per tensor, xz (the GPU machine's 64 MiB per call
+  # holds the tree with one model but not a second one at full size)
+  python3 models/train/blend.py delta --base models --other DIR --out .models-data/blend/delta.xz
+  # there (PyTorch): blends at the given alphas, each exported (train.py's export: weights, samples, held-out
+  # validation, video.py's validation split) and scored on the ukui evaluation set; the chosen one in OUT/chosen
+  python3 models/train/blend.py eval --base models --delta stage5=.models-data/blend/delta.xz --other stage6=/tmp/wv6/out \
+      --alphas 0.25,0.5,0.75,1 --library .models-data/photos --out /tmp/blend
+
+The delta file: xz of a JSON header line ({name: [shape, scale]}) and the int8 values in header order; a blend's
+weight is f16(base + alpha * scale * q), computed in float32. alpha = 1 is `other` up to the int8 rounding of
+the difference (max |error| printed by `delta`). With --other LABEL=DIR the difference is exact (alpha 1 = DIR).
+
+The rule (`eval`): among the blends whose held-out validation mean (train.py's 24 clips) and default-sample PSNR
+are not below the base's, the highest mean on video.py's validation split; the base itself when none is.
+The ukui evaluation set is scored for the report only (it never chooses).
+"""
+import argparse
+import json
+import lzma
+import os
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from safetensors_np import read_safetensors  # noqa: E402
+
+PARTS = ('decoder', 'encoder')
+
+
+def read_export(folder, name):
+    out = {}
+    for part in PARTS:
+        t, _ = read_safetensors(os.path.join(folder, f'{name}-{part}.safetensors'))
+        out.update(t)
+    return out
+
+
+def write_delta(base, other, path):
+    """int8 per tensor (scale = max |d| / 127) of other - base, xz. Returns (bytes, max |f16(base + d') - other|)."""
+    header, blobs, worst = {}, [], 0.0
+    for k, v in base.items():
+        if k not in other or other[k].shape != v.shape:
+            raise SystemExit(f'blend.py: {k}: shapes {list(v.shape)} vs {list(other[k].shape) if k in other else "missing"}')
+        d = other[k].astype(np.float32) - v.astype(np.float32)
+        s = float(np.abs(d).max()) / 127 or 1.0
+        q = np.round(d / s).astype(np.int8)
+        header[k] = [list(v.shape), s]
+        blobs.append(q.tobytes())
+        rec = (v.astype(np.float32) + q.astype(np.float32) * s).astype(np.float16).astype(np.float32)
+        worst = max(worst, float(np.abs(rec - other[k].astype(np.float32)).max()))
+    raw = json.dumps(header).encode() + b'\n' + b''.join(blobs)
+    data = lzma.compress(raw, preset=6)
+    with open(path, 'wb') as f:
+        f.write(data)
+    return len(data), worst
+
+
+def read_delta(path):
+    raw = lzma.decompress(open(path, 'rb').read())
+    nl = raw.index(b'\n')
+    header = json.loads(raw[:nl])
+    out, off = {}, nl + 1
+    for k, (shape, s) in header.items():
+        n = int(np.prod(shape))
+        out[k] = np.frombuffer(raw[off:off + n], dtype=np.int8).reshape(shape).astype(np.float32) * s
+        off += n
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest='cmd', required=True)
+    d = sub.add_parser('delta')
+    d.add_argument('--base', required=True)
+    d.add_argument('--other', required=True)
+    d.add_argument('--out', required=True)
+    d.add_argument('--name', default='wan21-d32')
+    e = sub.add_parser('eval')
+    e.add_argument('--base', required=True)
+    e.add_argument('--delta', action='append', default=[], help="LABEL=FILE: a difference written by `delta`")
+    e.add_argument('--other', action='append', default=[], help='LABEL=DIR: a second export (the difference in float32)')
+    e.add_argument('--alphas', default='0.25,0.5,0.75,1', help='blends of each difference (alpha 0, the base, always)')
+    e.add_argument('--library', required=True, help="prep_photos.py's folder (eval/ and the validation split's train/ images)")
+    e.add_argument('--out', required=True)
+    e.add_argument('--name', default='wan21-d32')
+    e.add_argument('--seed', type=int, default=12)
+    e.add_argument('--val-clips', type=int, default=24, help="train.py's --val-clips (the old held-out table)")
+    e.add_argument('--video-val-clips', type=int, default=12)
+    a = p.parse_args()
+    if a.cmd == 'delta':
+        n, worst = write_delta(read_export(a.base, a.name), read_export(a.other, a.name), a.out)
+        print(f'{a.out}: {n} bytes, max |f16(base + int8 delta) - other| {worst:.3g}')
+        return 0
+
+    import torch
+    from data import load_photos
+    from evalset import make_sources
+    from train import export, log, psnr
+    from video import load_library
+    from wan_vae import WanVAE, latent_stats
+    dev = 'cuda' if torch.cuda.is_available() else 'cpu'
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    ns = argparse.Namespace(name=a.name, dim=32, enc_dim=32, enc_res_blocks=1, seed=a.seed, video_val_clips=a.video_val_clips)
+    base = {k: v.astype(np.float32) for k, v in read_export(a.base, a.name).items()}
+    diffs = [(s.split('=', 1)[0], read_delta(s.split('=', 1)[1])) for s in a.delta]
+    for s in a.other:
+        label, folder = s.split('=', 1)
+        o = read_export(folder, a.name)
+        diffs.append((label, {k: o[k].astype(np.float32) - v for k, v in base.items()}))
+    cands = [('base', 0.0, None)] + [(label, float(al), d) for label, d in diffs for al in a.alphas.split(',')]
+    photos = load_photos(dev, log)
+    lib = load_library(a.library, dev, photos, log, parts=('val',))
+    ev_clips = [(c, torch.from_numpy(c.pop('_u8')).to(dev).float()[None] / 127.5 - 1) for c in make_sources(a.library, 17, 128)]
+    mean, std = latent_stats(dev)
+    rows = []
+    for label, alpha, delta in cands:
+        t = time.time()
+        sd = {k: torch.from_numpy((v + alpha * delta[k] if delta else v).astype(np.float16).astype(np.float32)) for k, v in base.items()}
+        m = WanVAE(dim=32, z_dim=16, enc_dim=32, enc_res_blocks=1)
+        m.load_state_dict(sd, strict=True)
+        m = m.to(dev).float().eval()
+        rep = {}
+        folder = os.path.join(a.out, f'{label}-{alpha:g}')
+        samples = export(m, ns, photos, folder, dev, rep, val_clips=a.val_clips, lib=lib)
+        ukui = {}
+        for c, x in ev_clips:
+            with torch.no_grad():
+                lat = ((m.encode(x)[0] - mean) / std)[0].float()
+                y = m.decode(lat[None] * std + mean)[0].clamp(-1, 1)
+            ukui.setdefault(c['set'], []).append(psnr(y, x[0])[0])
+        ukui = {k: round(float(np.mean(v)), 3) for k, v in ukui.items()}
+        ukui['all'] = round(float(np.mean([v for k, v in ukui.items()])), 3)
+        v = rep['validation']
+        row = {'name': f'{label}-{alpha:g}', 'other': label, 'alpha': alpha, 'heldOut': v['heldOutClips']['mean'], 'heldOutPhotos': v['heldOutClipsPhotos']['mean'],
+               'heldOutShapes': v['heldOutClipsShapes']['mean'], 'unseenPhoto': v['heldOutPhoto']['mean'],
+               'videoVal': rep['videoValidation']['mean'], 'videoValKinds': rep['videoValidation']['perKind'],
+               'samples': {s['name']: s['psnrTorch'] for s in samples}, 'ukui128': ukui, 'seconds': round(time.time() - t, 1)}
+        rows.append(row)
+        log(f'{label} alpha {alpha:g}: {json.dumps({k: v for k, v in row.items() if k != "videoValKinds"})}')
+        with open(os.path.join(folder, 'training.json'), 'w') as f:
+            json.dump({'blend': {'base': a.base, 'other': label, 'alpha': alpha}, **rep, 'samples': samples}, f, indent=1)
+    b0 = rows[0]
+    ok = [r for r in rows if r['heldOut'] >= b0['heldOut'] and r['samples']['astronaut-128'] >= b0['samples']['astronaut-128']]
+    best = max(ok, key=lambda r: r['videoVal']) if ok else b0
+    log(f"chosen {best['name']} (held-out {best['heldOut']} vs {b0['heldOut']}, video validation {best['videoVal']} vs {b0['videoVal']})")
+    os.replace(os.path.join(a.out, best['name']), os.path.join(a.out, 'chosen'))
+    with open(os.path.join(a.out, 'blend.json'), 'w') as f:
+        json.dump({'rule': 'max video validation mean s.t. held-out mean and astronaut-128 PSNR >= alpha 0', 'rows': rows,
+                   'chosen': best['name'], 'torch': torch.__version__,
+                   'device': torch.cuda.get_device_name(0) if dev == 'cuda' else 'cpu'}, f, indent=1)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -170,10 +170,16 @@ export async function webpackBuild(dir: string): Promise<Run> {
 
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css', '.json': 'application/json', '.wasm': 'application/wasm' };
 
-/** A static file server on 127.0.0.1 (WebGPU needs a secure context: localhost is one). */
-export async function serve(root: string): Promise<{ url: string; close: () => Promise<void> }> {
+/**
+ * A static file server on 127.0.0.1 (WebGPU needs a secure context: localhost is one). `alias`: URL paths
+ * answered with another path's file (a smaller input under the name a page asks for).
+ */
+export async function serve(root: string, alias: Record<string, string> = {}): Promise<{ url: string; close: () => Promise<void>; aliased: () => number }> {
+  let aliased = 0;
   const server: Server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const asked = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    if (alias[asked]) aliased++;
+    const path = alias[asked] ?? asked;
     let file = resolve(root, '.' + path);
     if (file !== root && !file.startsWith(root + sep)) return void res.writeHead(403).end();
     if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
@@ -184,7 +190,7 @@ export async function serve(root: string): Promise<{ url: string; close: () => P
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())) };
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())), aliased: () => aliased };
 }
 
 export interface PageOutcome {

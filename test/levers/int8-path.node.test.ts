@@ -57,15 +57,15 @@ describe('int8 weights: tensor cores or the portable conv, whichever is expected
 
 // A bus-bound plan found with tensor cores allowed (weights streamed, bus > compute): the search without
 // them runs too and the faster is taken. Same latent, 150 MiB, f16 or int8 weights: with tensor cores
-// (operand copy) f16 weights stream bus-bound (~3.8 s expected); without them f16 weights stream in 8 tiles,
-// not bus-bound (~2.6 s). A fitPlan without the rule returns the tensor-core plan: fails.
+// (operand copy) f16 weights stream bus-bound (~4.0 s expected); without them f16 weights stream in 8 tiles
+// (~3.0 s; with the per-form rates of 2026-12-02 their compute is below their bus too, so the plan says why
+// it stays: nothing less exact is faster). A fitPlan without the rule returns the tensor-core plan: fails.
 describe('a bus-bound tensor-core plan against the search without tensor cores', () => {
-  it('150 MiB, f16 or int8 weights: the portable plan, not bus-bound', () => {
+  it('150 MiB, f16 or int8 weights: the portable plan, faster than the bus-bound tensor-core one', () => {
     const fit = fitPlan(cfg, { ...base, tensorCores: true }, { ...req(150), weightsPrecisions: ['f16', 'int8'] });
     console.info(fit.reason);
     const e = expectedSeconds(fit.plan);
     expect(fit.plan.opts.tensorCores).toBe(false);
-    expect(e.bus).toBeLessThanOrEqual(e.compute);
     const m = /without tensor cores: expected ~([\d.]+) s against ~([\d.]+) s bus-bound with them$/.exec(fit.reason);
     expect(m, fit.reason).not.toBeNull();
     expect(Number(m![1])).toBeCloseTo(e.total, 1);

@@ -12,6 +12,10 @@
 # Dry run here (2026-12-01, 2-core Debian machine, lavapipe, torch 1.13 which lacks the official modules' SDPA, so no
 # reference): PY=/usr/bin/python3 V=2.1 LAT=1x2x2 SKIPBOOT=1 OUT=/tmp/ck bash bench/h200/run.sh checkpoint: full.pth
 # 507,633,841 bytes (the official Wan2.1_VAE.pth is 507,609,880), both decodes rc 0, peak window 16.0 MB.
+# H200, 2026-12-02, build of 1e586aa: V=2.2 LAT=5x44x80 STOP_AFTER=110 (17 frames at 704x1280, to fit the run's device
+# time): the whole scenario 74 s (make 51 s, each decode 8-10 s), .pth and safetensors max |err| 2.68e-5, peak RSS
+# 721 / 683 MB (bench/results/h200/checkpoint-2026-12-02-1e586aa/). The full 121 frames add about 2 x 30 s of decode
+# and the official decode's longer run.
 V=${V:-2.2} LAT=${LAT:-31x44x80} PY=${PY:-python3}
 CK=${CK:-.h200/checkpoint} DIR=${CKDIR:-/tmp/ck-files}
 IFS=x read -r LT LH LW <<< "$LAT"

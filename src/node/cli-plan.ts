@@ -147,14 +147,15 @@ export function weightOwners(p: Plan): WeightOwner[] | null {
 
 /**
  * Whether the expected-time model (plan/expected-time.ts) holds for `p` on `adapter`: it was fitted to
- * f16 decodes on an H200 (tensor cores and the portable f16/int8 conv); f32 plans and other GPUs are not.
+ * H200 decodes of every conv form, f32 and f16 (test/plan/expected-time-h200.node.test.ts: within 1.35x of
+ * each recorded one); other GPUs are not.
  */
-export function timeCalibrated(p: Plan, adapter: AdapterView): boolean {
-  return adapter.calibrated && p.opts.precision === 'f16';
+export function timeCalibrated(_p: Plan, adapter: AdapterView): boolean {
+  return adapter.calibrated;
 }
 
 /** The expected-time line: only where the model is calibrated, and then said where. */
 export function expectedText(e: ExpectedTime, p: Plan, adapter: AdapterView, tensorCores: boolean): string {
-  if (!timeCalibrated(p, adapter)) return `time: not estimated (the time model is fitted to f16 decodes on an H200; ${adapter.calibrated ? 'this plan is f32' : `this is ${adapter.name}`})`;
+  if (!timeCalibrated(p, adapter)) return `time: not estimated (the time model is fitted to decodes on an H200; this is ${adapter.name})`;
   return `expected decode time on an H200 ~${e.total.toFixed(1)} s (compute ${e.compute.toFixed(1)} s on the ${tensorCores ? 'tensor-core' : 'portable'} conv, bus ${e.bus.toFixed(1)} s)`;
 }

@@ -171,10 +171,16 @@ export const AUTO_MIN_PIXELS = 60 * 104;
 /**
  * 'auto' (WINO_MEASURED_MS): F(4x4) for the 3x3 convs of Wan2.1's widths (output channels a multiple of
  * 96) and of Wan2.2's 256 and 512 channels, F(2x2) at 1024 channels and more, the direct conv elsewhere.
+ * F(2x2) also at >= 384 channels on frames of at most AUTO_MIN_PIXELS (Wan2.1 480x832's 60x104 level), where
+ * F(4x4)'s U buys the least time per byte: its eleven convs hold 640 MB of F(4x4) U in f32 (4x their 3x3
+ * weights; F(2x2): 16/9x) for 0.71 against 0.95 ms per call (f32), 231 calls: 354 MB for ~0.06 s of a ~5 s
+ * decode (H200, 2026-12-01; the 120x208 level would give 195 MB for 0.34 s). f16 plans alike (their F(4x4)
+ * U is f32 too; F(2x2) keeps V, M and U in f16).
  */
 function autoWino(s: ConvShape): WinoR | null {
   if (s.ks !== 3 || s.cout < 96 || s.h * s.w < AUTO_MIN_PIXELS) return null;
   if (s.cout >= 1024 && s.cout % 128 === 0) return 2;
+  if (s.cout >= 384 && s.h * s.w <= AUTO_MIN_PIXELS) return 2;
   return s.cout % 96 === 0 || s.cout % 128 === 0 ? 4 : null;
 }
 

@@ -125,7 +125,9 @@ describe('--conv auto: F(4x4) on Wan2.1 widths where it needs no other lever', (
     expect(winos(plan(wan21, { ...base, conv: undefined, precision: 'f32' }))).toEqual([]);
     const fit = fitPlan(wan21, base, { limits, precisions: ['f32'], tile: 'auto' });
     expect(winos(fit.plan).length).toBeGreaterThan(30);
-    expect(new Set(winos(fit.plan))).toEqual(new Set([4]));
+    // F(4x4), and F(2x2) for the 384-channel convs at 60x104 (conv-form.ts autoWino: the least time per byte of U)
+    expect(new Set(winos(fit.plan))).toEqual(new Set([2, 4]));
+    expect(winos(fit.plan).filter((r) => r === 2).length).toBe(22); // 11 convs, in the first and the steady program
     expect(fit.reason).toMatch(/; \d+ convs as Winograd \(--conv auto\)$/);
     // Wan2.2 704x1280 (measured on the H200, 2026-12-01, 7117f36): F(4x4) at 256 and 512 channels, F(2x2) at 1024 (88x160 frames);
     // its 1024-channel convs at 44x80 (under 60x104 px) stay direct. An auto without the 1024 rule fails the last line

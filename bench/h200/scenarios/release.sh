@@ -5,7 +5,9 @@
 # decode runs twice with one fresh NVIDIA shader cache: "-empty" fills it, "-filled" reads it.
 # First frame: each CLI line's firstFrameSeconds (from the decode() call: plan, build and chunk 0) and
 # startup (readyMs: weights prepared, chunk 0 may start; events: every pipeline compiled and chunk 0's
-# submissions, ms from the build's start; overlappedSubmits: submissions made while pipelines compiled).
+# submissions, ms from the build's start; overlappedSubmits: submissions made while pipelines compiled);
+# the summary prints them per decode (ready, chunk0-submit, pipelines-compiled, chunk0-placed, all ms from
+# the build's start); step 4b times the first frame on a built decoder.
 # Results (<= 8 files): cli.jsonl, pytorch.jsonl, checkpoint.jsonl, decode.jsonl, skipped.txt, logs.tar.gz.
 STOCK=enable-dawn-features=vulkan_enable_f16_on_nvidia
 FULL=enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia
@@ -41,7 +43,13 @@ F=$STOCK cli w22-stock-f32 120 "$(fresh)" $S22 --precision f32
 node -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")) { const j = JSON.parse(l), r = j.result ?? {};
   const st = r.startup ?? {}, ev = st.events ?? [], at = (re) => (ev.find((e) => re.test(e[1])) ?? [])[0];
   console.log(j.name.padEnd(22), "rc", j.rc, "s", r.seconds, "first", r.firstFrameSeconds, "MiB", r.peakGpuBytes && (r.peakGpuBytes / 2 ** 20).toFixed(0), "planned", r.plannedPeakGpuBytes && (r.plannedPeakGpuBytes / 2 ** 20).toFixed(0),
-    "| build ms: ready", st.readyMs, "chunk0-submit", at(/^submit 0 /), "pipelines", st.pipelinesMs, "all", st.totalMs, "chunk0-placed", at(/^placed 0$/), "overlapped", st.overlappedSubmits); }' "$OUT/cli.jsonl"
+    "| build ms: ready", st.readyMs, "chunk0-submit", at(/^submit 0 /), "pipelines-compiled", at(/^pipelines compiled$/), "chunk0-placed", at(/^placed 0$/), "overlapped", st.overlappedSubmits); }' "$OUT/cli.jsonl"
+# 4b. the first frame on a built decoder (bench-node --timing: decode 0 builds the decoder inside it, decode 1
+# reuses it; kept under logs/: the call returns at most 8 files)
+F=$STOCK tim w21-stock-f32-timing 60 "$(fresh)" --model 2.1 --latent 21x60x104 --precision f32 --repeat 2 \
+  && node -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")) { const j = JSON.parse(l);
+    console.log(j.name, "run", j.run, "cold", j.cold, "s", j.seconds, "firstFrameMs", j.firstFrameMs, "readyMs", j.build && Math.round(j.build.readyMs), "overlapped", j.build && j.build.overlappedSubmits); }' "$OUT/timing.jsonl"
+[ -f "$OUT/timing.jsonl" ] && mv "$OUT/timing.jsonl" "$OUT/logs/"
 # 5. a real checkpoint at full size (Wan2.1: a torch.save .pth of encoder + decoder, and safetensors); checkpoint.sh ends the call
 [ -f "$OUT/boot.log" ] && mv "$OUT/boot.log" "$OUT/logs/"
 F=$STOCK V=${CKV:-2.1} LAT=${CKLAT:-21x60x104} source bench/h200/scenarios/checkpoint.sh

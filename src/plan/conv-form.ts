@@ -218,8 +218,11 @@ export function winoMmaPlanFor(r: WinoR, s: ConvShape, minCout = 16, capBytes = 
 
 /**
  * Per-layer milliseconds on the H200 of the tensor-core forms (f16, one 3x3x3 conv: conv3d-mma's pack + GEMM
- * against winograd-mma's three kernels over all bands), the table 'auto' reads for tensor-core plans. Empty:
- * nothing measured yet, so 'auto' keeps conv3d-mma; 'winograd' / 'winograd4' force the form.
+ * against winograd-mma's three kernels over all bands), the table 'auto' reads for tensor-core plans. Empty: no
+ * layer measured faster, so 'auto' keeps conv3d-mma and 'winograd' forces the form. Whole decodes with every
+ * eligible conv as 'wino-mma' (H200, 2026-12-02, build of 31fac9c, bench/results/h200/winograd-mma-2026-12-02-31fac9c/):
+ * Wan2.1 480x832x81 4.30 s against 3.63 s (162 -> 195 ms per latent chunk), Wan2.2 704x1280x121 19.73 s against
+ * 20.17 s (627 -> 616 ms per chunk): the non-fused form moves ~4.6x the bytes of the direct conv (V, M round trips).
  */
 export const WINO_MMA_MEASURED_MS: readonly { cout: number; h: number; w: number; mma: number; f2: number }[] = [];
 

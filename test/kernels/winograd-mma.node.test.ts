@@ -15,7 +15,10 @@
 import { describe, expect, it } from 'vitest';
 import { winogradMmaGemm, winogradMmaIn, winogradMmaWeights, winogradOut, winoMmaOverrides, type WinoMmaShape } from '../../src/kernels/winograd-mma';
 import { winoMmaWeightLayout } from '../../src/kernels/winograd-mma-layout';
-import { winoBandParams, winoScratchElems } from '../../src/plan/conv-form';
+import { winoBandParams, winoMmaPlanFor, winoScratchElems, WINO_SCRATCH_BYTES } from '../../src/plan/conv-form';
+import { inferConfig } from '../../src/model/config';
+import { OFFICIAL, syntheticWeights } from '../../src/model/synthetic';
+import { plan, type Plan } from '../../src/plan/planner';
 import { packWinogradWeight, winoWeightLength, type WinoR } from '../../src/kernels/winograd-transforms';
 import { prepareWinoWeights } from '../../src/runtime/exec/wino-weights';
 import type { BlockedWeightJob } from '../../src/runtime/exec/weights';
@@ -112,5 +115,43 @@ describe('winograd-mma-weights: U on the GPU in the GEMM layout = the JS layout 
     expectClose(got, want, { atol: 1e-6, rtol: 1e-6, label: `U F(${c.r}x${c.r})` });
     // the GPU kernel is the winograd-weights kernel with its store index replaced
     expect(winogradMmaWeights(c.r).wgsl).toContain('u[um(');
+  });
+});
+
+describe("the form 'wino-mma' in plans (conv-form.ts)", () => {
+  const wan21 = inferConfig(syntheticWeights(OFFICIAL['2.1'], { values: false }));
+  const base = { frames: 21, h: 60, w: 104, cache: 'on' as const, precision: 'f16' as const, tensorCores: true };
+  const forms = (p: Plan) =>
+    Object.values(p.programs)
+      .flat()
+      .flatMap((pp) => pp.prog.steps)
+      .filter((s) => s.kind === 'conv')
+      .map((s) => s as { form?: string; ks: number; cin: number; cout: number; wino?: { band: number; mma?: boolean } });
+  it('--conv winograd on tensor cores: every 3x3 conv with cin, cout multiples of 16; auto and winograd4 keep conv3d-mma (nothing measured faster)', () => {
+    const cs = forms(plan(wan21, { ...base, conv: 'winograd' }));
+    const wm = cs.filter((s) => s.form === 'wino-mma');
+    expect(wm.length).toBeGreaterThan(30);
+    for (const s of wm) {
+      expect(s.ks).toBe(3);
+      expect((s.cin % 16) + (s.cout % 16)).toBe(0);
+      expect(s.wino!.mma).toBe(true);
+      expect(s.wino!.band % 16).toBe(0);
+    }
+    // the rest (1x1, time convs, the 3-channel head) on conv3d-mma
+    expect(cs.filter((s) => s.form === 'mma').every((s) => s.ks !== 3 || s.cout % 16 !== 0)).toBe(true);
+    expect(forms(plan(wan21, { ...base, conv: 'auto' })).filter((s) => s.form === 'wino-mma')).toEqual([]);
+    expect(forms(plan(wan21, { ...base, conv: 'winograd4' })).filter((s) => s.form === 'wino-mma')).toEqual([]);
+    // portable plans keep the portable Winograd
+    expect(forms(plan(wan21, { ...base, tensorCores: false, conv: 'winograd' })).filter((s) => s.form === 'wino-mma')).toEqual([]);
+  });
+  it('winoMmaPlanFor: bands of whole 16-tile blocks, V + M under the cap; ineligible shapes null', () => {
+    const s = { ks: 3, kt: 3, cin: 96, cout: 96, h: 480, w: 832 };
+    const wp = winoMmaPlanFor(2, s)!;
+    expect(wp.band % 128).toBe(0);
+    expect(winoScratchElems(2, wp.band, 96, 96, 3) * 2).toBeLessThanOrEqual(WINO_SCRATCH_BYTES);
+    expect(winoMmaPlanFor(2, { ...s, h: 6, w: 10 })).toEqual({ r: 2, band: 16, scratch: 'elem', mma: true }); // 15 tiles -> one block of 16
+    expect(winoMmaPlanFor(2, { ...s, cin: 24 })).toBe(null);
+    expect(winoMmaPlanFor(2, { ...s, cout: 3 })).toBe(null);
+    expect(winoMmaPlanFor(2, { ...s, ks: 1 })).toBe(null);
   });
 });

@@ -6,7 +6,7 @@
 #   cp -r .h200/speed .h200-wm/speed     # fullsize-check.py, wan-ref/vae21.py, whl/ (bench/h200/scenarios/speed.sh's header)
 # Carry ".h200-wm" with the bundle (docs/gpu-runs.md); run: OUT=... COMMIT=<commit> bash bench/h200/run.sh winograd-mma
 # STEPS (default "profile w21 w22 w720 fullsize"): profile = bench-node --profile of Wan2.1 480x832 (LATP latents, default 5)
-# with each form; w21 / w22 / w720 = CLI decodes (--json seconds) of Wan2.1 480x832x81, Wan2.2 704x1280x121, Wan2.1 720x1280x81,
+# with each form (PROF22=N: Wan2.2 704x1280 with N latents too); w21 / w22 / w720 = CLI decodes (--json seconds) of Wan2.1 480x832x81, Wan2.2 704x1280x121, Wan2.1 720x1280x81,
 # the direct form (conv3d-mma) and --conv winograd, each Wan2.1 decode twice (the second with the driver's shader cache filled),
 # the two outputs compared; fullsize = the official fp32 decode (TF32 off) of Wan2.1 21x60x104 against --conv winograd.
 if [ -d .h200-wm/dist ]; then rm -rf dist && cp -r .h200-wm/dist dist; fi
@@ -15,8 +15,11 @@ SP=.h200-wm/speed
 W=--conv\ winograd
 if [[ $S == *" profile "* ]]; then
   PC=$(fresh)
-  prof w21-mma 90 "$PC" --model 2.1 --latent ${LATP:-5}x60x104 --precision f16 --conv direct
-  prof w21-wino 90 "$PC" --model 2.1 --latent ${LATP:-5}x60x104 --precision f16 $W
+  # (bench/profile.ts runs the portable kernels unless --tensor-cores on: the 2026-12-02 call at 31fac9c lacked it)
+  prof w21-mma 90 "$PC" --model 2.1 --latent ${LATP:-5}x60x104 --precision f16 --tensor-cores on --norm fused --conv direct
+  prof w21-wino 90 "$PC" --model 2.1 --latent ${LATP:-5}x60x104 --precision f16 --tensor-cores on --norm fused $W
+  [ -n "${PROF22:-}" ] && prof w22-mma 120 "$PC" --model 2.2 --latent ${PROF22}x44x80 --precision f16 --tensor-cores on --norm fused --conv direct
+  [ -n "${PROF22:-}" ] && prof w22-wino 120 "$PC" --model 2.2 --latent ${PROF22}x44x80 --precision f16 --tensor-cores on --norm fused $W
 fi
 if [[ $S == *" w21 "* ]]; then
   L="--synthetic 2.1 --latent-size 21x60x104 --precision f16"

@@ -6,7 +6,7 @@
 // (T = f32 staging, and h16) and F(4x4) with the f32 scratch the planner keeps for it.
 // Build (development machine, checkout root): npx vite build --config bench/probes/vite.wino-gemm.config.ts
 //   -> .h200-stock/probe/wino-gemm.js; run where `webgpu` resolves (the H200 bundle, or node_modules here):
-//   node .h200-stock/probe/wino-gemm.js [--flags enable-dawn-features=...] [--quick] [--runs N] [--out FILE.jsonl]
+//   node .h200-stock/probe/wino-gemm.js [--flags FLAG]... [--quick] [--runs N] [--warm-ms MS] [--seconds S] [--out FILE.jsonl]
 // --quick: two small shapes (a lavapipe check of every candidate's output).
 import { appendFileSync } from 'node:fs';
 import { installNodeWebGPU } from '../../src/node/install-webgpu';
@@ -28,8 +28,11 @@ const runs = Number(arg('--runs') ?? (quick ? 3 : 15));
 // no new row starts after this many seconds (the rows are ordered by need)
 const seconds = Number(arg('--seconds') ?? 1e9);
 const t0 = performance.now();
+const WARM_MS = Number(arg('--warm-ms') ?? (quick ? 0 : 400));
 const outFile = arg('--out');
-await installNodeWebGPU(arg('--flags') ? [arg('--flags')!] : []);
+// --flags FLAG, once per Dawn flag (one flag per argument: 'enable-dawn-features=a,b' then 'disable-dawn-features=c')
+const flags = argv.flatMap((a, i) => (argv[i - 1] === '--flags' ? [a] : []));
+await installNodeWebGPU(flags);
 // the decoder's device: every raised limit, shader-f16 and timestamp-query where the adapter has them
 const { device, adapter } = await requestDecoderDevice({ powerPreference: 'high-performance' });
 device.addEventListener('uncapturederror', (e) => console.log('GPU error:', (e as GPUUncapturedErrorEvent).error.message.slice(0, 300)));
@@ -113,6 +116,7 @@ const qb = device.createBuffer({ size: 16 * runs, usage: GPUBufferUsage.MAP_READ
 async function timeMs(run: (p: GPUComputePassEncoder) => void): Promise<number> {
   if (!qs) {
     const t0 = performance.now();
+    const WARM_MS = Number(arg('--warm-ms') ?? (quick ? 0 : 400));
     for (let i = 0; i < runs; i++) {
       const enc = device.createCommandEncoder();
       const p = enc.beginComputePass();
@@ -199,7 +203,9 @@ for (const c of cases) {
         ps.setBindGroup(1, g1, [0]);
         ps.dispatchWorkgroups(...d);
       };
-      await timeMs(run); // warm-up
+      // warm-up: the GPU busy for >= WARM_MS first (the clock drops while the probe generates data and compares
+      // on the CPU; a 15-dispatch warm-up left rows 3-5x slow on the H200, 2026-12-02)
+      for (const w0 = performance.now(); performance.now() - w0 < WARM_MS;) await timeMs(run);
       const ms = await timeMs(run);
       const m = await readM(scratch, m_off * bpe, E * c.cout * sv, se);
       let se2 = 0,

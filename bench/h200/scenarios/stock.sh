@@ -19,7 +19,7 @@ for b in $BUILDS; do echo "$b $(cat .h200-stock/$b/COMMIT 2>/dev/null)" >> "$OUT
 use() { rm -rf dist && cp -r ".h200-stock/$1/dist" dist; }
 # 1. the GEMM blocks alone
 if [ -f .h200-stock/probe/wino-gemm.js ] && ! late probe; then
-  timeout "${PROBE_S:-100}" node .h200-stock/probe/wino-gemm.js --flags "$STOCK,disable-dawn-features=timestamp_quantization" --seconds "${PROBE_ROWS_S:-70}" --out "$OUT/wino-gemm.jsonl" > "$OUT/logs/probe.log" 2>&1
+  timeout "${PROBE_S:-100}" node .h200-stock/probe/wino-gemm.js --flags "$STOCK" --flags disable-dawn-features=timestamp_quantization --seconds "${PROBE_ROWS_S:-70}" --out "$OUT/wino-gemm.jsonl" > "$OUT/logs/probe.log" 2>&1
   echo "== probe rc $? $(wc -l < "$OUT/wino-gemm.jsonl" 2>/dev/null) rows"
   [ -f "$OUT/wino-gemm.jsonl" ] && node -e 'const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map((l) => JSON.parse(l));
     for (const r of rows) console.log(r.case.padEnd(26), r.variant.padEnd(18), r.ms ? `${r.ms.toFixed(3)} ms ${r.gemmTflops.toFixed(1)} TFLOP/s nmse ${r.nmse.toExponential(1)}` : (r.error ?? "").slice(0, 90));' "$OUT/wino-gemm.jsonl" 2>&1 | head -150

@@ -116,7 +116,6 @@ const qb = device.createBuffer({ size: 16 * runs, usage: GPUBufferUsage.MAP_READ
 async function timeMs(run: (p: GPUComputePassEncoder) => void): Promise<number> {
   if (!qs) {
     const t0 = performance.now();
-    const WARM_MS = Number(arg('--warm-ms') ?? (quick ? 0 : 400));
     for (let i = 0; i < runs; i++) {
       const enc = device.createCommandEncoder();
       const p = enc.beginComputePass();

@@ -6,7 +6,8 @@
 // (T = f32 staging, and h16) and F(4x4) with the f32 scratch the planner keeps for it.
 // Build (development machine, checkout root): npx vite build --config bench/probes/vite.wino-gemm.config.ts
 //   -> .h200-stock/probe/wino-gemm.js; run where `webgpu` resolves (the H200 bundle, or node_modules here):
-//   node .h200-stock/probe/wino-gemm.js [--flags FLAG]... [--quick] [--runs N] [--warm-ms MS] [--seconds S] [--out FILE.jsonl]
+//   node .h200-stock/probe/wino-gemm.js [--flags FLAG]... [--quick] [--cases A,B] [--variants X,Y] [--runs N] [--warm-ms MS]
+//     [--seconds S] [--out FILE.jsonl]
 // --quick: two small shapes (a lavapipe check of every candidate's output).
 import { appendFileSync } from 'node:fs';
 import { installNodeWebGPU } from '../../src/node/install-webgpu';
@@ -67,7 +68,7 @@ const big: Omit<Case, 'elem' | 'sc'>[] = quick
       { label: '512ch-176x320', r: 4, cin: 512, cout: 512, h: 176, w: 320 },
       { label: '1024ch-88x160', r: 2, cin: 1024, cout: 1024, h: 88, w: 160 },
     ];
-const cases: Case[] = big.map((c) => ({ ...c, elem: 'f32', sc: 'elem' }));
+let cases: Case[] = big.map((c) => ({ ...c, elem: 'f32', sc: 'elem' }));
 if (f16)
   for (const c of big.slice(0, quick ? 1 : 3)) {
     cases.push({ ...c, label: `${c.label}-f16-F2`, r: 2, elem: 'f16', sc: 'elem' });
@@ -75,6 +76,11 @@ if (f16)
   }
 
 const F16_SHAPES = ['decoder', 'c96t8x8', 'c96t8x16k9', 'c96t12x8', 'c128t8x16k8', 'c128t16x8'];
+// --cases a,b / --variants x,y: only those case labels / block labels ('decoder' is always timed: the reference)
+const only = (k: string) => (arg(k) ? new Set(arg(k)!.split(',')) : null);
+const onlyCases = only('--cases'),
+  onlyVariants = only('--variants');
+if (onlyCases) cases = cases.filter((c) => onlyCases.has(c.label));
 let seed = 12345;
 const rnd = () => {
   seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
@@ -174,6 +180,7 @@ for (const c of cases) {
   ];
   // f16 storage: the decoder's block and the f32 rows' likely winners, each also with h16 (per-step f16 sums)
   if (c.elem === 'f16') shapes = shapes.filter(([l]) => F16_SHAPES.includes(l));
+  if (onlyVariants) shapes = shapes.filter(([l]) => l === 'decoder' || onlyVariants.has(l));
   if (c.elem === 'f16' && c.sc === 'elem') shapes.push(...shapes.map(([l, t]): [string, WinoGemmShape] => [`${l}-h16`, { ...t, h16: true }]));
   let ref: Float32Array | null = null;
   const gemmFlops = 2 * E * c.cout * kc * band;

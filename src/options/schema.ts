@@ -290,7 +290,7 @@ export const OPTIONS = {
     demo: null,
     values: ['auto', 'direct', 'winograd', 'winograd4'],
     default: 'auto',
-    help: 'Portable f32 plans: the 3x3 convs as the direct conv or the exact non-fused Winograd F(2x2,3x3) (winograd) / F(4x4,3x3) (winograd4; 2.25x / 4x fewer multiplies, U weights 16/9x / 4x, a banded scratch of <= 128 MiB; every 3x3 conv with >= 16 channels); auto: on frames of >= 60x104 px, F(4x4) for widths that are multiples of 96 (Wan2.1) and the 256/512 channels of Wan2.2, F(2x2) at >= 1024 (2.0-3.4x faster per layer on an H200), where it needs no other memory lever; direct elsewhere. Tensor-core, f16 and int8 plans stay direct.',
+    help: 'Portable f32 plans: the 3x3 convs as the direct conv or the exact non-fused Winograd F(2x2,3x3) (winograd) / F(4x4,3x3) (winograd4; 2.25x / 4x fewer multiplies, U weights 16/9x / 4x, a banded scratch of <= 128 MiB; every 3x3 conv with >= 16 channels); auto: on frames of >= 60x104 px, F(4x4) for widths that are multiples of 96 (Wan2.1) and the 256/512 channels of Wan2.2, F(2x2) at >= 1024 (2.0-3.4x faster per layer on an H200), where it needs no other memory lever; direct elsewhere. Tensor-core plans: winograd runs F(2x2) on subgroup matrices (3x3 convs with cin and cout multiples of 16; measured slower than the direct tensor-core GEMM on Wan2.1 480p and level on Wan2.2, so auto keeps the direct one); int8 plans stay direct.',
   },
   collect: { kind: 'bool', flag: null, commands: [], api: true, demo: null, default: true, help: 'Keep the whole video in the result; false: frames only through onFrame (constant CPU memory).' },
   framesInFlight: {

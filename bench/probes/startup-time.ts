@@ -10,7 +10,7 @@
 //                   adapter, all requested at once (as StepEncoder.build does), and each one alone
 //                   (Dawn reuses what it compiled already: ~0 ms), and behind 1 s of busy JS (overlap or not)
 // Run (RAW-LOADER: an ESM loader hook serving '*.wgsl?raw' as a string module, as vite does):
-//   node --import tsx --experimental-loader RAW-LOADER bench/probes/startup-time.ts [2.1|2.2] [TxHxW] [f32|f16] [--tc] [--tuning cpu]
+//   node --import tsx --experimental-loader RAW-LOADER bench/probes/startup-time.ts [2.1|2.2] [TxHxW] [f32|f16] [--tc] [--tuning cpu] [--conv auto|direct|...]
 import { PipelineCache, pipelineKey, shaderSource, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
 import { requestDecoderDevice } from '../../src/gpu/device';
 import { conv3dTuning } from '../../src/kernels/conv3d';
@@ -23,7 +23,7 @@ import { packWeight } from '../../src/runtime/exec/weights';
 import { installNodeWebGPU } from '../../src/node/install-webgpu';
 
 const args = process.argv.slice(2);
-const pos = args.filter((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--tuning'));
+const pos = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--tuning' && args[i - 1] !== '--conv');
 const v = (pos[0] ?? '2.1') as '2.1' | '2.2';
 const [T, h, w] = (pos[1] ?? '21x60x104').split('x').map(Number) as [number, number, number];
 const elem = (pos[2] ?? 'f32') as Elem;
@@ -36,7 +36,9 @@ const { device, info } = await requestDecoderDevice({ wantF16: elem === 'f16' })
 const weights = syntheticWeights({ ...OFFICIAL[v], seed: 1 });
 const cfg = inferConfig(weights);
 const tp = performance.now();
-const p = plan(cfg, { frames: T, h, w, cache: 'on', precision: elem, tensorCores: tc });
+// --conv as the CLI's (default auto: the Winograd forms of the default plan)
+const conv = (args.includes('--conv') ? args[args.indexOf('--conv') + 1] : 'auto') as 'auto' | 'direct' | 'winograd' | 'winograd4';
+const p = plan(cfg, { frames: T, h, w, cache: 'on', precision: elem, tensorCores: tc, conv });
 const planMs = performance.now() - tp;
 const steps = Object.values(p.programs)
   .flat()
@@ -112,6 +114,7 @@ console.log(
     elem,
     tensorCores: tc,
     tuning: args.includes('--tuning') ? tuningName : 'gpu (H200 choices)',
+    conv,
     plan: `${p.memory.total} B`,
     planMs: Math.round(planMs),
     steps: steps.length,

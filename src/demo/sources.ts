@@ -119,29 +119,40 @@ async function throughCache(parsed: URL, name: string, onProgress: ((received: n
   }
   const check = prefixCheck(res, name, href);
   let received = 0;
+  // what ended the stream, when the cache did not take the whole body: the header check, the network, or the cache itself
   let failure: { e: unknown } | null = null;
-  const counted = res.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, ctl) {
-        received += chunk.byteLength;
-        try {
-          check(chunk);
-        } catch (e) {
-          failure = { e };
-          throw e;
-        }
-        onProgress?.(received, total);
-        ctl.enqueue(chunk);
-      },
-    }),
-  );
+  let broke: { e: unknown } | null = null;
+  const body = res.body.getReader();
+  const counted = new ReadableStream<Uint8Array>({
+    async pull(ctl) {
+      let r: ReadableStreamReadResult<Uint8Array>;
+      try {
+        r = await body.read();
+      } catch (e) {
+        broke = { e };
+        throw e;
+      }
+      if (r.done) return ctl.close();
+      received += r.value.byteLength;
+      try {
+        check(r.value);
+      } catch (e) {
+        failure = { e };
+        void body.cancel();
+        throw e;
+      }
+      onProgress?.(received, total);
+      ctl.enqueue(r.value);
+    },
+    cancel: (reason) => body.cancel(reason),
+  });
   try {
     await storeStream(href, counted, encoded ? null : total);
   } catch (e) {
     if (failure) throw (failure as { e: unknown }).e;
-    // the cache refused the body (quota, storage error) after the download: the worker reads the URL itself
-    if ((e instanceof DOMException && e.name === 'QuotaExceededError') || (total !== null && received >= total)) return remote(e instanceof Error ? e.message : String(e), total ?? undefined);
-    throw e; // the download broke off (the page reports how far it came)
+    if (broke) throw (broke as { e: unknown }).e; // the download broke off (the page reports how far it came)
+    // the cache refused the body (quota; an in-memory profile, as in a private window, holds little): the worker reads the URL itself
+    return remote(`the browser's cache did not keep it (${e instanceof Error ? e.message : String(e)})`, total ?? undefined);
   }
   const blob = await cachedBlob(href);
   if (!blob) return remote('the cache dropped the file right after it was stored', received);

@@ -73,9 +73,16 @@ describe('wan-vae decode', () => {
     expect(typeof j.adapter).toBe('string');
     // the start-up inside `seconds` (building the GPU decoder): its phases and total, in ms, within the decode's time
     const st = j.startup as Record<string, number>;
-    expect(Object.keys(st).sort()).toEqual(['pipelinesMs', 'prepMs', 'resourcesMs', 'totalMs']);
+    expect(Object.keys(st).sort()).toEqual(['events', 'overlappedSubmits', 'pipelinesMs', 'prepMs', 'readyMs', 'resourcesMs', 'totalMs']);
     expect(st.totalMs).toBeGreaterThan(0);
     expect(st.totalMs).toBeLessThanOrEqual((j.seconds as number) * 1000);
+    // the build overlaps the first chunk: ready (weights prepared) no later than the whole build, its timeline ordered
+    expect(st.readyMs).toBeLessThanOrEqual(st.totalMs + 1);
+    expect(st.overlappedSubmits).toBeGreaterThanOrEqual(0);
+    const events = (j.startup as unknown as { events: [number, string][] }).events;
+    expect(events.length).toBeGreaterThan(0);
+    expect(events.some(([, what]) => what === 'pipelines compiled')).toBe(true);
+    for (const [ms, what] of events) expect(ms >= 0 && ms <= (j.seconds as number) * 1000, `${what} at ${ms} ms`).toBe(true);
   });
 
   it('--backend cpu: the CPU reference, the same frames', () => {

@@ -15,7 +15,7 @@ import { conv3dTuning, conv3dTuningFor } from '../kernels/conv3d';
 import { inferConfig } from '../model/config';
 import { OFFICIAL, syntheticWeights } from '../model/synthetic';
 import type { Plan } from '../plan/planner';
-import { stepKernels, type BindCtx } from '../runtime/exec/step-kernels';
+import { planStepKernels } from '../runtime/exec/plan-kernels';
 import type { Command } from './cli-args';
 import { checkCliOptions, choice, cliValue, optionFlagSpecs, type Args } from './cli-options';
 import { ADAPTERS, planAdapter, planFor } from './cli-plan';
@@ -44,46 +44,24 @@ export interface ShaderTarget {
  */
 export function planShaders(p: Plan, target: ShaderTarget): PlanShader[] {
   const elem = p.opts.precision;
-  const buf = {} as GPUBuffer;
   const byKey = new Map<string, PlanShader>();
   const names = new Map<string, string>(); // file -> code
   const mma = p.opts.tensorCores && elem === 'f16' ? target.mma : null;
-  for (const pp of Object.values(p.programs).flat()) {
-    const ctx: BindCtx = {
-      elem,
-      weightsPrecision: p.opts.weightsPrecision,
-      cfg: p.cfg,
-      tuning: target.tuning,
-      maxInvocations: target.maxInvocations,
-      mma,
-      view: () => buf,
-      weight: () => buf,
-      ring: () => buf,
-      dummy: buf,
-      out: buf,
-      rgba: buf,
-      mmaScratch: buf,
-      winoScratch: buf,
-      wqScratch: buf,
-      storeEntry: () => ({ buffer: buf }),
-      inPlace: (v, y) => !!v && v.t !== y.t && !v.t.io && pp.slotOf[v.t.id] === pp.slotOf[y.t.id],
-    };
-    for (const s of pp.prog.steps)
-      for (const k of stepKernels(s, ctx)) {
-        const key = pipelineKey(k.def, k.overrides, elem);
-        if (byKey.has(key)) continue;
-        const code = specializedSource(k.def, k.overrides, elem);
-        const ov = resolveOverrides(k.def, k.overrides);
-        const base = `${k.def.id}.${elem}${Object.keys(ov).length ? '.' : ''}${Object.keys(ov)
-          .sort()
-          .map((n) => `${n}${ov[n]}`)
-          .join('-')}`;
-        let file = `${base}.wgsl`;
-        for (let i = 2; names.has(file) && names.get(file) !== code; i++) file = `${base}.${i}.wgsl`;
-        names.set(file, code);
-        byKey.set(key, { file, key, def: k.def, overrides: k.overrides, elem, code });
-      }
-  }
+  for (const { kernels } of planStepKernels(p, { ...target, mma }))
+    for (const k of kernels) {
+      const key = pipelineKey(k.def, k.overrides, elem);
+      if (byKey.has(key)) continue;
+      const code = specializedSource(k.def, k.overrides, elem);
+      const ov = resolveOverrides(k.def, k.overrides);
+      const base = `${k.def.id}.${elem}${Object.keys(ov).length ? '.' : ''}${Object.keys(ov)
+        .sort()
+        .map((n) => `${n}${ov[n]}`)
+        .join('-')}`;
+      let file = `${base}.wgsl`;
+      for (let i = 2; names.has(file) && names.get(file) !== code; i++) file = `${base}.${i}.wgsl`;
+      names.set(file, code);
+      byKey.set(key, { file, key, def: k.def, overrides: k.overrides, elem, code });
+    }
   return [...byKey.values()];
 }
 

@@ -13,7 +13,8 @@ import { kernels } from '../../src/kernels/index';
 import { inferConfig } from '../../src/model/config';
 import { syntheticWeights } from '../../src/model/synthetic';
 import { plan, type PlanOptions } from '../../src/plan/planner';
-import { stepKernels, type BindCtx } from '../../src/runtime/exec/step-kernels';
+import { planStepKernels } from '../../src/runtime/exec/plan-kernels';
+import type { BindCtx } from '../../src/runtime/exec/step-kernels';
 import { getTestDevice } from '../helpers/gpu';
 import { needDevice, needF16, notOnThisAdapter } from '../helpers/need';
 
@@ -28,7 +29,6 @@ interface Variant {
 /** Distinct kernel variants the decoder builds for these plans, with this conv tuning and tensor-core setting. */
 function variants(elem: Elem, tuning: Record<string, number>, mma: BindCtx['mma'], maxInvocations: number): Map<string, Variant> {
   const out = new Map<string, Variant>();
-  const buf = {} as GPUBuffer; // bindings are not looked at here
   const cfgs = [inferConfig(syntheticWeights({ version: '2.1', dim: 4, zDim: 4 }, { values: false })), inferConfig(syntheticWeights({ version: '2.2', dim: 4, zDim: 8 }, { values: false }))];
   for (const cfg of cfgs)
     for (const norm of ['full', 'chunked', 'fused'] as const)
@@ -37,25 +37,8 @@ function variants(elem: Elem, tuning: Record<string, number>, mma: BindCtx['mma'
           // the conv form is decided at plan time (plan/conv-form.ts): tensor-core contexts plan with tensor cores on
           const opts: PlanOptions = { frames: 2, h: 4, w: 4, cache, precision: elem, norm, normChunk: 5, tile, rgba: true, tensorCores: !!mma && elem === 'f16' };
           const p = plan(cfg, opts);
-          for (const pp of Object.values(p.programs).flat()) {
-            const ctx: BindCtx = {
-              elem,
-              cfg,
-              tuning,
-              maxInvocations,
-              mma,
-              view: () => buf,
-              weight: () => buf,
-              ring: () => buf,
-              dummy: buf,
-              out: buf,
-              rgba: buf,
-              mmaScratch: buf,
-              storeEntry: () => ({ buffer: buf }),
-              inPlace: (v, y) => !!v && v.t !== y.t && !v.t.io && pp.slotOf[v.t.id] === pp.slotOf[y.t.id],
-            };
-            for (const s of pp.prog.steps) for (const k of stepKernels(s, ctx)) out.set(pipelineKey(k.def, k.overrides, elem), { def: k.def, overrides: k.overrides, elem });
-          }
+          for (const { kernels } of planStepKernels(p, { tuning, maxInvocations, mma }))
+            for (const k of kernels) out.set(pipelineKey(k.def, k.overrides, elem), { def: k.def, overrides: k.overrides, elem });
         }
   return out;
 }

@@ -10,10 +10,9 @@ import type { AnyKernelDef } from '../../src/gpu/kernel';
 import { conv3dTuning } from '../../src/kernels/conv3d';
 import { inferConfig } from '../../src/model/config';
 import { syntheticWeights } from '../../src/model/synthetic';
-import type { Step } from '../../src/plan/graph';
 import { plan, type PlanOptions } from '../../src/plan/planner';
 import { kindOf } from '../../src/plan/step-kinds';
-import { stepKernels, type BindCtx } from '../../src/runtime/exec/step-kernels';
+import { planStepKernels } from '../../src/runtime/exec/plan-kernels';
 
 const CASES = [
   { version: '2.1', dim: 4, zDim: 4 },
@@ -37,49 +36,30 @@ describe.each(CASES)('step-kind table, Wan$version', (spec) => {
     ['portable convs', null],
     ['tensor cores', { subgroupSize: 32 }],
   ] as const)('every step, %s: bindings, params, dispatches, ring/store sources and weights agree', (_n, mma) => {
-    const buf = {} as GPUBuffer;
     let steps = 0;
     // tensor cores run where the plan records them (src/plan/conv-form.ts): plans made with tensorCores
     for (const p of mma ? plans.map((q) => plan(cfg, { ...q.opts, tensorCores: true })) : plans)
-      for (const pp of Object.values(p.programs).flat()) {
-        const ctx: BindCtx = {
-          elem: 'f16',
-          cfg,
-          tuning: conv3dTuning.cpu,
-          maxInvocations: 256,
-          mma,
-          view: () => buf,
-          weight: () => buf,
-          ring: () => buf,
-          dummy: buf,
-          out: buf,
-          rgba: buf,
-          mmaScratch: buf,
-          storeEntry: () => ({ buffer: buf }),
-          inPlace: (v, y) => !!v && v.t !== y.t && !v.t.io && pp.slotOf[v.t.id] === pp.slotOf[y.t.id],
-        };
-        for (const s of pp.prog.steps as Step[]) {
-          steps++;
-          const kind = kindOf(s);
-          const label = `${pp.prog.name} ${pp.prog.kind} ${s.label}`;
-          const params = kind.params(s, () => 1);
-          expect(params.length, label).toBe(kind.dispatches(s));
-          for (const k of stepKernels(s, ctx) as { def: AnyKernelDef; bindings: unknown[]; overrides: Record<string, number> }[]) {
-            expect(k.bindings.length, `${label} ${k.def.id} bindings`).toBe(k.def.bindings.length);
-            for (const prm of params) for (const f of k.def.params) expect(typeof prm[f.name], `${label} ${k.def.id} param ${f.name}`).toBe('number');
-            for (const o of Object.keys(k.overrides)) expect(k.def.overrides, `${label} ${k.def.id} override ${o}`).toHaveProperty(o);
-          }
-          const views = kind.views(s);
-          const push = kind.ringPush(s),
-            sw = kind.storeWrite(s);
-          if (push) expect(views, `${label} ring source`).toContain(push.x);
-          if (sw) expect(views, `${label} store source`).toContain(sw.x);
-          const pair = kind.inPlace(s);
-          if (pair) for (const v of pair) expect(views, `${label} in-place pair`).toContain(v);
-          for (const w of kind.weights(s)) {
-            const data = w.data(weights, false);
-            expect(data.length, `${label} ${w.key}`).toBe(w.elems);
-          }
+      for (const { pp, step: s, kernels } of planStepKernels(p, { tuning: conv3dTuning.cpu, maxInvocations: 256, mma })) {
+        steps++;
+        const kind = kindOf(s);
+        const label = `${pp.prog.name} ${pp.prog.kind} ${s.label}`;
+        const params = kind.params(s, () => 1);
+        expect(params.length, label).toBe(kind.dispatches(s));
+        for (const k of kernels as { def: AnyKernelDef; bindings: unknown[]; overrides: Record<string, number> }[]) {
+          expect(k.bindings.length, `${label} ${k.def.id} bindings`).toBe(k.def.bindings.length);
+          for (const prm of params) for (const f of k.def.params) expect(typeof prm[f.name], `${label} ${k.def.id} param ${f.name}`).toBe('number');
+          for (const o of Object.keys(k.overrides)) expect(k.def.overrides, `${label} ${k.def.id} override ${o}`).toHaveProperty(o);
+        }
+        const views = kind.views(s);
+        const push = kind.ringPush(s),
+          sw = kind.storeWrite(s);
+        if (push) expect(views, `${label} ring source`).toContain(push.x);
+        if (sw) expect(views, `${label} store source`).toContain(sw.x);
+        const pair = kind.inPlace(s);
+        if (pair) for (const v of pair) expect(views, `${label} in-place pair`).toContain(v);
+        for (const w of kind.weights(s)) {
+          const data = w.data(weights, false);
+          expect(data.length, `${label} ${w.key}`).toBe(w.elems);
         }
       }
     expect(steps).toBeGreaterThan(100);

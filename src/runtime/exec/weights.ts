@@ -53,6 +53,25 @@ export function uploadWeights(
   mode: WeightPrepMode = 'gpu',
 ): Map<string, GPUBuffer> {
   const out = new Map<string, GPUBuffer>();
+  // the buffer of `bytes` created now, written later from the f32 rows of `src` [cout, cin, taps] by
+  // prepareBlockedWeights / the Winograd or portable preparation (a job of kind `kind`)
+  const defer = (w: WeightUse, src: string, cout: number, cin: number, taps: number, bytes: number, kind: JobKind = {}) => {
+    // Weights.get checks the count and the first dim (as the JS path's packWeight does)
+    const t = weights.get(src, [cout, cin, taps]);
+    const buf = arena.create('weights', w.key, bytes, storageUsage());
+    jobs!.push({
+      key: w.key,
+      buf,
+      get data() {
+        return t.data;
+      },
+      cout,
+      cin,
+      taps,
+      ...kind,
+    });
+    out.set(w.key, buf);
+  };
   for (const w of weightBuffers(steps)) {
     if (skip?.has(w.key)) continue;
     // the previous decoder's buffer of this key (same model, storage and packing: GpuDecoder checks): adopted, not uploaded again
@@ -65,61 +84,20 @@ export function uploadWeights(
     // tensor cores, f16 weights: conv3d-mma's blocked layout, prepared on the GPU from the f32 rows
     if (jobs && mode === 'gpu' && w.conv && w.conv.blocked > 0 && mma && elem === 'f16' && convWeightFormat(elem, weightsPrecision) === 'elem') {
       const { cout, cin, rows } = w.conv;
-      // Weights.get checks the count and the first dim (as the JS path's packWeight does)
-      const t = weights.get(w.key, [cout, cin, rows / cin]);
-      const buf = arena.create('weights', w.key, w.conv.blocked * 2, storageUsage());
-      jobs.push({
-        key: w.key,
-        buf,
-        get data() {
-          return t.data;
-        },
-        cout,
-        cin,
-        taps: rows / cin,
-      });
-      out.set(w.key, buf);
+      defer(w, w.key, cout, cin, rows / cin, w.conv.blocked * 2);
       continue;
     }
     // Winograd convs (portable f32 / f16 plans): U = G g G^T in the storage type, prepared on the GPU from the f32 rows (exec/wino-weights.ts)
     if (jobs && mode === 'gpu' && w.wino) {
       const { r, cout, cin, kt } = w.wino;
-      const t = weights.get(w.wino.src, [cout, cin, kt * 9]);
       const uElem: Elem = w.wino.f32 ? 'f32' : elem;
-      const buf = arena.create('weights', w.key, Math.ceil((w.elems * (uElem === 'f16' ? 2 : 4)) / 4) * 4, storageUsage());
-      jobs.push({
-        key: w.key,
-        buf,
-        get data() {
-          return t.data;
-        },
-        cout,
-        cin,
-        taps: kt * 9,
-        wino: r,
-        winoElem: uElem,
-        winoMma: w.wino.mma,
-      });
-      out.set(w.key, buf);
+      defer(w, w.wino.src, cout, cin, kt * 9, Math.ceil((w.elems * (uElem === 'f16' ? 2 : 4)) / 4) * 4, { wino: r, winoElem: uElem, winoMma: w.wino.mma });
       continue;
     }
     // portable convs, conv weights stored in `elem`: conv3d's layout, prepared on the GPU from the f32 rows (exec/weights-pack.ts)
     if (jobs && mode === 'gpu' && w.conv && !mma && convWeightFormat(elem, weightsPrecision) === 'elem') {
       const { cout, cin, rows } = w.conv;
-      const t = weights.get(w.key, [cout, cin, rows / cin]);
-      const buf = arena.create('weights', w.key, w.elems * (elem === 'f16' ? 2 : 4), storageUsage());
-      jobs.push({
-        key: w.key,
-        buf,
-        get data() {
-          return t.data;
-        },
-        cout,
-        cin,
-        taps: rows / cin,
-        portable: elem,
-      });
-      out.set(w.key, buf);
+      defer(w, w.key, cout, cin, rows / cin, w.elems * (elem === 'f16' ? 2 : 4), { portable: elem });
       continue;
     }
     const bytes = packWeight(w, weights, elem, mma, weightsPrecision);
@@ -145,6 +123,9 @@ export interface BlockedWeightJob extends BlockedShape {
   /** with wino: U in the tensor-core GEMM's layout (kernels/winograd-mma-layout.ts), not packWinogradWeight's */
   winoMma?: boolean;
 }
+
+/** What a job prepares beyond conv3d-mma's blocked layout (none set: the blocked layout). */
+type JobKind = Pick<BlockedWeightJob, 'portable' | 'wino' | 'winoElem' | 'winoMma'>;
 
 /**
  * How the blocked f16 weights of tensor-core plans are prepared: 'gpu' (default) uploads the f32 rows and

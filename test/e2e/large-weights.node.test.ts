@@ -15,7 +15,7 @@
 // The weights are random where written and zero in the holes: every conv's output channel reads its first
 // 8 input channels (one short write per output channel), biases and gammas in full, so the file stays
 // sparse (about 130 MB on disk) and the decode is not trivial. Skips when /usr/bin/chromium is absent outside CI.
-import { closeSync, existsSync, ftruncateSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,7 @@ import { openWeights } from '../../src/model/weights';
 import { fileSource } from '../../src/node/file-source';
 import { isCI } from '../helpers/env';
 import { freePort } from '../helpers/port';
+import { writeSparseWan22 } from '../helpers/sparse-wan22';
 import type { HarnessResult, ReadAllResult } from './large-weights/harness';
 import { weightedSum } from './large-weights/sums';
 
@@ -42,52 +43,31 @@ if (skip) console.warn(`large-weights e2e skipped: ${CHROMIUM} is absent (instal
 const LATENT = { shape: [48, 1, 2, 2] as [number, number, number, number], data: Array.from({ length: 48 * 4 }, (_, i) => Math.sin(i * 0.7) * 1.5) };
 const READ_IN = 8;
 
-/** Writes the sparse Wan2.2-layout file at `path`; returns its size and the decoder's bytes. */
+/**
+ * Writes the sparse Wan2.2-layout file at `path` (test/helpers/sparse-wan22.ts); returns its size and the
+ * decoder's bytes. Biases and gammas in full; of every conv weight [cout, cin, ...kernel], the first
+ * READ_IN input channels of each output channel.
+ */
 function writeLargeFile(path: string): { size: number; decoderBytes: number } {
-  const shapes = decoderShapes(OFFICIAL['2.2']);
-  const pad = 160 * 2 ** 22; // the encoder half of a full checkpoint (never read)
-  const header: Record<string, unknown> = { 'encoder.padding': { dtype: 'F32', shape: [160, 1024, 1024], data_offsets: [0, pad] } };
-  let off = pad;
-  for (const [k, s] of shapes) {
-    const n = s.reduce((a, b) => a * b, 1) * 4;
-    header[k] = { dtype: 'F32', shape: s, data_offsets: [off, off + n] };
-    off += n;
-  }
-  let json = JSON.stringify(header);
-  while ((8 + json.length) % 8) json += ' ';
-  const fd = openSync(path, 'w');
-  try {
-    const head = Buffer.alloc(8 + json.length);
-    head.writeBigUInt64LE(BigInt(json.length), 0);
-    head.write(json, 8);
-    writeSync(fd, head, 0, head.length, 0);
-    const base = head.length;
-    ftruncateSync(fd, base + off);
-    const rand = rng(23);
-    const u = () => rand() * 2 - 1;
-    for (const [k, s] of shapes) {
-      const at = base + (header[k] as { data_offsets: number[] }).data_offsets[0]!;
-      if (s.length === 1 || k.endsWith('.gamma')) {
-        const n = s.reduce((a, b) => a * b, 1);
-        const v = Float32Array.from({ length: n }, () => (k.endsWith('.gamma') ? 1 + 0.2 * u() : 0.05 * u()));
-        writeSync(fd, new Uint8Array(v.buffer), 0, v.byteLength, at);
-        continue;
-      }
-      // [cout, cin, ...kernel]: the first READ_IN input channels of every output channel
-      const [cout, cin, ...kern] = s as [number, number, ...number[]];
-      const taps = kern.reduce((a, b) => a * b, 1);
-      const m = Math.min(cin, READ_IN) * taps;
-      const a = Math.sqrt(3 / m);
-      const row = new Float32Array(m);
-      for (let o = 0; o < cout; o++) {
-        for (let i = 0; i < m; i++) row[i] = a * u();
-        writeSync(fd, new Uint8Array(row.buffer), 0, row.byteLength, at + o * cin * taps * 4);
-      }
+  const rand = rng(23);
+  const u = () => rand() * 2 - 1;
+  const f = writeSparseWan22(path, (write, k, s) => {
+    if (s.length === 1 || k.endsWith('.gamma')) {
+      const n = s.reduce((a, b) => a * b, 1);
+      write(new Uint8Array(Float32Array.from({ length: n }, () => (k.endsWith('.gamma') ? 1 + 0.2 * u() : 0.05 * u())).buffer), 0);
+      return;
     }
-    return { size: base + off, decoderBytes: off - pad };
-  } finally {
-    closeSync(fd);
-  }
+    const [cout, cin, ...kern] = s as [number, number, ...number[]];
+    const taps = kern.reduce((a, b) => a * b, 1);
+    const m = Math.min(cin, READ_IN) * taps;
+    const a = Math.sqrt(3 / m);
+    const row = new Float32Array(m);
+    for (let o = 0; o < cout; o++) {
+      for (let i = 0; i < m; i++) row[i] = a * u();
+      write(new Uint8Array(row.buffer), o * cin * taps * 4);
+    }
+  });
+  return { size: f.size, decoderBytes: f.decoderBytes };
 }
 
 /** Peak RSS (VmHWM) of the Chromium processes below `pid` (this test's process), by Chromium process type. */

@@ -1,15 +1,15 @@
-// A Wan2.2-layout f32 safetensors file larger than 2.2 GiB (the official decoder shapes, the full-model
-// encoder half as padding; a sparse file in a temp dir, a marker written at the start of every decoder
-// tensor) loads through a file handle: every decoder tensor read back equal to what was written, the
+// A Wan2.2-layout f32 safetensors file larger than 2.2 GiB (test/helpers/sparse-wan22.ts: the official
+// decoder shapes, the full-model encoder half as padding; a sparse file in a temp dir, a marker written at
+// the start of every decoder tensor) loads through a file handle: every decoder tensor read back equal to what was written, the
 // process's peak RSS under 1 GiB, the load's window bounded by the largest tensor (issue 23).
-import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inferConfig } from '../../src/model/config';
-import { decoderShapes, OFFICIAL } from '../../src/model/synthetic';
 import { openWeights } from '../../src/model/weights';
 import { fileSource } from '../../src/node/file-source';
+import { writeSparseWan22 } from '../helpers/sparse-wan22';
 
 const dir = mkdtempSync(join(tmpdir(), 'wan-vae-large-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,36 +19,15 @@ const marker = (i: number) => Float32Array.from({ length: 256 }, (_, k) => Math.
 
 describe('a > 2.2 GiB f32 safetensors file', () => {
   it('loads by ranges with peak RSS under 1 GiB', async () => {
-    const shapes = [...decoderShapes(OFFICIAL['2.2'])];
-    // the encoder half of a full checkpoint (never read): one big tensor first, so decoder offsets pass 2^31
-    const header: Record<string, unknown> = { 'encoder.padding': { dtype: 'F32', shape: [160, 1024, 1024], data_offsets: [0, 160 * 2 ** 22] } };
-    let off = 160 * 2 ** 22;
-    for (const [k, s] of shapes) {
-      const n = s.reduce((a, b) => a * b, 1) * 4;
-      header[k] = { dtype: 'F32', shape: s, data_offsets: [off, off + n] };
-      off += n;
-    }
-    let json = JSON.stringify(header);
-    while ((8 + json.length) % 8) json += ' ';
     const path = join(dir, 'wan22-f32.safetensors');
-    const fd = openSync(path, 'w');
-    const head = Buffer.alloc(8 + json.length);
-    head.writeBigUInt64LE(BigInt(json.length), 0);
-    head.write(json, 8);
-    writeSync(fd, head, 0, head.length, 0);
-    const base = head.length;
-    ftruncateSync(fd, base + off);
-    shapes.forEach(([k], i) => {
-      const at = base + (header[k] as { data_offsets: number[] }).data_offsets[0]!;
-      const m = marker(i);
+    const { size, headerBytes, shapes } = writeSparseWan22(path, (write, _k, s, i) => {
       const n = Math.min(
-        m.length,
-        shapes[i]![1].reduce((a, b) => a * b, 1),
+        256,
+        s.reduce((a, b) => a * b, 1),
       );
-      writeSync(fd, new Uint8Array(m.buffer, 0, n * 4), 0, n * 4, at);
+      write(new Uint8Array(marker(i).buffer, 0, n * 4), 0);
     });
-    closeSync(fd);
-    expect(base + off).toBeGreaterThan(2.2 * 2 ** 30);
+    expect(size).toBeGreaterThan(2.2 * 2 ** 30);
 
     const src = fileSource(path);
     const progress: number[] = [];
@@ -67,14 +46,14 @@ describe('a > 2.2 GiB f32 safetensors file', () => {
     expect(load.decoderBytes).toBe(sum);
     expect(load.decoderBytes).toBeGreaterThan(2 ** 31);
     // the encoder half is never read: header + decoder tensors
-    expect(src.bytesRead).toBe(8 + 8 + json.length + sum); // the first 8 bytes twice (format sniff, header length)
+    expect(src.bytesRead).toBe(8 + headerBytes + sum); // the first 8 bytes twice (format sniff, header length)
     expect(progress.length).toBe(shapes.length);
     expect(progress.at(-1)).toBe(sum);
     // one tensor at a time: the largest (1024 x 1024 x 27 f32, 113 MB) plus the small ones kept
     expect(load.peakWindowBytes).toBeLessThan(256 * 2 ** 20);
     const rss = process.resourceUsage().maxRSS * 1024;
     console.log(
-      `large file: ${base + off} bytes, decoder ${sum} bytes read in ${load.readMs.toFixed(0)} ms (index ${load.indexMs.toFixed(1)} ms), peak window ${load.peakWindowBytes} bytes, process peak RSS ${rss} bytes`,
+      `large file: ${size} bytes, decoder ${sum} bytes read in ${load.readMs.toFixed(0)} ms (index ${load.indexMs.toFixed(1)} ms), peak window ${load.peakWindowBytes} bytes, process peak RSS ${rss} bytes`,
     );
     expect(rss).toBeLessThan(2 ** 30);
   }, 300_000);

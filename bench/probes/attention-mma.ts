@@ -1,0 +1,259 @@
+// Probe: the middle block's attention alone at the decoder's shapes, the shipped portable kernel
+// (shaders/attention.wgsl, f32 and f16 storage) against the tensor-core candidates (src/kernels/attention-mma.ts,
+// f16) in one process: GPU time per frame (timestamp-query, median of --runs after >= WARM_MS of warm-up),
+// TFLOP/s of the useful 4·N²·C, and each output against the shipped f32 kernel on the same (f16-rounded) inputs
+// (NMSE, SNR in dB, max |err|).
+// Build (development machine, checkout root): npx vite build --config bench/probes/vite.attention-mma.config.ts
+//   -> .h200/probe/attention-mma.js; run where `webgpu` resolves (the H200 bundle, or node_modules here):
+//   node .h200/probe/attention-mma.js [--flags FLAG]... [--quick] [--cases A,B] [--variants X,Y] [--runs N]
+//     [--warm-ms MS] [--out FILE.jsonl]
+// --quick: small shapes (a lavapipe check of every row, the tensor-core rows emulated where subgroup matrices
+// are absent). Resuming: rows already in --out are not run again (the reference row is, silently), and a row
+// begun (--out.started) without a result is recorded as the one that killed the process (a pipeline the
+// driver fails on): the H200 scenario (bench/h200/scenarios/attn-ab.sh) runs the probe again until all are done.
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { installNodeWebGPU } from '../../src/node/install-webgpu';
+import { requestDecoderDevice } from '../../src/gpu/device';
+import { encodeParams, PipelineCache, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
+import { attention, type AttentionParams } from '../../src/kernels/attention';
+import { attentionMma, attentionMmaFits, type AttentionMmaShape } from '../../src/kernels/attention-mma';
+import { storageBytes } from '../../src/runtime/f16';
+
+const argv = process.argv.slice(2);
+const arg = (k: string) => {
+  const i = argv.indexOf(k);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const quick = argv.includes('--quick');
+const runs = Number(arg('--runs') ?? (quick ? 3 : 15));
+const WARM_MS = Number(arg('--warm-ms') ?? (quick ? 0 : 300));
+const outFile = arg('--out');
+const flags = argv.flatMap((a, i) => (argv[i - 1] === '--flags' ? [a] : []));
+await installNodeWebGPU(flags);
+const { device, adapter, f16, mma } = await requestDecoderDevice({ powerPreference: 'high-performance' });
+device.addEventListener('uncapturederror', (e) => console.log('GPU error:', (e as GPUUncapturedErrorEvent).error.message.slice(0, 300)));
+const ts = device.features.has('timestamp-query');
+const cache = new PipelineCache(device);
+const info = adapter.info as GPUAdapterInfo;
+const sg = mma?.subgroupSize ?? 32;
+console.log(`adapter ${info.vendor} ${info.architecture} ${info.description}; f16 ${f16}; subgroup matrices ${mma ? `yes (subgroup ${sg})` : 'no: tensor-core rows emulated'}`);
+
+interface Case {
+  label: string;
+  c: number;
+  n: number;
+}
+const allCases: Case[] = quick
+  ? [
+      { label: 'c32-n96', c: 32, n: 96 },
+      { label: 'c64-n48', c: 64, n: 48 },
+    ]
+  : [
+      { label: 'wan21-480x832', c: 384, n: 60 * 104 },
+      { label: 'wan22-704x1280', c: 1024, n: 44 * 80 },
+      { label: 'wan21-720x1280', c: 384, n: 90 * 160 },
+    ];
+interface Variant {
+  label: string;
+  shape?: AttentionMmaShape;
+  elem: Elem;
+}
+const sh = (ct: number, kb: number, twoPass = false): Variant => ({ label: `${twoPass ? '2p' : '1p'}-${ct}x${kb}`, shape: { ct, kb, twoPass }, elem: 'f16' });
+const allVariants: Variant[] = quick
+  ? [{ label: 'shipped-f32', elem: 'f32' }, { label: 'shipped-f16', elem: 'f16' }, sh(2, 2), sh(1, 3, true)]
+  : [
+      { label: 'shipped-f32', elem: 'f32' },
+      { label: 'shipped-f16', elem: 'f16' },
+      sh(12, 4),
+      sh(24, 2),
+      sh(24, 4),
+      sh(12, 2),
+      sh(8, 4),
+      sh(6, 4),
+      sh(12, 8),
+      sh(16, 4),
+      sh(16, 2),
+      sh(12, 4, true),
+      sh(24, 2, true),
+    ];
+const only = (k: string) => (arg(k) ? new Set(arg(k)!.split(',')) : null);
+const onlyCases = only('--cases'),
+  onlyVariants = only('--variants');
+const cases = onlyCases ? allCases.filter((c) => onlyCases.has(c.label)) : allCases;
+// the reference row (shipped-f32) always runs
+const variants = onlyVariants ? allVariants.filter((v) => v.label === 'shipped-f32' || onlyVariants.has(v.label)) : allVariants;
+
+const key = (c: Case, v: Variant) => `${c.label} ${v.label}`;
+const lines = (f: string) =>
+  existsSync(f)
+    ? readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((l) => l)
+    : [];
+const done = new Set(
+  outFile
+    ? lines(outFile).map((l) => {
+        const r = JSON.parse(l) as { case: string; variant: string };
+        return `${r.case} ${r.variant}`;
+      })
+    : [],
+);
+const started = new Set(outFile ? lines(`${outFile}.started`) : []);
+function emit(row: Record<string, unknown>) {
+  console.log(JSON.stringify(row));
+  if (outFile) appendFileSync(outFile, JSON.stringify(row) + '\n');
+}
+
+let seed = 777;
+const rnd = () => {
+  seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+  return seed / 2 ** 31 - 1;
+};
+/** f16 bits -> value */
+function halfValue(x: number): number {
+  const e = (x >> 10) & 31,
+    m = x & 1023,
+    s = x & 0x8000 ? -1 : 1;
+  return e === 0 ? s * m * 2 ** -24 : e === 31 ? NaN : s * (1 + m / 1024) * 2 ** (e - 15);
+}
+
+/** q, k, v ~ U(-1.7, 1.7) per element (std ~1, the scale of a normed qkv), rounded to f16 for every row */
+function inputs(n: number): Float32Array {
+  const a = new Float32Array(n);
+  for (let i = 0; i < n; i++) a[i] = 1.7 * rnd();
+  const h = new Uint16Array(storageBytes(a, 'f16').buffer, 0, n);
+  return a.map((_, i) => halfValue(h[i]!));
+}
+
+async function read(buf: GPUBuffer, n: number, elem: Elem): Promise<Float32Array> {
+  const bytes = Math.ceil((n * (elem === 'f16' ? 2 : 4)) / 4) * 4;
+  const rb = device.createBuffer({ size: bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const enc = device.createCommandEncoder();
+  enc.copyBufferToBuffer(buf, 0, rb, 0, bytes);
+  device.queue.submit([enc.finish()]);
+  await rb.mapAsync(GPUMapMode.READ);
+  const out = new Float32Array(n);
+  if (elem === 'f32') out.set(new Float32Array(rb.getMappedRange(), 0, n));
+  else {
+    const h = new Uint16Array(rb.getMappedRange(), 0, n);
+    for (let i = 0; i < n; i++) out[i] = halfValue(h[i]!);
+  }
+  rb.unmap();
+  rb.destroy();
+  return out;
+}
+
+const qs = ts ? device.createQuerySet({ type: 'timestamp', count: 2 * runs }) : null;
+const qr = device.createBuffer({ size: 16 * runs, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+const qb = device.createBuffer({ size: 16 * runs, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+async function timeMs(run: (p: GPUComputePassEncoder) => void): Promise<number> {
+  if (!qs) {
+    const t0 = performance.now();
+    for (let i = 0; i < runs; i++) {
+      const enc = device.createCommandEncoder();
+      const p = enc.beginComputePass();
+      run(p);
+      p.end();
+      device.queue.submit([enc.finish()]);
+    }
+    await device.queue.onSubmittedWorkDone();
+    return (performance.now() - t0) / runs;
+  }
+  const enc = device.createCommandEncoder();
+  for (let i = 0; i < runs; i++) {
+    const p = enc.beginComputePass({ timestampWrites: { querySet: qs, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 } });
+    run(p);
+    p.end();
+  }
+  enc.resolveQuerySet(qs, 0, 2 * runs, qr, 0);
+  enc.copyBufferToBuffer(qr, 0, qb, 0, 16 * runs);
+  device.queue.submit([enc.finish()]);
+  await qb.mapAsync(GPUMapMode.READ);
+  const t = new BigUint64Array(qb.getMappedRange().slice(0));
+  qb.unmap();
+  const ms = [...Array(runs).keys()].map((i) => Number(t[2 * i + 1]! - t[2 * i]!) / 1e6).sort((a, b) => a - b);
+  return ms[ms.length >> 1]!;
+}
+
+for (const c of cases) {
+  if (variants.every((v) => done.has(key(c, v)))) continue;
+  const qkvData = inputs(3 * c.c * c.n);
+  const p: AttentionParams = { c: c.c, n: c.n, scale: 1 / Math.sqrt(c.c) };
+  const mk = (elem: Elem, data?: Float32Array) => {
+    const bytes = Math.ceil((c.c * c.n * (data ? 3 : 1) * (elem === 'f16' ? 2 : 4)) / 4) * 4;
+    const b = device.createBuffer({ size: bytes, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
+    if (data) device.queue.writeBuffer(b, 0, storageBytes(data, elem));
+    return b;
+  };
+  const qkv = { f32: mk('f32', qkvData), f16: f16 ? mk('f16', qkvData) : null };
+  const uni = device.createBuffer({ size: 256, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+  const enc0 = encodeParams(attention, p);
+  device.queue.writeBuffer(uni, 0, enc0);
+  const g1 = device.createBindGroup({ layout: cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uni, size: enc0.byteLength } }] });
+  let ref: Float32Array | null = null;
+  const flops = 4 * c.n * c.n * c.c;
+  for (const v of variants) {
+    const row: Record<string, unknown> = { case: c.label, c: c.c, n: c.n, variant: v.label, elem: v.elem, ...(v.shape ? { shape: v.shape } : {}) };
+    const k = key(c, v);
+    const rerun = done.has(k) && v.label === 'shipped-f32'; // the reference, again for the rows after it
+    if (done.has(k) && !rerun) continue;
+    if (started.has(k) && !done.has(k)) {
+      emit({ ...row, error: 'the process died in this row (an earlier run of the probe)' });
+      continue;
+    }
+    if (outFile && !rerun) appendFileSync(`${outFile}.started`, k + '\n');
+    try {
+      if (v.elem === 'f16' && !qkv.f16) throw new Error('no shader-f16 on this adapter');
+      if (v.shape && !attentionMmaFits(c, v.shape.ct)) throw new Error(`C ${c.c} / 16 is not a multiple of ${v.shape.ct}`);
+      const def: AnyKernelDef = v.shape ? attentionMma(v.shape, { emulate: !mma }) : attention;
+      const ov: Record<string, number> = v.shape ? { SG: sg } : {};
+      const pipe = await cache.get(def, ov, v.elem);
+      const out = mk(v.elem);
+      const g0 = device.createBindGroup({
+        layout: cache.bindGroupLayout(def),
+        entries: [
+          { binding: 0, resource: { buffer: v.elem === 'f16' ? qkv.f16! : qkv.f32 } },
+          { binding: 1, resource: { buffer: out } },
+        ],
+      });
+      const d = def.dispatch(p, ov);
+      const run = (ps: GPUComputePassEncoder) => {
+        ps.setPipeline(pipe);
+        ps.setBindGroup(0, g0);
+        ps.setBindGroup(1, g1, [0]);
+        ps.dispatchWorkgroups(...d);
+      };
+      await timeMs(run);
+      for (const w0 = performance.now(); performance.now() - w0 < WARM_MS;) await timeMs(run);
+      const ms = await timeMs(run);
+      const got = await read(out, c.c * c.n, v.elem);
+      out.destroy();
+      if (!ref) ref = got;
+      let se = 0,
+        sr = 0,
+        maxAbs = 0;
+      for (let i = 0; i < got.length; i++) {
+        const e = got[i]! - ref[i]!;
+        se += e * e;
+        sr += ref[i]! * ref[i]!;
+        maxAbs = Math.max(maxAbs, Math.abs(e));
+      }
+      Object.assign(row, {
+        ms,
+        tflops: flops / ms / 1e9,
+        nmse: se / Math.max(sr, 1e-30),
+        snrDb: 10 * Math.log10(Math.max(sr, 1e-30) / Math.max(se, 1e-30)),
+        maxAbs,
+        dispatch: d,
+        timing: qs ? 'timestamp' : 'wall',
+      });
+    } catch (e) {
+      row.error = String(e).slice(0, 300);
+    }
+    if (!rerun) emit(row);
+  }
+  qkv.f32.destroy();
+  qkv.f16?.destroy();
+}
+device.destroy();
+process.exit(0);

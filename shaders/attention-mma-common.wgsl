@@ -1,0 +1,151 @@
+// attention-mma-common: what the tensor-core attention (src/kernels/attention-mma.ts generates its `main`)
+// shares with its emulated twin: bindings, params, workgroup tiles, the softmax of one key block and the
+// epilogue. Same problem, bindings and Params as shaders/attention.wgsl:
+//   o[c, n] = Σ_k softmax_k(scale · Σ_d q[d, n] k[d, k]) · v[c, k],  qkv: [3C, N] Elem, o: [C, N] Elem
+// One workgroup = one subgroup of SG invocations; it owns 16 queries q0 .. q0 + 15 and the 16·CT output
+// channels c0 .. c0 + 16·CT - 1 (dispatch [N / 16, C / (16·CT), 1]; C and N multiples of 16). Per block of
+// 16·KB keys:
+//   S = Qᵀ K   KB 16x16 result tiles (Q tile col-major and K tile row-major straight from qkv, stride N),
+//              stored to s_s [query][key] (f32, row stride ST);
+//   softmax    the SG invocations, SG / 16 per query row: block max, P = exp(scale·S - m) into p_s (Elem),
+//              row sums into l (m_s, l_s per query);
+//   O += P Vᵀ  CT 16x16 result tiles [query][channel] (P from p_s row-major, Vᵀ col-major from qkv, stride N).
+// The running max m moves only when a block's max exceeds it by more than TAU ("lazy" rescaling: P <= e^TAU,
+// which f16 holds); then the O tiles go through o_s, are scaled per query row by exp(m_old - m_new) and come
+// back (a workgroup-uniform branch, rare after the first blocks). The two-pass form computes the exact m and
+// l of every query first (a pass of S alone), then P = exp(scale·S - m) with no rescaling.
+// Epilogue: O tiles col-major into o_s, o[c0 + c, q0 + r] = O[r, c] / l[r].
+struct Params { c: u32, n: u32, scale: f32 }
+
+@group(0) @binding(0) var<storage, read> qkv: array<Elem>;
+@group(0) @binding(1) var<storage, read_write> o: array<Elem>;
+@group(1) @binding(0) var<uniform> prm: Params;
+
+// invocations of the workgroup = the subgroup size (16 <= SG <= 256, a multiple of 16)
+override SG: u32 = 32;
+// output channel tiles per workgroup and key tiles per block (the generated main sets them)
+const CT: u32 = 12;
+const KB: u32 = 4;
+// the running max moves when a block's max exceeds it by more than this (P <= e^TAU = 2981)
+const TAU: f32 = 8.0;
+const MASKED: f32 = -3.0e38;
+// row strides: multiples of 16 bytes (matrix load / store alignment), off the 32-bank period
+const ST: u32 = 16u * KB + 4u;
+const PT: u32 = 16u * KB + 8u;
+
+var<workgroup> s_s: array<f32, 16u * ST>; // [query][key] scores of the block (raw q·k)
+var<workgroup> p_s: array<Elem, 16u * PT>; // [query][key] probabilities
+var<workgroup> o_s: array<f32, 256u * CT>; // O tile t col-major at t * 256: (row r, channel c) at c * 16 + r
+var<workgroup> red_s: array<f32, SG>; // per-invocation partial max
+var<workgroup> red2_s: array<f32, SG>; // per-invocation partial sum
+var<workgroup> m_s: array<f32, 16>; // running max of scale·S per query
+var<workgroup> l_s: array<f32, 16>; // running sum per query
+var<workgroup> a_s: array<f32, 16>; // rescale factor of this block per query
+var<workgroup> flag_s: u32; // 1: some query's max moved this block
+
+fn init_stats(lid: u32) {
+  if (lid < 16u) {
+    m_s[lid] = MASKED;
+    l_s[lid] = 0.0;
+  }
+}
+
+// the max of scale·S over the block's valid keys of query row r (SG / 16 invocations per row), via red_s
+fn block_max(k0: u32, lid: u32) -> f32 {
+  let rl = SG / 16u;
+  let r = lid / rl;
+  let nk = min(16u * KB, prm.n - k0);
+  var bm = MASKED;
+  for (var j = lid % rl; j < nk; j += rl) { bm = max(bm, s_s[r * ST + j]); }
+  red_s[lid] = bm * prm.scale;
+  if (lid == 0u) { flag_s = 0u; }
+  workgroupBarrier();
+  var mb = MASKED;
+  for (var i = 0u; i < rl; i++) { mb = max(mb, red_s[r * rl + i]); }
+  return mb;
+}
+
+// P = exp(scale·S - m) of row r into p_s (0 past N); returns this invocation's part of the row sum
+fn block_p(k0: u32, lid: u32, m: f32) -> f32 {
+  let rl = SG / 16u;
+  let r = lid / rl;
+  let nk = min(16u * KB, prm.n - k0);
+  var sum = 0.0;
+  for (var j = lid % rl; j < 16u * KB; j += rl) {
+    let p = select(0.0, exp(s_s[r * ST + j] * prm.scale - m), j < nk);
+    p_s[r * PT + j] = Elem(p);
+    sum += p;
+  }
+  return sum;
+}
+
+// the row sum of the SG / 16 partial sums in red2_s (after a barrier)
+fn row_sum(lid: u32) -> f32 {
+  let rl = SG / 16u;
+  let r = lid / rl;
+  var tot = 0.0;
+  for (var i = 0u; i < rl; i++) { tot += red2_s[r * rl + i]; }
+  return tot;
+}
+
+// one-pass form: the block's P with the lazily moved max; true (workgroup-uniform) when the O tiles must be
+// scaled by a_s before P·V is added
+fn soft_lazy(k0: u32, lid: u32) -> bool {
+  let rl = SG / 16u;
+  let r = lid / rl;
+  let mb = block_max(k0, lid);
+  let m_old = m_s[r];
+  let grow = mb > m_old + TAU; // always for the first block (m_old = MASKED)
+  let m_new = select(m_old, mb, grow);
+  red2_s[lid] = block_p(k0, lid, m_new);
+  if (grow && m_old > MASKED && lid % rl == 0u) { flag_s = 1u; }
+  workgroupBarrier();
+  if (lid % rl == 0u) {
+    let alpha = select(1.0, exp(m_old - m_new), grow);
+    l_s[r] = l_s[r] * alpha + row_sum(lid);
+    m_s[r] = m_new;
+    a_s[r] = alpha;
+  }
+  return workgroupUniformLoad(&flag_s) != 0u;
+}
+
+// O tiles in o_s (col-major) scaled per query row by a_s
+fn rescale_o(lid: u32) {
+  for (var e = lid; e < 256u * CT; e += SG) { o_s[e] *= a_s[e % 16u]; }
+}
+
+// two-pass form, first pass: the exact running max and sum of each query (online, scalars only)
+fn soft_stats(k0: u32, lid: u32) {
+  let rl = SG / 16u;
+  let r = lid / rl;
+  let mb = block_max(k0, lid);
+  let m_old = m_s[r];
+  let m_new = max(m_old, mb);
+  let nk = min(16u * KB, prm.n - k0);
+  var sum = 0.0;
+  for (var j = lid % rl; j < nk; j += rl) { sum += exp(s_s[r * ST + j] * prm.scale - m_new); }
+  red2_s[lid] = sum;
+  workgroupBarrier();
+  if (lid % rl == 0u) {
+    l_s[r] = l_s[r] * exp(m_old - m_new) + row_sum(lid);
+    m_s[r] = m_new;
+  }
+  workgroupBarrier();
+}
+
+// two-pass form, second pass: P = exp(scale·S - m) with the final m
+fn soft_final(k0: u32, lid: u32) {
+  let r = lid / (SG / 16u);
+  _ = block_p(k0, lid, m_s[r]);
+  workgroupBarrier();
+}
+
+// o[c0 + c, q0 + r] = O[r, c] / l[r] from the col-major O tiles in o_s (consecutive invocations: consecutive queries)
+fn epilogue(q0: u32, c0: u32, lid: u32) {
+  let n = prm.n;
+  for (var e = lid; e < 256u * CT; e += SG) {
+    let r = e % 16u;
+    let c = c0 + (e / 256u) * 16u + (e / 16u) % 16u;
+    o[c * n + q0 + r] = Elem(o_s[e] / l_s[r]);
+  }
+}

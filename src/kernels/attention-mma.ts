@@ -1,0 +1,184 @@
+// attention on tensor cores (WGSL subgroup matrices, 16x16x16 f16 products accumulated in f32): the single-head
+// attention of shaders/attention.wgsl (same bindings, Params and result) as one kernel per frame, flash-attention
+// style: per block of keys S = Qᵀ K on subgroup matrices, the softmax through workgroup memory, O += P Vᵀ on
+// subgroup matrices (the N x N scores are never stored). The generated `main` is straight-line in its tiles
+// (every tile a named value, as conv3d-mma-flat.ts: no arrays of subgroup matrices to end up in local memory);
+// bindings, workgroup tiles, softmax and epilogue are shaders/attention-mma-common.wgsl.
+// Shapes: `ct` output-channel tiles per workgroup (O = 16 queries x 16·ct channels in registers), `kb` key
+// tiles per block, `twoPass` (exact max and sum first, then P·V without rescaling) or the one-pass form with
+// lazy rescaling (common.wgsl says how).
+// `emulate`: the same generated main with its matrix operations spelled as plain code
+// (shaders/attention-mma-emu.wgsl), for adapters without subgroup matrices (CI on lavapipe / SwiftShader).
+// Where it runs: f16 storage on adapters with subgroup matrices (the tensor-core conv's condition), C and N
+// multiples of 16 (attentionMmaFits); shaders/attention.wgsl elsewhere.
+import common from '../../shaders/attention-mma-common.wgsl?raw';
+import emuOps from '../../shaders/attention-mma-emu.wgsl?raw';
+import { DecoderError } from '../gpu/errors';
+import { elemBytes, wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
+import type { AttentionParams } from './attention';
+
+export interface AttentionMmaShape {
+  /** output channel tiles of 16 per workgroup (C / 16 must be a multiple) */
+  ct: number;
+  /** key tiles of 16 per block */
+  kb: number;
+  /** exact max and sum in a first pass over the keys (S twice), else one pass with lazy rescaling */
+  twoPass?: boolean;
+}
+
+const range = (n: number) => [...Array(n).keys()];
+
+/** How the generated main spells the matrix types and operations (offsets in elements). */
+interface MatrixOps {
+  result: string;
+  /** Q tile (left, col-major in qkv, stride N), K tile (right, row-major in qkv), P tile (left, row-major in p_s), Vᵀ tile (right, col-major in qkv) */
+  q(off: string): string;
+  k(off: string): string;
+  p(off: string): string;
+  v(off: string): string;
+  /** c + a·b: `qk` for the scores, `pv` for the output */
+  mma(kind: 'qk' | 'pv', a: string, b: string, c: string): string;
+  /** a score tile into s_s (row-major, stride ST); an O tile into / from o_s (col-major, stride 16) */
+  storeS(off: string, c: string): string;
+  storeO(off: string, c: string): string;
+  loadO(off: string): string;
+}
+
+const L = 'subgroup_matrix_left<Elem, 16, 16>',
+  R = 'subgroup_matrix_right<Elem, 16, 16>',
+  RES = 'subgroup_matrix_result<f32, 16, 16>';
+
+const tensorCoreOps: MatrixOps = {
+  result: RES,
+  q: (off) => `subgroupMatrixLoad<${L}, col_major>(&qkv, ${off}, prm.n)`,
+  k: (off) => `subgroupMatrixLoad<${R}, row_major>(&qkv, ${off}, prm.n)`,
+  p: (off) => `subgroupMatrixLoad<${L}, row_major>(&p_s, ${off}, PT)`,
+  v: (off) => `subgroupMatrixLoad<${R}, col_major>(&qkv, ${off}, prm.n)`,
+  mma: (_kind, a, b, c) => `subgroupMatrixMultiplyAccumulate(${a}, ${b}, ${c})`,
+  storeS: (off, c) => `subgroupMatrixStore<row_major>(&s_s, ${off}, ${c}, ST)`,
+  storeO: (off, c) => `subgroupMatrixStore<col_major>(&o_s, ${off}, ${c}, 16u)`,
+  loadO: (off) => `subgroupMatrixLoad<${RES}, col_major>(&o_s, ${off}, 16u)`,
+};
+
+const EMU_Q = wgslConst(emuOps, 'EMU_Q');
+const emulatedOps: MatrixOps = {
+  result: 'array<f32, EMU_Q>',
+  q: (off) => off,
+  k: (off) => off,
+  p: (off) => off,
+  v: (off) => off,
+  mma: (kind, a, b, c) => `emu_${kind}(${a}, ${b}, ${c}, lid)`,
+  storeS: (off, c) => `emu_store_s(${off}, ${c}, lid)`,
+  storeO: (off, c) => `emu_store_o(${off}, ${c}, lid)`,
+  loadO: (off) => `emu_load_o(${off}, lid)`,
+};
+
+/** The generated `main` of one shape. */
+export function attentionMmaMain({ ct, kb, twoPass = false }: AttentionMmaShape, ops: MatrixOps = tensorCoreOps): string {
+  const C = range(ct),
+    K = range(kb);
+  // key tile j of the block exists when k0 + 16 j < N (tile 0 always: k0 < N)
+  const guard = (j: number, body: string, ind: string) => (j === 0 ? `${ind}{\n${body}\n${ind}}` : `${ind}if (k0 + ${16 * j}u < n) {\n${body}\n${ind}}`);
+  const scores = (ind: string) => `${ind}${K.map((j) => `var s_${j} = ${ops.result}();`).join(' ')}
+${ind}for (var d = 0u; d < ch; d += 16u) {
+${ind}  let a = ${ops.q('d * n + q0')};
+${K.map((j) => guard(j, `${ind}    let b = ${ops.k(`(ch + d) * n + k0 + ${16 * j}u`)};\n${ind}    s_${j} = ${ops.mma('qk', 'a', 'b', `s_${j}`)};`, `${ind}  `)).join('\n')}
+${ind}}
+${K.map((j) => `${ind}${ops.storeS(`${16 * j}u`, `s_${j}`)};`).join('\n')}
+${ind}workgroupBarrier();`;
+  const pv = (ind: string) =>
+    K.map((j) =>
+      guard(j, [`${ind}  let p = ${ops.p(`${16 * j}u`)};`, ...C.map((t) => `${ind}  o_${t} = ${ops.mma('pv', 'p', ops.v(`vb + ${16 * t}u * n + k0 + ${16 * j}u`), `o_${t}`)};`)].join('\n'), ind),
+    ).join('\n');
+  const storeO = (ind: string) => C.map((t) => `${ind}${ops.storeO(`${256 * t}u`, `o_${t}`)};`).join('\n');
+  const loop = twoPass
+    ? `  for (var k0 = 0u; k0 < n; k0 += ${16 * kb}u) {
+${scores('    ')}
+    soft_stats(k0, lid);
+  }
+  for (var k0 = 0u; k0 < n; k0 += ${16 * kb}u) {
+${scores('    ')}
+    soft_final(k0, lid);
+${pv('    ')}
+  }`
+    : `  for (var k0 = 0u; k0 < n; k0 += ${16 * kb}u) {
+${scores('    ')}
+    if (soft_lazy(k0, lid)) {
+${storeO('      ')}
+      workgroupBarrier();
+      rescale_o(lid);
+      workgroupBarrier();
+${C.map((t) => `      o_${t} = ${ops.loadO(`${256 * t}u`)};`).join('\n')}
+    }
+${pv('    ')}
+  }`;
+  return `@compute @workgroup_size(SG, 1, 1)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let n = prm.n;
+  let ch = prm.c;
+  let q0 = wg.x * 16u;
+  let c0 = wg.y * ${16 * ct}u;
+  // Vᵀ tile t of key tile j: (k, c) = v[c0 + 16 t + c, k0 + 16 j + k] at vb + (16 t + c) n + k0 + 16 j + k
+  let vb = (2u * ch + c0) * n;
+  init_stats(lid);
+${C.map((t) => `  var o_${t}: ${ops.result};`).join('\n')}
+${loop}
+${storeO('  ')}
+  workgroupBarrier();
+  epilogue(q0, c0, lid);
+}
+`;
+}
+
+/** Largest workgroup storage of one shape (bytes; the arrays of attention-mma-common.wgsl at SG invocations). */
+export function attentionMmaSmem({ ct, kb }: AttentionMmaShape, elem: Elem, sg = 32): number {
+  return 16 * (16 * kb + 4) * 4 + 16 * (16 * kb + 8) * elemBytes(elem) + 256 * ct * 4 + 2 * sg * 4 + 3 * 16 * 4 + 4;
+}
+
+/** Where the tensor-core attention applies: C and N multiples of 16 (the tiles), C / 16 a multiple of ct. */
+export function attentionMmaFits(p: { c: number; n: number }, ct: number): boolean {
+  return p.c % 16 === 0 && p.n % 16 === 0 && p.n > 0 && (p.c / 16) % ct === 0;
+}
+
+/**
+ * The attention of one shape on subgroup matrices (or emulated): a KernelDef with attention's bindings and
+ * Params, under its own id (the pipeline cache keys modules by id).
+ */
+export function attentionMma(shape: AttentionMmaShape, { emulate = false }: { emulate?: boolean } = {}): KernelDef<AttentionParams> {
+  const { ct, kb, twoPass = false } = shape;
+  if (!(Number.isInteger(ct) && Number.isInteger(kb) && ct >= 1 && kb >= 1 && ct <= 32 && kb <= 8))
+    throw new DecoderError('bad-input', `attention-mma: ${ct} channel tiles x ${kb} key tiles (1-32 x 1-8)`);
+  const shared = common.replace(/^const CT: u32 = \d+;/m, `const CT: u32 = ${ct};`).replace(/^const KB: u32 = \d+;/m, `const KB: u32 = ${kb};`);
+  if (!shared.includes(`const CT: u32 = ${ct};`) || !shared.includes(`const KB: u32 = ${kb};`))
+    throw new DecoderError('bad-input', 'attention-mma: shaders/attention-mma-common.wgsl no longer has the expected CT / KB lines');
+  const header = emulate ? emuOps : 'enable chromium_experimental_subgroup_matrix;\nalias Elem = f32;\n';
+  const id = `attention-mma-${twoPass ? '2p' : '1p'}-${ct}x${kb}${emulate ? '-emu' : ''}`;
+  return {
+    id,
+    wgsl: `${header}\n${attentionMmaMain(shape, emulate ? emulatedOps : tensorCoreOps)}\n${shared}`,
+    bindings: [
+      { name: 'qkv', access: 'read' },
+      { name: 'o', access: 'read_write' },
+    ],
+    params: [
+      { name: 'c', type: 'u32' },
+      { name: 'n', type: 'u32' },
+      { name: 'scale', type: 'f32' },
+    ],
+    overrides: { SG: 32 },
+    dispatch(p, ov) {
+      const sg = ov.SG ?? 32;
+      if (!attentionMmaFits(p, ct)) throw new DecoderError('unsupported', `${id}: C ${p.c} and N ${p.n} must be multiples of 16, C / 16 of ${ct}`);
+      if (!(sg >= 16 && sg % 16 === 0 && 256 % sg === 0)) throw new DecoderError('unsupported', `${id}: subgroup size ${sg} (16, 32, 64, 128 or 256)`);
+      if (emulate && 256 / sg > EMU_Q) throw new DecoderError('bad-input', `${id}: the emulation needs subgroup size SG >= ${256 / EMU_Q} (got ${sg})`);
+      return [p.n / 16, p.c / 16 / ct, 1];
+    },
+    cost(p, _ov, elem: Elem = 'f16') {
+      // useful work: q·k and p·v, 2 multiply-adds per (query, key, channel); S again per channel group (and per pass)
+      const groups = p.c / 16 / ct;
+      const flops = 4 * p.n * p.n * p.c;
+      const bytes = (p.c * p.n * (1 + (groups * (twoPass ? 2 : 1) + 1) * Math.ceil(p.n / 16)) + p.c * p.n) * elemBytes(elem);
+      return { flops, bytes };
+    },
+  };
+}

@@ -1,0 +1,93 @@
+// attention on tensor cores (src/kernels/attention-mma.ts) against the plain f64 reference of the attention
+// core (src/cpu/ops.ts attentionCore), as test/kernels/attention.test.ts checks shaders/attention.wgsl. The
+// generated kernel runs emulated (its matrix operations on plain code, shaders/attention-mma-emu.wgsl: the
+// same tile walk, offsets, softmax, rescaling and epilogue; any adapter) in f32 and f16 storage, and, where
+// the adapter offers 16x16x16 f16 -> f32 subgroup matrices, as itself (no CI platform has them: skipped there
+// with the reason; the H200 probe bench/probes/attention-mma.ts checks it against shaders/attention.wgsl).
+// Tolerances: f32 |err| <= 1e-5 + 1e-4·|ref| and NMSE <= 1e-7 (P in f32, as the portable kernel); f16 NMSE <= 1e-4
+// (inputs rounded for the reference too; P rounded to f16 before P·V, as on tensor cores).
+import { describe, expect, it } from 'vitest';
+import { attentionCore } from '../../src/cpu/ops';
+import type { Elem, KernelDef } from '../../src/gpu/kernel';
+import type { AttentionParams } from '../../src/kernels/attention';
+import { attentionMma, attentionMmaFits, attentionMmaSmem, type AttentionMmaShape } from '../../src/kernels/attention-mma';
+import { expectClose } from '../helpers/compare';
+import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
+import { needDevice, needF16, notOnThisAdapter } from '../helpers/need';
+import { randn } from '../helpers/random';
+
+const gpu = await getTestDevice();
+
+interface Case {
+  c: number;
+  n: number;
+  std: number;
+  /** key scale growing along the keys: later blocks' scores exceed the running max by more than TAU (rescaling) */
+  ramp?: boolean;
+}
+const cases: Case[] = [
+  { c: 16, n: 16, std: 1 }, // one tile of everything
+  { c: 32, n: 48, std: 1 }, // a partial key block (48 = 16 KB with KB 2: 1.5 blocks)
+  { c: 48, n: 80, std: 3 }, // scores ~ N(0, 9²·48/48): the running max moves
+  { c: 32, n: 144, std: 1, ramp: true }, // the max grows block after block: the O tiles rescaled
+  { c: 64, n: 32, std: 2 }, // two channel groups at ct 2
+];
+const shapes: AttentionMmaShape[] = [
+  { ct: 1, kb: 2 },
+  { ct: 2, kb: 1 },
+  { ct: 1, kb: 3, twoPass: true },
+];
+const name = (k: Case) => `c${k.c} n${k.n} std${k.std}${k.ramp ? ' ramp' : ''}`;
+const shapeName = (s: AttentionMmaShape) => `${s.twoPass ? 'two-pass' : 'one-pass'} ${s.ct}x${s.kb}`;
+
+function inputs(k: Case): Float32Array {
+  const qkv = randn(3 * k.c * k.n, 43, k.std);
+  // ramp: key n scaled by 1 + 3 n / N (the maximum score of a query grows along the key blocks)
+  if (k.ramp) for (let d = 0; d < k.c; d++) for (let j = 0; j < k.n; j++) qkv[(k.c + d) * k.n + j]! *= 1 + (3 * j) / k.n;
+  return qkv;
+}
+
+async function runCase(k: Case, def: KernelDef<AttentionParams>, elem: Elem, sg: number) {
+  const qkv = roundToElem(inputs(k), elem);
+  const scale = 1 / Math.sqrt(k.c);
+  const want = Float32Array.from(attentionCore(qkv, k.c, k.n, scale));
+  const got = await withDevice(async (s) => {
+    // o starts as NaN: every element must be written
+    const o = s.upload(new Float32Array(k.c * k.n).fill(NaN), elem, 'o');
+    await s.run(def, { c: k.c, n: k.n, scale }, { SG: sg }, elem, [s.upload(qkv, elem, 'qkv'), o]);
+    return s.read(o, elem, k.c * k.n);
+  });
+  const tol = elem === 'f32' ? { atol: 1e-5, rtol: 1e-4, nmse: 1e-7 } : { nmse: 1e-4 };
+  const r = expectClose(got, want, { ...tol, label: `${def.id} ${name(k)} ${elem}` });
+  console.info(`${def.id} ${name(k)} ${elem}: max|err| ${r.maxAbs.toExponential(2)} at ${r.maxAbsAt}, nmse ${r.nmse.toExponential(2)}`);
+}
+
+const runs = shapes.flatMap((s) => cases.filter((k) => attentionMmaFits(k, s.ct)).map((k) => [`${shapeName(s)} ${name(k)}`, s, k] as const));
+
+describe('attention-mma', () => {
+  it.for(runs)('emulated f32 %s', async ([, s, k], ctx) => {
+    needDevice(ctx, gpu);
+    await runCase(k, attentionMma(s, { emulate: true }), 'f32', 32);
+  });
+  it.for(runs)('emulated f16 %s', async ([, s, k], ctx) => {
+    needF16(ctx, gpu);
+    await runCase(k, attentionMma(s, { emulate: true }), 'f16', 32);
+  });
+  it.for(runs)('subgroup matrices f16 %s', async ([, s, k], ctx) => {
+    needF16(ctx, gpu);
+    if (!gpu?.mma) notOnThisAdapter(ctx, 'no 16x16x16 f16 subgroup matrices on this adapter');
+    await runCase(k, attentionMma(s), 'f16', gpu.mma.subgroupSize);
+  });
+  it('rejects shapes off the 16-grid and emulation below 32 invocations', () => {
+    const def = attentionMma({ ct: 2, kb: 2 });
+    expect(() => def.dispatch({ c: 40, n: 32, scale: 1 }, {})).toThrow(/multiples of 16/);
+    expect(() => def.dispatch({ c: 32, n: 40, scale: 1 }, {})).toThrow(/multiples of 16/);
+    expect(() => def.dispatch({ c: 48, n: 32, scale: 1 }, {})).toThrow(/C \/ 16 of 2/);
+    expect(def.dispatch({ c: 64, n: 48, scale: 1 }, {})).toEqual([3, 2, 1]);
+    expect(() => attentionMma({ ct: 1, kb: 1 }, { emulate: true }).dispatch({ c: 16, n: 16, scale: 1 }, { SG: 16 })).toThrow(/SG >= 32/);
+    expect(() => attentionMma({ ct: 0, kb: 1 })).toThrow(/channel tiles/);
+  });
+  it('workgroup storage of the Wan shapes fits 48 KiB', () => {
+    expect(attentionMmaSmem({ ct: 24, kb: 4 }, 'f16')).toBeLessThanOrEqual(48 * 1024);
+  });
+});

@@ -32,6 +32,8 @@ struct Params {
 @group(0) @binding(2) var<storage, read> b: array<Elem>;
 @group(0) @binding(3) var<storage, read> res: array<Elem>;
 @group(0) @binding(4) var<storage, read_write> y: array<Elem>;
+// RING=1: the conv's cache ring of two packed frames (t-2, t-1) in the layout of s; else unused
+@group(0) @binding(5) var<storage, read> ring: array<Elem>;
 @group(1) @binding(0) var<uniform> prm: Params;
 
 override KT: u32 = 3;
@@ -42,6 +44,9 @@ override SG: u32 = 32; // workgroup size = the subgroup size (one subgroup per w
 // channel blocks of a row side by side: one conv's 9 spatial taps x all channel blocks of a frame read a
 // 3-row window instead of cb planes a whole frame apart). Must equal conv3d-mma-pack's ROWS_OUTER.
 override ROWS_OUTER: u32 = 0;
+// 1 (KT = 3, the straight-line GEMM only): frames t-2 and t-1 come from the conv's packed ring `ring` at
+// prev2_off / prev1_off (elements), frame t from s at 0 (conv3d-mma-pack RING=1); src/plan/conv-form.ts packedRing
+override RING: u32 = 0;
 
 // 3 x 2 with the column-major operand (H200, bench/results/h200/mma-2026-12-01-e96e7c0/mma-layout.jsonl, uniform
 // bounds): 91 / 75 / 75 / 49 TFLOP/s at the four ANCHORS shapes, 2 x 2: 91 / 57 / 79 / 49
@@ -75,13 +80,23 @@ fn wp(g: Geo) -> u32 {
   return g.xb * 16u + KS - 1u;
 }
 
+// Element offset of temporal tap dt's operand frame (cb * rows * wp * 16 elements in either order): in s,
+// or (RING=1, dt < KT - 1) in ring.
+fn frame_off(g: Geo, dt: u32) -> u32 {
+  if (RING == 1u) {
+    if (dt + 1u < KT) { return select(prm.prev1_off, prm.prev2_off, dt == 0u); }
+    return 0u;
+  }
+  return dt * g.cb * g.rows * wp(g) * 16u;
+}
+
 // Element offset of the operand tile (column-major, stride 16) of pixel block n (linear over rows x xb)
 // for taps (dt, dy, dx), channel block 0; the next channel blocks follow at + b_cb_stride(g) each.
 fn b_off(g: Geo, dt: u32, dy: u32, dx: u32, n: u32) -> u32 {
   let yy = n / g.xb;
   let xb = n % g.xb;
-  if (ROWS_OUTER == 1u) { return ((dt * g.rows + yy + dy) * g.cb * wp(g) + xb * 16u + dx) * 16u; }
-  return ((dt * g.cb * g.rows + yy + dy) * wp(g) + xb * 16u + dx) * 16u;
+  if (ROWS_OUTER == 1u) { return frame_off(g, dt) + ((yy + dy) * g.cb * wp(g) + xb * 16u + dx) * 16u; }
+  return frame_off(g, dt) + ((yy + dy) * wp(g) + xb * 16u + dx) * 16u;
 }
 
 fn b_cb_stride(g: Geo) -> u32 {

@@ -6,6 +6,10 @@
 // the half-size input at (y >> 1, x >> 1) (nearest-2x, never materialised); NORM=1 applies RMS_norm
 // (+ SiLU) with the inverse RMS row the frame carries (--norm fused), as conv3d does on load. Same Params
 // as conv3d.
+// RING=1 (a cached conv whose ring holds packed frames, src/plan/conv-form.ts packedRing): only the current
+// frame t is packed, from x at x_off, into frame 0 of s; the GEMM (RING=1) reads t-2 and t-1 from the
+// ring, where the executor then copies t over t-2. Each frame is packed once, by the first conv call that
+// reads it, instead of once per call that reads it (three).
 alias Elem = f32;
 
 struct Params {
@@ -26,6 +30,7 @@ override UP: u32 = 0;
 override NORM: u32 = 0;
 override SILU: u32 = 0;
 override ROWS_OUTER: u32 = 0; // 1: s[dt][row][cb][xp][16] (see conv3d-mma-common.wgsl)
+override RING: u32 = 0; // 1: pack frame t only (above)
 
 const WG: u32 = 256; // padded columns per workgroup
 
@@ -34,7 +39,7 @@ fn load_src(from_cache: bool, i: u32) -> f32 {
   return f32(x[i]);
 }
 
-// Workgroup (x, y, z) = (WG padded columns, operand row r, (dt - tap0, cb)); each invocation one column
+// Workgroup (x, y, z) = (WG padded columns, operand row r, (dt - tap0, cb); RING=1: cb); each invocation one column
 // of one row, its 16 channels: reads coalesced along x per channel, writes 32 contiguous bytes.
 @compute @workgroup_size(WG, 1, 1)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -45,9 +50,16 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
   if (xp >= wp) { return; }
   let r = wg.y;
   let cb = wg.z % cbn;
-  let dt = prm.tap0 + wg.z / cbn;
-  var out = (((dt * cbn + cb) * rows + r) * wp + xp) * 4u;
-  if (ROWS_OUTER == 1u) { out = (((dt * rows + r) * cbn + cb) * wp + xp) * 4u; }
+  var dt = prm.tap0 + wg.z / cbn;
+  // element offset of frame dt's copy in s (vec4 units below)
+  let frame = cbn * rows * wp * 16u;
+  var base_s = dt * frame;
+  if (RING == 1u) {
+    dt = KT - 1u;
+    base_s = 0u;
+  }
+  var out = base_s / 4u + ((cb * rows + r) * wp + xp) * 4u;
+  if (ROWS_OUTER == 1u) { out = base_s / 4u + ((r * cbn + cb) * wp + xp) * 4u; }
   let pad = i32((KS - 1u) / 2u);
   let sy = i32(r) - pad;
   let sx = i32(xp) - pad;
@@ -61,7 +73,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     hw_in = (prm.h >> 1u) * (prm.w >> 1u);
     off = u32(sy >> 1u) * (prm.w >> 1u) + u32(sx >> 1u);
   }
-  let from_cache = dt + 1u < KT;
+  let from_cache = dt + 1u < KT && RING == 0u;
   let base = select(prm.x_off, select(prm.prev1_off, prm.prev2_off, dt == 0u), from_cache);
   var inv = 1.0;
   if (NORM == 1u) { inv = load_src(from_cache, base + prm.cin * hw_in + off); }

@@ -234,7 +234,7 @@ async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Pr
     const group = (def: AnyKernelDef, bufs: GPUBuffer[]) =>
       device.createBindGroup({ layout: ctx.cache.bindGroupLayout(def), entries: bufs.map((buffer, i) => ({ binding: i, resource: { buffer } })) });
     const gPack = group(conv3dMmaPack, [x, cache, gamma, scratch]);
-    const gGemm = group(gemm, [scratch, wBlocked, bias, res, y]);
+    const gGemm = group(gemm, [scratch, wBlocked, bias, res, y, cache]); // cache: the unused packed-ring binding (RING=0)
     const g1 = device.createBindGroup({ layout: ctx.cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uni, size: data.byteLength } }] });
     const packCounts = conv3dMmaPack.dispatch(params as never, packOv);
     const gemmCounts = gemm.dispatch(params as never, gemmOv);
@@ -295,7 +295,7 @@ async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Pr
         if (def.id === gemm.id) continue;
         try {
           const pipe = await ctx.cache.get(def, gemmOv, elem);
-          const g = group(def, [scratch, wBlocked, bias, res, y2]);
+          const g = group(def, [scratch, wBlocked, bias, res, y2, cache]);
           const counts = def.dispatch(params as never, gemmOv);
           const enc = (pass: GPUComputePassEncoder) => {
             pass.setPipeline(pipe);
@@ -325,7 +325,7 @@ async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Pr
         owned.push(scratch2);
         const [pp2, gp2] = await Promise.all([ctx.cache.get(conv3dMmaPack, { ...packOv, ROWS_OUTER: 1 }, elem), ctx.cache.get(gemm, { ...gemmOv, ROWS_OUTER: 1 }, elem)]);
         const gP = group(conv3dMmaPack, [x, cache, gamma, scratch2]);
-        const gG = group(gemm, [scratch2, wBlocked, bias, res, y2]);
+        const gG = group(gemm, [scratch2, wBlocked, bias, res, y2, cache]);
         const encP = (pass: GPUComputePassEncoder) => {
           pass.setPipeline(pp2);
           pass.setBindGroup(0, gP);

@@ -44,6 +44,11 @@ export function mmaScratchElems(p: { cin: number; cout: number; h: number; w: nu
   return kt * g.cb * g.rows * mmaPaddedWidth(p.w, ks) * 16;
 }
 
+/** Elements of one packed operand frame (one temporal tap of the operand copy; one frame of a packed cache ring): cb * 16 channels x (h + KS - 1) rows x mmaPaddedWidth. */
+export function mmaFrameElems(p: { cin: number; cout: number; h: number; w: number }, ks: number): number {
+  return mmaScratchElems(p, 1, ks);
+}
+
 /** Number of elements `packConvWeightBlocked` returns. */
 export function blockedConvWeightLength(cout: number, cin: number, kt: number, ks: number): number {
   const g = mmaGeometry({ cin, cout, h: 1, w: 1 }, ks);

@@ -10,6 +10,8 @@
 //   'cb-tap'  for dt, cb { for dy, dx { ... } }   the 9 spatial taps of one channel block read a
 //             3-row x (16*TN + 2)-pixel window of the operand copy one after another (the x taps are
 //             16-element offsets of each other), so the right operands come from L1 instead of L2.
+// RING=1 (a cached conv whose ring holds packed frames, plan/conv-form.ts packedRing): the temporal taps
+// t-2, t-1 read the right operands from the `ring` binding, t from s (the dt loop is generated once per binding).
 // Results equal conv3d-mma's up to the f32 summation order ('cb-tap' sums in another order).
 // `emulate`: the same generated main with its five matrix operations spelled as plain code
 // (shaders/conv3d-mma-flat-emu.wgsl), for adapters without subgroup matrices (CI on lavapipe /
@@ -36,14 +38,17 @@ const range = (n: number) => [...Array(n).keys()];
 interface MatrixOps {
   /** the type of one 16x16 f32 result */
   result: string;
-  /** left (weights wt, row-major) and right (operand copy s, column-major) operand at an element offset */
+  /** left (weights wt, row-major) and right (column-major, from `src`: the operand copy s or a packed ring) operand at an element offset */
   left(off: string): string;
-  right(off: string): string;
-  /** c + a * b */
-  mma(a: string, b: string, c: string): string;
+  right(off: string, src: OperandSrc): string;
+  /** c + a * b (b loaded from `src`) */
+  mma(a: string, b: string, c: string, src: OperandSrc): string;
   /** result c into c_s at element offset off, row-major */
   store(off: string, c: string): string;
 }
+
+/** The binding a right operand is read from: the operand copy, or (RING=1, frames t-2 and t-1) the conv's packed ring. */
+type OperandSrc = 's' | 'ring';
 
 const L = 'subgroup_matrix_left<Elem, 16, 16>',
   R = 'subgroup_matrix_right<Elem, 16, 16>';
@@ -52,7 +57,7 @@ const L = 'subgroup_matrix_left<Elem, 16, 16>',
 const tensorCoreOps: MatrixOps = {
   result: 'subgroup_matrix_result<f32, 16, 16>',
   left: (off) => `subgroupMatrixLoad<${L}, row_major>(&wt, ${off}, 16u)`,
-  right: (off) => `subgroupMatrixLoad<${R}, col_major>(&s, ${off}, 16u)`,
+  right: (off, src) => `subgroupMatrixLoad<${R}, col_major>(&${src}, ${off}, 16u)`,
   mma: (a, b, c) => `subgroupMatrixMultiplyAccumulate(${a}, ${b}, ${c})`,
   store: (off, c) => `subgroupMatrixStore<row_major>(&c_s, ${off}, ${c}, 16u)`,
 };
@@ -63,7 +68,7 @@ const emulatedOps: MatrixOps = {
   result: 'array<f32, EMU_Q>',
   left: (off) => off,
   right: (off) => off,
-  mma: (a, b, c) => `emu_mma(${a}, ${b}, ${c}, lid)`,
+  mma: (a, b, c, src) => `emu_mma${src === 'ring' ? '_ring' : ''}(${a}, ${b}, ${c}, lid)`,
   store: (off, c) => `emu_store(${off}, ${c}, lid)`,
 };
 
@@ -71,15 +76,17 @@ const emulatedOps: MatrixOps = {
 export function flatGemmMain({ tm, tn, order }: MmaShape, ops: MatrixOps = tensorCoreOps): string {
   const I = range(tm),
     J = range(tn);
-  const body = (aBase: (i: number) => string, bBase: (j: number) => string, ind: string) =>
+  const body = (aBase: (i: number) => string, bBase: (j: number) => string, ind: string, src: OperandSrc) =>
     [
       ...I.map((i) => `${ind}let a_${i} = ${ops.left(aBase(i))};`),
-      ...J.map((j) => `${ind}let r_${j} = ${ops.right(bBase(j))};`),
-      ...I.flatMap((i) => J.map((j) => `${ind}c_${i}_${j} = ${ops.mma(`a_${i}`, `r_${j}`, `c_${i}_${j}`)};`)),
+      ...J.map((j) => `${ind}let r_${j} = ${ops.right(bBase(j), src)};`),
+      ...I.flatMap((i) => J.map((j) => `${ind}c_${i}_${j} = ${ops.mma(`a_${i}`, `r_${j}`, `c_${i}_${j}`, src)};`)),
     ].join('\n');
-  const loops =
+  // the temporal taps read from `src`: RING=1 reads t-2, t-1 from the packed ring and t from s; else all from s
+  const dts = (src: OperandSrc) => (src === 'ring' ? 'var dt = select(KT, prm.tap0, RING == 1u); dt + 1u < KT; dt++' : 'var dt = select(prm.tap0, max(prm.tap0, KT - 1u), RING == 1u); dt < KT; dt++');
+  const loops = (src: OperandSrc) =>
     order === 'tap-cb'
-      ? `  for (var dt = prm.tap0; dt < KT; dt++) {
+      ? `  for (${dts(src)}) {
     for (var dy = 0u; dy < KS; dy++) {
       for (var dx = 0u; dx < KS; dx++) {
         let tap = (dt * KS + dy) * KS + dx;
@@ -90,12 +97,13 @@ ${body(
   (i) => `ao_${i} + cb * 256u`,
   (j) => `bo_${j} + cb * bs`,
   '          ',
+  src,
 )}
         }
       }
     }
   }`
-      : `  for (var dt = prm.tap0; dt < KT; dt++) {
+      : `  for (${dts(src)}) {
     for (var cb = 0u; cb < g.cb; cb++) {
       for (var dy = 0u; dy < KS; dy++) {
         for (var dx = 0u; dx < KS; dx++) {
@@ -104,6 +112,7 @@ ${body(
   (i) => `a_off(g, tap, ob0 + ${i}u) + cb * 256u`,
   (j) => `b_off(g, dt, dy, dx, n_${j}) + cb * bs`,
   '          ',
+  src,
 )}
         }
       }
@@ -118,7 +127,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
 ${J.map((j) => `  let n_${j} = min(n0 + ${j}u, g.tiles - 1u);`).join('\n')}
 ${I.flatMap((i) => J.map((j) => `  var c_${i}_${j}: ${ops.result};`)).join('\n')}
   let bs = b_cb_stride(g);
-${loops}
+${loops('ring')}
+${loops('s')}
 ${I.flatMap((i) => J.map((j) => `  ${ops.store(`${(i * tn + j) * 256}u`, `c_${i}_${j}`)};`)).join('\n')}
   workgroupBarrier();
   epilogue(g, ob0, n0, lid);
@@ -141,7 +151,8 @@ export function conv3dMmaFlat(shape: MmaShape, { emulate = false }: { emulate?: 
     const sg = ov.SG ?? 32;
     if (emulate && !(256 % sg === 0 && 256 / sg <= EMU_Q))
       throw new DecoderError('bad-input', `conv3d-mma-flat emulation: subgroup size SG ${sg} must divide 256 into at most ${EMU_Q} values per invocation`);
-    const [x, y, z] = tiles.dispatch(p, ov);
+    if (ov.RING && (ov.KT ?? 3) !== 3) throw new DecoderError('bad-input', `conv3d-mma-flat: a packed ring (RING=1) needs KT 3, got ${ov.KT}`);
+    const [x, y, z] = tiles.dispatch(p, { ...ov, RING: 0 });
     return [Math.ceil(x / tn), Math.ceil(y / tm), z];
   };
   // conv3d-mma.wgsl's header (enable, Elem) without its looped main, or the emulation's (Elem and its

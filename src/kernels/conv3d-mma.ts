@@ -1,5 +1,6 @@
 // conv3d on tensor cores (WGSL subgroup matrices), as two dispatches per conv call:
-//   conv3dMmaPack  the conv's operand frames -> one channels-innermost copy per frame `s` (shaders/conv3d-mma-pack.wgsl)
+//   conv3dMmaPack  the conv's operand frames -> one channels-innermost copy per frame `s` (shaders/conv3d-mma-pack.wgsl);
+//                  a cached conv whose ring holds packed frames (RING=1) packs frame t alone
 //   conv3dMma      the blocked GEMM + bias / residual epilogue (shaders/conv3d-mma.wgsl), weights
 //                  re-blocked once at upload (packConvWeightBlocked)
 // conv3dMmaEmu is conv3dMma with scalar products (any adapter): the CPU-reference test of the layouts.
@@ -25,6 +26,8 @@ const PACK_WG = wgslConst(pack, 'WG');
 
 function mmaDispatch(tm: number, tn: number) {
   return (p: Conv3dParams, ov: Record<string, number>): [number, number, number] => {
+    // the packed ring (RING=1) is read by the straight-line GEMM only (conv3d-mma-flat.ts)
+    if (ov.RING) throw new DecoderError('bad-input', 'conv3d-mma: the looped GEMM reads no packed ring (RING=1): use conv3d-mma-flat');
     conv3d.dispatch(p, { KT: ov.KT ?? 3, KS: ov.KS ?? 3, UP: ov.UP ?? 0 }); // the same plan-time checks
     const g = mmaGeometry(p, ov.KS ?? 3);
     return [Math.ceil(g.tiles / tn), Math.ceil(g.ob / tm), 1];
@@ -37,9 +40,10 @@ const gemmBindings = [
   { name: 'b', access: 'read' },
   { name: 'res', access: 'read' },
   { name: 'y', access: 'read_write' },
+  { name: 'ring', access: 'read' },
 ] as const;
 
-const gemmOverrides: Record<string, number> = { KT: 3, KS: 3, HAS_RES: 0, SG: 32, ROWS_OUTER: 0 };
+const gemmOverrides: Record<string, number> = { KT: 3, KS: 3, HAS_RES: 0, SG: 32, ROWS_OUTER: 0, RING: 0 };
 
 /** The useful work (not the padded blocks) and the bytes of the blocked operands read once. */
 function gemmCost(p: Conv3dParams, ov: Record<string, number>, elem: Elem = 'f16') {
@@ -112,7 +116,10 @@ export function mmaTilesFor(p: { cin: number; cout: number; h: number; w: number
  */
 const MMA_TILES_BY_COUT: Record<number, [number, number]> = {};
 
-/** The operand copy of one conv call (the frames tap0..KT-1 of x and the cache ring, padding, UP, NORM). */
+/**
+ * The operand copy of one conv call (the frames tap0..KT-1 of x and the cache ring, padding, UP, NORM);
+ * RING=1: frame t alone (from x), for a GEMM that reads t-2 and t-1 from a packed ring (plan/conv-form.ts packedRing).
+ */
 export const conv3dMmaPack: KernelDef<Conv3dParams> = {
   id: 'conv3d-mma-pack',
   wgsl: pack,
@@ -123,19 +130,20 @@ export const conv3dMmaPack: KernelDef<Conv3dParams> = {
     { name: 's', access: 'read_write' },
   ],
   params: conv3d.params,
-  overrides: { KT: 3, KS: 3, UP: 0, NORM: 0, SILU: 0, ROWS_OUTER: 0 },
+  overrides: { KT: 3, KS: 3, UP: 0, NORM: 0, SILU: 0, ROWS_OUTER: 0, RING: 0 },
   dispatch(p, ov) {
     const kt = ov.KT ?? 3,
       ks = ov.KS ?? 3;
     if (p.tap0 >= kt) throw new DecoderError('bad-input', `conv3d-mma-pack: tap0 ${p.tap0} must be < KT ${kt}`);
+    if (ov.RING && kt !== 3) throw new DecoderError('bad-input', `conv3d-mma-pack: a packed ring needs KT 3, got ${kt}`);
     const g = mmaGeometry(p, ks);
-    // (PACK_WG padded columns, operand row, (frame, channel block)) per workgroup
-    return [Math.ceil(mmaPaddedWidth(p.w, ks) / PACK_WG), g.rows, (kt - p.tap0) * g.cb];
+    // (PACK_WG padded columns, operand row, (frame, channel block)) per workgroup; RING=1: frame t only
+    return [Math.ceil(mmaPaddedWidth(p.w, ks) / PACK_WG), g.rows, (ov.RING ? 1 : kt - p.tap0) * g.cb];
   },
   cost(p, ov, elem: Elem = 'f16') {
     const kt = ov.KT ?? 3,
       ks = ov.KS ?? 3;
-    const frames = kt - p.tap0;
+    const frames = ov.RING ? 1 : kt - p.tap0;
     const hwIn = ov.UP ? (p.h * p.w) / 4 : p.h * p.w;
     const g = mmaGeometry(p, ks);
     const bpe = elem === 'f16' ? 2 : 4;

@@ -49,6 +49,17 @@ export type ConvForm = 'winograd' | 'mma' | 'mma-int8' | 'wq' | 'portable' | 'wi
 export const onTensorCores = (_s: ConvShape): boolean => true;
 
 /**
+ * Whether a conv's cache ring holds its two frames (t-2, t-1) packed in the tensor-core operand layout
+ * (kernels/conv-layout.ts mmaFrameElems) instead of raw: the cached 3-tap convs of the tensor-core forms.
+ * Each call then packs frame t alone, the GEMM reads t-2 and t-1 from the ring, and the ring push copies
+ * the packed t: each frame is packed once instead of three times (the pack was 327 ms, 10.7% of the
+ * Wan2.1 480x832x81 decode's GPU time, H200 2026-12-02, d62b86f). About the same ring bytes (the padding
+ * in, the inverse-RMS row out: Wan2.1 480x832x81 f16 cache 1815 -> 1832 MiB) and the operand copy holds one
+ * frame for these convs instead of three (221 -> 147 MiB; whole plan 2424 -> 2367 MiB).
+ */
+export const packedRing = (s: ConvShape & { form?: ConvForm; ring?: string }): boolean => !!s.ring && s.kt === 3 && (s.form === 'mma' || s.form === 'mma-int8');
+
+/**
  * Whether a plan with `tensorCores` asked may keep them: packed weights run the portable conv3d-wq (no
  * tensor cores, no operand copy), except int8 with f16 storage (dequant-int8 expands each conv's weights
  * to f16 just before its GEMM).

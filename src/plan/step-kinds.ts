@@ -4,8 +4,8 @@
 // dispatches, with overrides and bindings, are the executor's half (runtime/exec/step-kernels.ts).
 // Adding or re-laying-out an op is an edit of its record there and here (as ONNX Runtime's op table).
 // Pure planning: no kernel module carrying shaders (test/structure/no-cycles.node.test.ts).
-import { blockedConvWeightLength, mmaScratchElems, packConvWeight, packConvWeightBlocked, packedConvWeightLength } from '../kernels/conv-layout';
-import { onTensorCores, winoBandCount, winoBandParams, winoScratchBytes, winoScratchElems } from './conv-form';
+import { blockedConvWeightLength, mmaFrameElems, mmaScratchElems, packConvWeight, packConvWeightBlocked, packedConvWeightLength } from '../kernels/conv-layout';
+import { onTensorCores, packedRing, winoBandCount, winoBandParams, winoScratchBytes, winoScratchElems } from './conv-form';
 import { packWinogradWeight, winoWeightLength } from '../kernels/winograd-transforms';
 import { winoMmaWeightLayout } from '../kernels/winograd-mma-layout';
 import { int8BlockedBytes, packedWeightBytes } from '../model/quantize';
@@ -36,8 +36,12 @@ export interface StepKind<S extends Step> {
   weights(s: S): WeightUse[];
   /** uniform slots: one per dispatch */
   dispatches(s: S): number;
-  /** the ring this step pushes its input into after its dispatches: key, source, elements of one frame */
-  ringPush(s: S): { key: string; x: View; frameElems: number } | null;
+  /**
+   * the ring this step pushes its input into after its dispatches: key, the input, elements of one frame,
+   * and what is copied: the input itself, or (a packed ring, conv-form.ts packedRing) its packed frame,
+   * which the step's pack wrote at the start of the tensor-core operand copy
+   */
+  ringPush(s: S): { key: string; x: View; frameElems: number; from: 'x' | 'operand' } | null;
   /** the store entry this step copies its input into (tile-major) */
   storeWrite(s: S): { which: number; x: View; elems: number } | null;
   /** true when the bindings depend on the chunk (a crop from the store): bind groups are made per chunk */
@@ -92,8 +96,8 @@ const conv: StepKind<ConvStep> = {
   ],
   // Winograd: the three kernels once per band of tiles
   dispatches: (s) => (s.wino ? winoBandCount(s.wino, s.h, s.w) : 1),
-  // the cache stores the conv input: copied over frame t-2 once the conv has read it
-  ringPush: (s) => (s.ring ? { key: s.ring, x: s.x, frameElems: s.ringFrame } : null),
+  // the cache stores the conv input (a packed ring: its packed frame): copied over frame t-2 once the conv has read it
+  ringPush: (s) => (s.ring ? (packedRing(s) ? { key: s.ring, x: s.x, frameElems: mmaFrameElems(s, s.ks), from: 'operand' } : { key: s.ring, x: s.x, frameElems: s.ringFrame, from: 'x' }) : null),
   storeWrite: () => null,
   perChunk: () => false,
   params(s, ringCount) {
@@ -102,8 +106,9 @@ const conv: StepKind<ConvStep> = {
       tap0 = s.kt === 3 ? 2 : 0;
     if (s.ring) {
       const k = ringCount(s.ring);
-      prev2 = (k & 1) * s.ringFrame;
-      prev1 = ((k + 1) & 1) * s.ringFrame;
+      const frame = packedRing(s) ? mmaFrameElems(s, s.ks) : s.ringFrame;
+      prev2 = (k & 1) * frame;
+      prev1 = ((k + 1) & 1) * frame;
       tap0 = Math.max(0, 2 - k);
     }
     const p = { cin: s.cin, cout: s.cout, h: s.h, w: s.w, x_off: s.x.off, prev2_off: prev2, prev1_off: prev1, res_off: s.res?.off ?? 0, y_off: s.y.off, tap0 };
@@ -183,10 +188,10 @@ export function weightBuffers(steps: Iterable<Step>): WeightUse[] {
   return [...seen.values()];
 }
 
-/** Elements of the largest tensor-core operand copy of any conv among `steps` (0: none runs on tensor cores). */
+/** Elements of the largest tensor-core operand copy of any conv among `steps` (0: none runs on tensor cores; a conv with a packed ring copies frame t alone). */
 export function mmaScratchOf(steps: Iterable<Step>): number {
   let elems = 0;
-  for (const s of steps) if (s.kind === 'conv' && onTensorCores(s)) elems = Math.max(elems, mmaScratchElems(s, s.kt, s.ks));
+  for (const s of steps) if (s.kind === 'conv' && onTensorCores(s)) elems = Math.max(elems, packedRing(s) ? mmaFrameElems(s, s.ks) : mmaScratchElems(s, s.kt, s.ks));
   return elems;
 }
 

@@ -8,12 +8,15 @@
 // generated tiling, offsets and loop order) and, where the adapter offers 16x16x16 f16 -> f32 subgroup
 // matrices, as conv3d-mma / conv3d-mma-flat themselves (no CI platform has them: skipped there with the
 // reason; the H200 benchmark checks them against conv3d).
-// Frames sit at odd element offsets; skipped cache frames hold NaN to prove they are not read.
+// Frames sit at odd element offsets; skipped cache frames hold NaN to prove they are not read. The packed-ring
+// cases (RING=1: a cached conv's ring holds t-2, t-1 packed; plan/conv-form.ts packedRing) run pack + GEMM call
+// by call with the ring push copy between them, as the decoder does.
 import { describe, expect, it, type TestContext } from 'vitest';
 import type { KernelDef } from '../../src/gpu/kernel';
 import type { Conv3dParams } from '../../src/kernels/conv3d';
 import { conv3dMmaFlat, mmaGemm, type MmaShape } from '../../src/kernels/conv3d-mma-flat';
 import { blockedConvWeightLength, conv3dMma, conv3dMmaEmu, conv3dMmaPack, conv3dMmaTiles, mmaScratchElems, mmaTilesFor, packConvWeightBlocked } from '../../src/kernels/conv3d-mma';
+import { mmaFrameElems } from '../../src/kernels/conv-layout';
 import { expectClose } from '../helpers/compare';
 import { convCase, type ConvCase } from '../helpers/conv-case';
 import { getTestDevice, withDevice } from '../helpers/gpu';
@@ -63,6 +66,7 @@ async function runCase(c: Case, gemm: KernelDef<Conv3dParams>, sg: number, rowsO
       s.upload(bias, elem, 'b'),
       c.res === 1 ? s.upload(resData, elem, 'res') : s.dummy(),
       y,
+      s.dummy(),
     ]);
     // the elements before y_off are untouched
     const head = await s.read(y, elem, yOff);
@@ -71,6 +75,51 @@ async function runCase(c: Case, gemm: KernelDef<Conv3dParams>, sg: number, rowsO
   });
   const r = expectClose(got, want, { nmse: 1e-4, label: `${gemm.id} ${name(c)}` });
   console.info(`${gemm.id} ${name(c)}: max|err| ${r.maxAbs.toExponential(2)} at ${r.maxAbsAt}, nmse ${r.nmse.toExponential(2)}`);
+}
+
+/**
+ * The decoder's packed ring (plan/conv-form.ts packedRing), call by call as the decoder runs it: pack RING=1
+ * writes frame t alone (from x) at the start of the operand copy, the GEMM RING=1 reads t-2 and t-1 from the
+ * ring's two packed slots and t from the copy, then the packed t is copied over t-2 (ring push; after
+ * `pushed` frames t-2 sits at slot pushed & 1, t-1 at the other, step-kinds.ts params). Here the ring is
+ * filled by the calls that pushed t-2 and t-1 (each packed from its own buffer and offset, then copied),
+ * and starts as NaN: a slot read before it was written (tap0 > 0) fails against the reference.
+ */
+async function runRingCase(c: Case, gemm: KernelDef<Conv3dParams>, pushed: number) {
+  const elem = 'f16' as const;
+  const { wt, bias, want, gamma, xData, cacheData, resData, yInit, params: p, outLen } = convCase(c, elem, { frames: 300, params: 31 });
+  const frame = mmaFrameElems(p, c.ks);
+  const slot = (k: number) => (k & 1) * frame; // where frame number k is pushed (over frame k - 2)
+  const blocked = packConvWeightBlocked(wt, c.cout, c.cin, c.kt, c.ks);
+  const got = await withDevice(async (s) => {
+    const y = c.res === 2 ? s.upload(yInit, elem, 'y') : s.zeros(p.y_off + outLen, 2);
+    const ring = s.upload(new Float32Array(2 * frame).fill(NaN), elem, 'packed ring');
+    const copy = s.upload(new Float32Array(frame).fill(NaN), elem, 'operand copy (frame t)');
+    const cache = s.upload(cacheData, elem, 'cache'),
+      x = s.upload(xData, elem, 'x'),
+      g = c.norm !== undefined ? s.upload(gamma, elem, 'gamma') : s.dummy();
+    const packOv = { KT: c.kt, KS: c.ks, UP: c.up, NORM: c.norm === undefined ? 0 : 1, SILU: c.norm ?? 0, RING: 1 };
+    // frame t - d (d = 2, 1) was pushed as frame number pushed - d: packed, then copied into its slot
+    for (const d of [2, 1]) {
+      if (2 - d < c.tap0) continue;
+      await s.run(conv3dMmaPack, { ...p, x_off: d === 2 ? p.prev2_off : p.prev1_off }, packOv, elem, [cache, s.dummy(), g, copy]);
+      const enc = s.device.createCommandEncoder();
+      enc.copyBufferToBuffer(copy, 0, ring, slot(pushed - d) * 2, frame * 2);
+      s.device.queue.submit([enc.finish()]);
+    }
+    await s.run(conv3dMmaPack, p, packOv, elem, [x, s.dummy(), g, copy]);
+    await s.run(gemm, { ...p, x_off: 0, prev2_off: slot(pushed), prev1_off: slot(pushed + 1) }, { KT: c.kt, KS: c.ks, HAS_RES: c.res, SG: 32, RING: 1 }, elem, [
+      copy,
+      s.upload(blocked, elem, 'blocked weights'),
+      s.upload(bias, elem, 'b'),
+      c.res === 1 ? s.upload(resData, elem, 'res') : s.dummy(),
+      y,
+      ring,
+    ]);
+    return s.read(y, elem, outLen, p.y_off);
+  });
+  const r = expectClose(got, want, { nmse: 1e-4, label: `${gemm.id} packed ring ${name(c)}` });
+  console.info(`${gemm.id} packed ring after ${pushed} frames, ${name(c)}: max|err| ${r.maxAbs.toExponential(2)}, nmse ${r.nmse.toExponential(2)}`);
 }
 
 /** Skips without a device or shader-f16 (fails under CI in Node): test/helpers/need.ts decides. */
@@ -123,6 +172,35 @@ describe('conv3d-mma', () => {
   it.for([cases[6]!].map((c) => [name(c), c] as const))('ROWS_OUTER=1 operand copy, emulated straight-line cb-tap 3x2 GEMM %s', async ([, c], ctx) => {
     needF16(ctx);
     await runCase(c, conv3dMmaFlat({ tm: 3, tn: 2, order: 'cb-tap' }, { emulate: true }), 32, 1);
+  });
+  // packed rings: both slot orders (pushed even / odd), tap0 2 / 1 as in a decode's first calls, the fused
+  // norm, a 96-channel layer, the 3x1x1 time conv; the shipped straight-line GEMM in both loop orders
+  const ringCases: [Case, number][] = [
+    [{ ...cases[1]!, tap0: 0 }, 4],
+    [{ ...cases[1]!, tap0: 0 }, 5],
+    [cases[1]!, 1],
+    [cases[2]!, 0],
+    [cases[6]!, 5],
+    [cases[4]!, 3],
+  ];
+  const cbTap: MmaShape = { tm: 3, tn: 2, order: 'cb-tap' };
+  it.for(ringCases.map(([c, k]) => [`after ${k} frames, ${name(c)}`, c, k] as const))('packed ring, emulated straight-line cb-tap 3x2 GEMM %s', async ([, c, k], ctx) => {
+    needF16(ctx);
+    await runRingCase(c, conv3dMmaFlat(cbTap, { emulate: true }), k);
+  });
+  it('packed ring, emulated straight-line tap-cb 2x3 GEMM after 4 frames', async (ctx) => {
+    needF16(ctx);
+    await runRingCase({ ...cases[1]!, tap0: 0 }, conv3dMmaFlat({ tm: 2, tn: 3, order: 'tap-cb' }, { emulate: true }), 4);
+  });
+  it.for([ringCases[0]!, ringCases[4]!].map(([c, k]) => [`after ${k} frames, ${name(c)}`, c, k] as const))('packed ring, tensor cores, straight-line cb-tap 3x2 GEMM %s', async ([, c, k], ctx) => {
+    needF16(ctx);
+    if (!mma) notOnThisAdapter(ctx, "the adapter offers no 'chromium-experimental-subgroup-matrix' with 16x16x16 f16 -> f32 (no CI platform does)");
+    await runRingCase(c, conv3dMmaFlat(cbTap), k);
+  });
+  it("the looped GEMMs refuse a packed ring (RING=1 is the straight-line GEMM's)", () => {
+    const p = { cin: 16, cout: 16, h: 4, w: 6, x_off: 0, prev2_off: 0, prev1_off: 0, res_off: 0, y_off: 0, tap0: 0 };
+    expect(() => conv3dMmaEmu.dispatch(p, { ...conv3dMmaEmu.overrides, RING: 1 })).toThrow(/packed ring/);
+    expect(() => conv3dMmaFlat(cbTap, { emulate: true }).dispatch(p, { ...conv3dMma.overrides, KT: 1, RING: 1 })).toThrow(/KT 3/);
   });
   it('the emulated GEMM is the shipped one: same generated lines except the five matrix operations', () => {
     for (const p of [

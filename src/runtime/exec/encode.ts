@@ -230,9 +230,11 @@ export class StepEncoder {
       }
       const push = kind.ringPush(s);
       if (push) {
-        // the cache keeps the conv input: copied over frame t-2 once the conv has read it
+        // the cache keeps the conv input: copied over frame t-2 once the conv has read it (a packed ring:
+        // the packed frame t, from the start of the operand copy)
         const k = ringCount(push.key);
-        copy(s.label, this.res.view(push.x, pp), push.x.off * p.elemBytes, this.res.rings.get(push.key)!, (k & 1) * push.frameElems * p.elemBytes, align4(push.frameElems * p.elemBytes));
+        const [src, srcOff] = push.from === 'operand' ? [this.res.mmaScratch!, 0] : [this.res.view(push.x, pp), push.x.off * p.elemBytes];
+        copy(s.label, src, srcOff, this.res.rings.get(push.key)!, (k & 1) * push.frameElems * p.elemBytes, align4(push.frameElems * p.elemBytes));
         this.ringCounts.set(push.key, k + 1);
       }
       const sw = kind.storeWrite(s);

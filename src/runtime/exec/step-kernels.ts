@@ -17,7 +17,7 @@ import { DecoderError } from '../../gpu/errors';
 import { invMaxFor } from '../../kernels/rms-norm';
 import { convWeightFormat, wqOverride, type WeightsPrecision } from '../../model/quantize';
 import type { DecoderConfig } from '../../model/config';
-import { deviceConvForm, portableVariant } from '../../plan/conv-form';
+import { deviceConvForm, packedRing, portableVariant } from '../../plan/conv-form';
 import type { AttnStep, ConvStep, CropStep, DupAddStep, NormStep, OutputStep, Step, StoreStep, View } from '../../plan/graph';
 
 /** What the executor resolves for a step of one program (slots are per program). */
@@ -92,13 +92,21 @@ const conv: Kernels<ConvStep> = (s, c): StepKernel[] => {
   }
   // packed weights (int8, or f16 beside f32 activations): conv3d-wq dequantises them in its operand load
   const wq = wqOverride(convWeightFormat(c.elem, c.weightsPrecision));
+  // tensor cores: the pack writes the operand copy (a conv with a packed ring: frame t alone, t-2 and t-1
+  // are read from the ring, where the executor copies t after the GEMM: step-kinds.ts ringPush)
+  const ringed = packedRing(s);
+  if (ringed && !((form === 'mma' || form === 'mma-int8') && c.mma))
+    throw new DecoderError('unsupported', `conv ${s.wkey}: its cache ring is planned in the tensor-core layout, but this device has no subgroup matrices`);
+  const pack = { def: conv3dMmaPack, overrides: { ...load, RING: ringed ? 1 : 0 }, bindings: [c.view(s.x), ringed ? c.dummy : ring, gamma, c.mmaScratch!] };
+  const gemmOv = { KT: s.kt, KS: s.ks, HAS_RES: res, SG: c.mma?.subgroupSize ?? 32, RING: ringed ? 1 : 0 };
+  const gemmRing = ringed ? ring : c.dummy;
   // int8 on tensor cores: dequant-int8 expands this conv's int8 weights (+ scales) into the f16 blocked
   // scratch, then the pack and the same GEMM as f16 weights (mmaGemm) read it
   if (form === 'mma-int8' && c.mma)
     return [
       { def: dequantInt8, overrides: { KT: s.kt, KS: s.ks }, bindings: [w, c.wqScratch!] },
-      { def: conv3dMmaPack, overrides: load, bindings: [c.view(s.x), ring, gamma, c.mmaScratch!] },
-      { def: mmaGemm(s, s.ks, !!c.mma.emulate), overrides: { KT: s.kt, KS: s.ks, HAS_RES: res, SG: c.mma.subgroupSize }, bindings: [c.mmaScratch!, c.wqScratch!, b, resBuf, c.view(s.y)] },
+      pack,
+      { def: mmaGemm(s, s.ks, !!c.mma.emulate), overrides: gemmOv, bindings: [c.mmaScratch!, c.wqScratch!, b, resBuf, c.view(s.y), gemmRing] },
     ];
   if (form === 'wq')
     return [
@@ -111,8 +119,8 @@ const conv: Kernels<ConvStep> = (s, c): StepKernel[] => {
   if (form === 'mma' && c.mma)
     return [
       // the operand copy: conv3d-mma-pack reads what conv3d would (x, the ring, gamma) into the scratch
-      { def: conv3dMmaPack, overrides: load, bindings: [c.view(s.x), ring, gamma, c.mmaScratch!] },
-      { def: mmaGemm(s, s.ks, !!c.mma.emulate), overrides: { KT: s.kt, KS: s.ks, HAS_RES: res, SG: c.mma.subgroupSize }, bindings: [c.mmaScratch!, w, b, resBuf, c.view(s.y)] },
+      pack,
+      { def: mmaGemm(s, s.ks, !!c.mma.emulate), overrides: gemmOv, bindings: [c.mmaScratch!, w, b, resBuf, c.view(s.y), gemmRing] },
     ];
   // the portable direct conv by the adapter (conv-form.ts portableVariant): GPUs run the head's few output
   // channels (3, 12) on conv3d-head and the generated straight-line conv where its blocks fit cout; else conv3d

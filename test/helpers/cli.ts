@@ -1,8 +1,10 @@
-// The `wan-vae` CLI as a child process, for Node tests: the repo's launcher (bin/wan-vae.mjs, copied)
-// over a build of the current sources into node_modules/.cache/wan-vae-cli-<name>/ (inside the repo,
-// so `webgpu` resolves from node_modules), rebuilt when older than src/, shaders/ or the build config.
-// Not dist/: the packed-tarball consumer test rebuilds dist/ while other files run, and a half-written
-// dist/cli.js makes CLI tests flaky. One folder per test file (`name`): files run in parallel.
+// The `wan-vae` CLI as a child process, for Node tests: the clone's own launcher and build
+// (bin/wan-vae.mjs over dist/cli.js, which scripts/setup.sh and `npm run build:cli` make) when that build
+// is newer than src/, shaders/ and the build config, so CI builds the CLI once; else (sources edited since)
+// the launcher copied over a build of the current sources into node_modules/.cache/wan-vae-cli-<name>/
+// (inside the repo, so `webgpu` resolves from node_modules), rebuilt when stale, one folder per test file
+// (`name`): files may run in parallel. No test writes dist/cli.js (the packed-tarball consumer test builds
+// in its own staging folder).
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -20,16 +22,18 @@ function newest(dir: string, exts: string[]): number {
   return t;
 }
 
-/** Builds the CLI for test file `name` when stale; returns the launcher's path. */
+/** Modification time of `file`, 0 when it is missing. */
+const mtime = (file: string) => (existsSync(file) ? statSync(file).mtimeMs : 0);
+
+/** The launcher of a CLI built from the current sources: the clone's own when fresh, else test file `name`'s build (made when stale). */
 export function buildCli(name: string): string {
+  const sources = Math.max(newest(join(repoRoot, 'src'), ['.ts']), newest(join(repoRoot, 'shaders'), ['.wgsl']), statSync(join(repoRoot, 'vite.cli.config.ts')).mtimeMs);
+  if (mtime(join(repoRoot, 'dist', 'cli.js')) >= sources) return join(repoRoot, 'bin', 'wan-vae.mjs');
   const root = join(repoRoot, 'node_modules', '.cache', `wan-vae-cli-${name}`);
   const launcher = join(root, 'bin', 'wan-vae.mjs');
   mkdirSync(join(root, 'bin'), { recursive: true });
   copyFileSync(join(repoRoot, 'bin', 'wan-vae.mjs'), launcher);
-  const cliJs = join(root, 'dist', 'cli.js');
-  const built = existsSync(cliJs) ? statSync(cliJs).mtimeMs : 0;
-  const sources = Math.max(newest(join(repoRoot, 'src'), ['.ts']), newest(join(repoRoot, 'shaders'), ['.wgsl']), statSync(join(repoRoot, 'vite.cli.config.ts')).mtimeMs);
-  if (built >= sources) return launcher;
+  if (mtime(join(root, 'dist', 'cli.js')) >= sources) return launcher;
   // `npm run build:cli` with another output folder
   const vite = join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js');
   const r = spawnSync(process.execPath, [vite, 'build', '--config', 'vite.cli.config.ts', '--logLevel', 'warn', '--outDir', join(root, 'dist')], { cwd: repoRoot, encoding: 'utf8', timeout: 240_000 });

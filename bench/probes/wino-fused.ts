@@ -64,9 +64,13 @@ const base: Omit<Case, 'elem' | 'sc' | 'norm'>[] = quick
       { label: '256ch-352x640', r: 4, cin: 256, cout: 256, h: 352, w: 640 },
       { label: '512ch-176x320', r: 4, cin: 512, cout: 512, h: 176, w: 320 },
     ];
-let cases: Case[] = base.map((c) => ({ ...c, elem: 'f32', sc: 'elem', norm: 0 }));
+// order of need: Wan2.1's layers in f32, the top one with the fused norm, then in f16 storage (the F(4x4) scratch f32, as
+// the planner keeps it), then Wan2.2's widths
+const wan21 = base.filter((c) => c.cin % 96 === 0);
+let cases: Case[] = wan21.map((c) => ({ ...c, elem: 'f32', sc: 'elem', norm: 0 }));
 cases.splice(1, 0, { ...cases[0]!, label: `${cases[0]!.label}-norm`, norm: 1 });
-if (f16) for (const c of base.slice(0, quick ? 1 : 3)) cases.push({ ...c, label: `${c.label}-f16`, elem: 'f16', sc: c.r === 4 ? 'f32' : 'elem', norm: 1 });
+if (f16) for (const c of wan21) cases.push({ ...c, label: `${c.label}-f16`, elem: 'f16', sc: c.r === 4 ? 'f32' : 'elem', norm: 1 });
+for (const c of base.filter((c) => c.cin % 96 !== 0)) cases.push({ ...c, elem: 'f32', sc: 'elem', norm: 0 });
 const only = (k: string) => (arg(k) ? new Set(arg(k)!.split(',')) : null);
 const onlyCases = only('--cases'),
   onlyVariants = only('--variants');

@@ -11,7 +11,7 @@ export default defineConfig(
     root,
     input: { 'wino-fused': resolve(root, 'bench/probes/wino-fused.ts') },
     outDir: resolve(root, '.h200/probe'),
-    emptyOutDir: true,
+    emptyOutDir: false,
     sourcemap: false,
     output: { entryFileNames: '[name].js', codeSplitting: false },
   }),

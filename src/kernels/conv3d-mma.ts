@@ -1,6 +1,7 @@
 // conv3d on tensor cores (WGSL subgroup matrices), as two dispatches per conv call:
 //   conv3dMmaPack  the conv's operand frames -> one channels-innermost copy per frame `s` (shaders/conv3d-mma-pack.wgsl);
-//                  a cached conv whose ring holds packed frames (RING=1) packs frame t alone
+//                  a cached conv whose ring holds packed frames (RING=1) packs frame t alone;
+//                  conv3dMmaPackNorm computes the RMS statistics itself (shaders/conv3d-mma-pack-norm.wgsl)
 //   conv3dMma      the blocked GEMM + bias / residual epilogue (shaders/conv3d-mma.wgsl), weights
 //                  re-blocked once at upload (packConvWeightBlocked)
 // conv3dMmaEmu is conv3dMma with scalar products (any adapter): the CPU-reference test of the layouts.
@@ -12,6 +13,7 @@ import emu from '../../shaders/conv3d-mma-emu.wgsl?raw';
 import emuF16 from '../../shaders/conv3d-mma-emu-f16.wgsl?raw';
 import common from '../../shaders/conv3d-mma-common.wgsl?raw';
 import pack from '../../shaders/conv3d-mma-pack.wgsl?raw';
+import packNorm from '../../shaders/conv3d-mma-pack-norm.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
 import { conv3d, type Conv3dParams } from './conv3d';
@@ -148,6 +150,33 @@ export const conv3dMmaPack: KernelDef<Conv3dParams> = {
     const g = mmaGeometry(p, ks);
     const bpe = elem === 'f16' ? 2 : 4;
     return { flops: 0, bytes: (frames * (p.cin + (ov.NORM ? 1 : 0)) * hwIn + frames * g.cb * g.rows * mmaPaddedWidth(p.w, ks) * 16) * bpe };
+  },
+};
+
+const PACK_NORM_COLS = wgslConst(packNorm, 'COLS');
+
+/**
+ * conv3dMmaPack with NORM for an input without an inverse-RMS row: the RMS statistics computed from the
+ * frame itself (shaders/conv3d-mma-pack-norm.wgsl; plan/conv-form.ts assignStatsInPack). Same bindings and
+ * Params; always normalised (no NORM override), SILU as the norm's.
+ */
+export const conv3dMmaPackNorm: KernelDef<Conv3dParams> = {
+  id: 'conv3d-mma-pack-norm',
+  wgsl: packNorm,
+  bindings: conv3dMmaPack.bindings,
+  params: conv3d.params,
+  overrides: { KT: 3, KS: 3, UP: 0, SILU: 0, ROWS_OUTER: 0, RING: 0 },
+  dispatch(p, ov) {
+    const kt = ov.KT ?? 3,
+      ks = ov.KS ?? 3;
+    if (p.tap0 >= kt) throw new DecoderError('bad-input', `conv3d-mma-pack-norm: tap0 ${p.tap0} must be < KT ${kt}`);
+    if (ov.RING && kt !== 3) throw new DecoderError('bad-input', `conv3d-mma-pack-norm: a packed ring needs KT 3, got ${kt}`);
+    // (PACK_NORM_COLS padded columns x 4 channel groups, operand row, frame) per workgroup
+    return [Math.ceil(mmaPaddedWidth(p.w, ks) / PACK_NORM_COLS), mmaGeometry(p, ks).rows, ov.RING ? 1 : kt - p.tap0];
+  },
+  cost(p, ov, elem: Elem = 'f16') {
+    // the frame read twice (statistics, then the values: the second mostly from cache), counted once
+    return conv3dMmaPack.cost(p, { ...ov, NORM: 0 }, elem);
   },
 };
 

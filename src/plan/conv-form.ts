@@ -57,7 +57,7 @@ export const onTensorCores = (_s: ConvShape): boolean => true;
  * in, the inverse-RMS row out: Wan2.1 480x832x81 f16 cache 1815 -> 1832 MiB) and the operand copy holds one
  * frame for these convs instead of three (221 -> 147 MiB; whole plan 2424 -> 2367 MiB).
  */
-export const packedRing = (s: ConvShape & { form?: ConvForm; ring?: string }): boolean => !!s.ring && s.kt === 3 && (s.form === 'mma' || s.form === 'mma-int8');
+export const packedRing = (s: ConvShape & { form?: ConvForm; ring?: string }): boolean => !!s.ring && s.kt === 3 && onMma(s.form);
 
 /**
  * Whether a plan with `tensorCores` asked may keep them: packed weights run the portable conv3d-wq (no
@@ -304,6 +304,35 @@ export function assignConvForms(steps: Iterable<{ kind: string }>, c: ConvFormCo
       cs.form = d.form;
       if (d.wino) cs.wino = d.wino;
     }
+}
+
+/** The tensor-core forms: the pack (conv3d-mma-pack / -pack-norm) + the blocked GEMM. */
+const onMma = (form: ConvForm | undefined): boolean => form === 'mma' || form === 'mma-int8';
+
+/**
+ * --norm fused on tensor cores: the RMS_norm statistics of a conv's input are computed by its pack
+ * (conv3d-mma-pack-norm, from the frame it reads anyway) instead of by an rms-norm pass that writes an
+ * inverse-RMS row for the conv to read. Here, after the forms (assignConvForms): every statistics step
+ * whose tensor is read (with that norm) only by tensor-core convs is dropped from `prog`, and those
+ * convs get `norm.inPack` (frame-major tile starts follow). Statistics steps before other forms stay.
+ * Why: the statistics passes took 154 ms of the Wan2.1 480x832x81 decode's 3062 ms of GPU time in
+ * 1530 dispatches (H200 2026-12-02, d62b86f), reading every normalised tensor once more than the pack.
+ */
+export function assignStatsInPack(prog: { steps: { kind: string }[]; tileStarts?: number[] }): void {
+  type Norm = { kind: 'norm'; stats: boolean; gkey: string; x: { t: object } };
+  type Conv = { kind: 'conv'; form?: ConvForm; x: { t: object }; norm?: { gkey: string; silu: boolean; inPack?: boolean } };
+  const readers = (n: Norm) => prog.steps.filter((s): s is Conv => s.kind === 'conv' && (s as Conv).x.t === n.x.t && (s as Conv).norm?.gkey === n.gkey);
+  const drop = new Set<number>();
+  prog.steps.forEach((s, i) => {
+    if (s.kind !== 'norm' || !(s as Norm).stats) return;
+    const convs = readers(s as Norm);
+    if (!convs.length || !convs.every((c) => onMma(c.form))) return;
+    for (const c of convs) c.norm = { ...c.norm!, inPack: true };
+    drop.add(i);
+  });
+  if (!drop.size) return;
+  if (prog.tileStarts) prog.tileStarts = prog.tileStarts.map((t) => t - [...drop].filter((i) => i < t).length);
+  prog.steps = prog.steps.filter((_, i) => !drop.has(i));
 }
 
 /** Whether a plan's scratch counts the tensor-core operand copy / the int8 weights' f16 scratch (planner). */

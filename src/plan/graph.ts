@@ -66,8 +66,11 @@ export interface ConvStep {
   ring?: string;
   /** elements of one ring frame (= of x, with its inverse-RMS row when `norm` is set) */
   ringFrame: number;
-  /** --norm fused: RMS_norm (gamma `gkey`) + optional SiLU applied to x while loading; x carries inv in row cin */
-  norm?: { gkey: string; silu: boolean };
+  /**
+   * --norm fused: RMS_norm (gamma `gkey`) + optional SiLU applied to x while loading; x carries inv in row cin,
+   * or (`inPack`, tensor cores: conv-form.ts assignStatsInPack) the conv's pack computes it (no statistics step)
+   */
+  norm?: { gkey: string; silu: boolean; inPack?: boolean };
   /** set by the planner (conv-form.ts assignConvForms): the kernel family of this conv */
   form?: ConvForm;
   /** set by the planner with form 'winograd' (--conv): the non-fused Winograd conv's tile side and band (kernels/winograd.ts) */

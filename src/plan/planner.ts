@@ -6,7 +6,7 @@ import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
 import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type Program, type Step, type TilePlan, type View } from './graph';
 import { convWeightFormat } from '../model/quantize';
-import { assignConvForms, countsInt8Scratch, countsMmaScratch, planOnTensorCores, tensorCoresAllowed, type ConvFormContext } from './conv-form';
+import { assignConvForms, assignStatsInPack, countsInt8Scratch, countsMmaScratch, planOnTensorCores, tensorCoresAllowed, type ConvFormContext } from './conv-form';
 import { convWeightBytes, kindOf, mmaScratchOf, winoScratchOf, weightBuffers, wqScratchOf } from './step-kinds';
 import { makeTiles, type Tile } from './tiling';
 import { tiledOverhead, tileWindows, type LevelWindow } from './tile-windows';
@@ -268,6 +268,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const slots: Slot[] = [];
   // every conv's form, recorded on its step (conv-form.ts; Winograd: banded scratch below)
   for (const p of all) assignConvForms(p.steps, forms);
+  for (const p of all) assignStatsInPack(p);
   const slotOfs = assignSlots(all, elemBytes, slots);
   let next = 0;
   for (const k of kinds) for (const pp of programs[k]!) pp.slotOf = slotOfs[next++]!;

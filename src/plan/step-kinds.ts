@@ -93,6 +93,8 @@ const conv: StepKind<ConvStep> = {
           },
         },
     { key: `${s.wkey}.bias`, elems: s.cout, data: (w) => w.get(`${s.wkey}.bias`, [s.cout]).data },
+    // the norm's gamma, which its statistics step (dropped: conv-form.ts assignStatsInPack) listed otherwise
+    ...(s.norm?.inPack ? [{ key: s.norm.gkey, elems: s.cin, data: (w: Weights) => w.get(s.norm!.gkey, [s.cin]).data }] : []),
   ],
   // Winograd: the three kernels once per band of tiles
   dispatches: (s) => (s.wino ? winoBandCount(s.wino, s.h, s.w) : 1),

@@ -5,7 +5,8 @@
 // (mmaGemm with `emulate`: no CI adapter has subgroup matrices; the H200 run compares the real one,
 // bench/h200/run.sh mma), so this checks the
 // decoder wiring: weights blocked per conv, the pack reading x / the cache ring / gamma with the conv's
-// params, the shared operand copy, in-place residuals, fused norm. Generated Wan2.1 decoder (dim 16 so
+// params, the shared operand copy, the packed cache rings (t-2, t-1 read by the GEMM, t copied in after it),
+// in-place residuals, fused norm (its statistics computed by the packs: no rms-norm statistics pass). Generated Wan2.1 decoder (dim 16 so
 // that every level has >= 16 channels), 2x2x3 latent, f16 storage, planned with tensorCores (the plan
 // counts the operand copy: allocated = planned), against the portable f16 decode:
 // PSNR >= 60 dB (lavapipe, 2026-12-02: 68.1 dB with norm full, where the straight-line GEMM's cb-tap
@@ -29,18 +30,24 @@ interface Case {
   /** latent width (height 2, 2 latent frames) */
   w: number;
   tile?: TileOption;
+  cacheOffload?: boolean;
 }
 
-async function decodeWith(mma: boolean, c: Case): Promise<{ video: Float32Array; operands: number }> {
+async function decodeWith(mma: boolean, c: Case): Promise<{ video: Float32Array; operands: number; statsSteps: number }> {
   const weights = syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 3 });
   const cfg = inferConfig(weights);
   const T = 2,
     h = 2,
     w = c.w;
-  const base = { frames: T, h, w, cache: 'on', precision: 'f16', norm: c.norm, tile: c.tile } as const;
+  const base = { frames: T, h, w, cache: 'on', precision: 'f16', norm: c.norm, tile: c.tile, cacheOffload: c.cacheOffload } as const;
   const p = plan(cfg, { ...base, tensorCores: mma });
   // the plan counts the operand copy: what it adds over the same plan without tensor cores
   const operands = p.memory.activations - plan(cfg, base).memory.activations;
+  // --norm fused: the RMS statistics passes left (on tensor cores the packs compute them: conv-form.ts assignStatsInPack)
+  const statsSteps = Object.values(p.programs)
+    .flat()
+    .flatMap((pp) => pp.prog.steps)
+    .filter((s) => s.kind === 'norm' && s.stats).length;
   const dec = await GpuDecoder.create(gpu!.device, p, weights, { tuning: conv3dTuningFor(gpu!.info), mma: mma ? { subgroupSize: 32, emulate: true } : null });
   const frames: Float32Array[] = [];
   // planned = allocated, operand copy included
@@ -57,7 +64,7 @@ async function decodeWith(mma: boolean, c: Case): Promise<{ video: Float32Array;
     out.set(f, o);
     o += f.length;
   }
-  return { video: out, operands };
+  return { video: out, operands, statsSteps };
 }
 
 const cases: [string, Case][] = [
@@ -65,6 +72,9 @@ const cases: [string, Case][] = [
   ['norm fused', { norm: 'fused', w: 3 }],
   // two exact tiles, tile-major, the latent-rate store in CPU memory: the pack reads tile tensors
   ['norm full, 2 exact tiles, CPU store', { norm: 'full', w: 4, tile: { th: 2, tw: 2, mode: 'exact', order: 'tile-major', store: 'cpu' } }],
+  // frame-major tiles with their rings parked in CPU memory: the packed rings go out and back, and the tile
+  // starts of the program moved where the statistics steps were dropped (each tile one submission)
+  ['norm fused, 2 frame-major exact tiles, cache offload', { norm: 'fused', w: 4, tile: { th: 2, tw: 2, mode: 'exact', order: 'frame-major' }, cacheOffload: true }],
 ];
 
 describe('decode with the tensor-core conv path (emulated GEMM)', () => {
@@ -76,6 +86,10 @@ describe('decode with the tensor-core conv path (emulated GEMM)', () => {
     // the path really ran: an operand copy was planned and allocated (none without tensor cores)
     expect(ref.operands).toBe(0);
     expect(mma.operands).toBeGreaterThan(0);
+    if (c.norm === 'fused') {
+      expect(ref.statsSteps).toBeGreaterThan(0);
+      expect(mma.statsSteps).toBe(0);
+    }
     const cmp = compare(got, ref.video);
     console.info(`mma-emu decode ${label}: max|err| ${cmp.maxAbs.toExponential(2)}, PSNR ${cmp.psnr.toFixed(1)} dB vs portable f16 (operand copy ${mma.operands} B)`);
     expect(got.length).toBe(ref.video.length);

@@ -116,7 +116,8 @@ describe('expected time against the H200 decodes on record', () => {
       // only lines whose plan is the one that ran (the planner's bytes = the recorded ones)
       const same = all.filter((x) => x.planned === x.recorded);
       console.log(`${factor === FACTOR ? 'current' : 'older'} kernels (${same.length} of ${all.length} lines re-plan to the same bytes):\n${same.map(show).join('\n')}`);
-      expect(same.length).toBeGreaterThan(files.length);
+      // (the older files' tensor-core lines plan other bytes since the packed cache rings of 9e93747: one line is left there)
+      expect(same.length).toBeGreaterThan(factor === FACTOR ? files.length : 0);
       for (const x of same) {
         expect(x.expected / x.measured, show(x)).toBeLessThan(factor);
         expect(x.measured / x.expected, show(x)).toBeLessThan(factor);

@@ -9,7 +9,7 @@ import { dequantInt8 } from '../../kernels/dequant-int8';
 import { mmaGemm } from '../../kernels/conv3d-mma-flat';
 import { conv3dTiled } from '../../kernels/conv3d-tiled';
 import { conv3dHead } from '../../kernels/conv3d-head';
-import { conv3dMmaPack } from '../../kernels/conv3d-mma';
+import { conv3dMmaPack, conv3dMmaPackNorm } from '../../kernels/conv3d-mma';
 import { kernels } from '../../kernels/index';
 import { winogradGemm, winogradIn, winogradOut, winoGemmShape, winoOverrides } from '../../kernels/winograd';
 import { WINO_MMA_TILES, winogradMmaGemm, winogradMmaIn, winoMmaOverrides } from '../../kernels/winograd-mma';
@@ -97,7 +97,11 @@ const conv: Kernels<ConvStep> = (s, c): StepKernel[] => {
   const ringed = packedRing(s);
   if (ringed && !((form === 'mma' || form === 'mma-int8') && c.mma))
     throw new DecoderError('unsupported', `conv ${s.wkey}: its cache ring is planned in the tensor-core layout, but this device has no subgroup matrices`);
-  const pack = { def: conv3dMmaPack, overrides: { ...load, RING: ringed ? 1 : 0 }, bindings: [c.view(s.x), ringed ? c.dummy : ring, gamma, c.mmaScratch!] };
+  // --norm fused with the statistics in the pack (conv-form.ts assignStatsInPack): conv3d-mma-pack-norm
+  const packOv = s.norm?.inPack ? { KT: s.kt, KS: s.ks, UP: s.up, SILU: load.SILU, RING: ringed ? 1 : 0 } : { ...load, RING: ringed ? 1 : 0 };
+  const pack = { def: s.norm?.inPack ? conv3dMmaPackNorm : conv3dMmaPack, overrides: packOv, bindings: [c.view(s.x), ringed ? c.dummy : ring, gamma, c.mmaScratch!] };
+  if (s.norm?.inPack && !(form === 'mma' || form === 'mma-int8'))
+    throw new DecoderError('unsupported', `conv ${s.wkey}: its norm statistics are planned in the tensor-core pack, but it runs as '${form}'`);
   const gemmOv = { KT: s.kt, KS: s.ks, HAS_RES: res, SG: c.mma?.subgroupSize ?? 32, RING: ringed ? 1 : 0 };
   const gemmRing = ringed ? ring : c.dummy;
   // int8 on tensor cores: dequant-int8 expands this conv's int8 weights (+ scales) into the f16 blocked

@@ -14,7 +14,11 @@
 // which f16 holds); then the O tiles go through o_s, are scaled per query row by exp(m_old - m_new) and come
 // back (a workgroup-uniform branch, rare after the first blocks). The two-pass form computes the exact m and
 // l of every query first (a pass of S alone), then P = exp(scale·S - m) with no rescaling.
-// Epilogue: O tiles col-major into o_s, o[c0 + c, q0 + r] = O[r, c] / l[r].
+// Epilogue: O tiles into o_s, o[c0 + c, q0 + r] = O[r, c] / l[r].
+// Operand forms: S's tiles straight from qkv (Q col-major, K row-major, stride N), or (STAGE) staged DC
+// channels at a time into workgroup memory by the invocations, transposed (qs_s [query][channel], ks_s
+// [key][channel]), and read from there as a row-major left and a col-major right tile (the forms conv3d-mma
+// and the GEMMs read); O tiles in o_s col-major, or (O_ROW) row-major.
 struct Params { c: u32, n: u32, scale: f32 }
 
 @group(0) @binding(0) var<storage, read> qkv: array<Elem>;
@@ -26,6 +30,11 @@ override SG: u32 = 32;
 // output channel tiles per workgroup and key tiles per block (the generated main sets them)
 const CT: u32 = 12;
 const KB: u32 = 4;
+// channels per staged chunk (STAGE) and the staged tiles' row stride (Elem; a multiple of 8: 16-byte rows)
+const DC: u32 = 32;
+const QS: u32 = DC + 8u;
+// 1: the O tiles in o_s are row-major ((row r, channel c) at t * 256 + r * 16 + c), 0: col-major
+const O_ROW: u32 = 0;
 // the running max moves when a block's max exceeds it by more than this (P <= e^TAU = 2981)
 const TAU: f32 = 8.0;
 const MASKED: f32 = -3.0e38;
@@ -35,7 +44,9 @@ const PT: u32 = 16u * KB + 8u;
 
 var<workgroup> s_s: array<f32, 16u * ST>; // [query][key] scores of the block (raw q·k)
 var<workgroup> p_s: array<Elem, 16u * PT>; // [query][key] probabilities
-var<workgroup> o_s: array<f32, 256u * CT>; // O tile t col-major at t * 256: (row r, channel c) at c * 16 + r
+var<workgroup> o_s: array<f32, 256u * CT>; // O tile t at t * 256: (row r, channel c) at c * 16 + r (O_ROW: r * 16 + c)
+var<workgroup> qs_s: array<Elem, 16u * QS>; // STAGE: [query][channel] of the chunk
+var<workgroup> ks_s: array<Elem, 16u * KB * QS>; // STAGE: [key][channel] of the chunk
 var<workgroup> red_s: array<f32, SG>; // per-invocation partial max
 var<workgroup> red2_s: array<f32, SG>; // per-invocation partial sum
 var<workgroup> m_s: array<f32, 16>; // running max of scale·S per query
@@ -109,9 +120,29 @@ fn soft_lazy(k0: u32, lid: u32) -> bool {
   return workgroupUniformLoad(&flag_s) != 0u;
 }
 
-// O tiles in o_s (col-major) scaled per query row by a_s
+// the query row of o_s element e
+fn o_row(e: u32) -> u32 { return select(e % 16u, (e / 16u) % 16u, O_ROW == 1u); }
+
+// O tiles in o_s scaled per query row by a_s
 fn rescale_o(lid: u32) {
-  for (var e = lid; e < 256u * CT; e += SG) { o_s[e] *= a_s[e % 16u]; }
+  for (var e = lid; e < 256u * CT; e += SG) { o_s[e] *= a_s[o_row(e)]; }
+}
+
+// STAGE: channels d0 .. d0 + DC - 1 of the block's 16 queries and 16·KB keys into qs_s / ks_s, transposed
+// (consecutive invocations read consecutive tokens of one channel row; channels past C and keys past N: 0)
+fn stage_qk(k0: u32, d0: u32, q0: u32, lid: u32) {
+  let n = prm.n;
+  let ch = prm.c;
+  for (var e = lid; e < 16u * DC; e += SG) {
+    let d = e / 16u;
+    let q = e % 16u;
+    qs_s[q * QS + d] = select(Elem(0.0), qkv[(d0 + d) * n + q0 + q], d0 + d < ch);
+  }
+  for (var e = lid; e < 16u * KB * DC; e += SG) {
+    let d = e / (16u * KB);
+    let k = e % (16u * KB);
+    ks_s[k * QS + d] = select(Elem(0.0), qkv[(ch + d0 + d) * n + k0 + k], d0 + d < ch && k0 + k < n);
+  }
 }
 
 // two-pass form, first pass: the exact running max and sum of each query (online, scalars only)
@@ -140,12 +171,14 @@ fn soft_final(k0: u32, lid: u32) {
   workgroupBarrier();
 }
 
-// o[c0 + c, q0 + r] = O[r, c] / l[r] from the col-major O tiles in o_s (consecutive invocations: consecutive queries)
+// o[c0 + c, q0 + r] = O[r, c] / l[r] from the O tiles in o_s (consecutive invocations: consecutive queries)
 fn epilogue(q0: u32, c0: u32, lid: u32) {
   let n = prm.n;
   for (var e = lid; e < 256u * CT; e += SG) {
     let r = e % 16u;
-    let c = c0 + (e / 256u) * 16u + (e / 16u) % 16u;
-    o[c * n + q0 + r] = Elem(o_s[e] / l_s[r]);
+    let t = e / 256u;
+    let cc = (e / 16u) % 16u;
+    let i = select(e, t * 256u + r * 16u + cc, O_ROW == 1u);
+    o[(c0 + t * 16u + cc) * n + q0 + r] = Elem(o_s[i] / l_s[r]);
   }
 }

@@ -5,6 +5,8 @@
 // builtins themselves are not covered (the H200 rows check those). Slow.
 //   Q tile (left)   its element offset in qkv, col-major, stride N: (m, d) at off + d * N + m
 //   K tile (right)  its offset in qkv, row-major, stride N: (d, j) at off + d * N + j
+//   staged Q tile (left)  its offset in qs_s, row-major, stride QS: (m, d) at off + m * QS + d
+//   staged K tile (right) its offset in ks_s, col-major, stride QS: (d, j) at off + j * QS + d
 //   P tile (left)   its offset in p_s, row-major, stride PT: (m, k) at off + m * PT + k
 //   Vᵀ tile (right) its offset in qkv, col-major, stride N: (k, c) at off + c * N + k
 //   result          EMU_Q values of its 16x16 tile per invocation: element e = lid + q * SG (row e / 16,
@@ -29,6 +31,16 @@ fn emu_qk(a: u32, b: u32, c: array<f32, EMU_Q>, lid: u32) -> array<f32, EMU_Q> {
   return r;
 }
 
+// c + Q·K for one tile of the staged chunk
+fn emu_qks(a: u32, b: u32, c: array<f32, EMU_Q>, lid: u32) -> array<f32, EMU_Q> {
+  var r = c;
+  for (var q = 0u; q < emu_nq(); q++) {
+    let e = lid + q * SG;
+    for (var k = 0u; k < emu_nk(); k++) { r[q] += f32(qs_s[a + (e / 16u) * QS + k]) * f32(ks_s[b + (e % 16u) * QS + k]); }
+  }
+  return r;
+}
+
 // c + P·Vᵀ for one tile
 fn emu_pv(a: u32, b: u32, c: array<f32, EMU_Q>, lid: u32) -> array<f32, EMU_Q> {
   var r = c;
@@ -48,20 +60,17 @@ fn emu_store_s(off: u32, c: array<f32, EMU_Q>, lid: u32) {
   }
 }
 
-// an O tile into o_s at off, col-major, stride 16
+// element e (row e / 16, column e % 16) of an O tile in o_s: col-major, or row-major where O_ROW (stride 16)
+fn emu_o_at(off: u32, e: u32) -> u32 { return off + select((e % 16u) * 16u + e / 16u, e, O_ROW == 1u); }
+
+// an O tile into o_s at off
 fn emu_store_o(off: u32, c: array<f32, EMU_Q>, lid: u32) {
-  for (var q = 0u; q < 256u / SG; q++) {
-    let e = lid + q * SG;
-    o_s[off + (e % 16u) * 16u + e / 16u] = c[q];
-  }
+  for (var q = 0u; q < 256u / SG; q++) { o_s[emu_o_at(off, lid + q * SG)] = c[q]; }
 }
 
-// an O tile from o_s at off, col-major, stride 16
+// an O tile from o_s at off
 fn emu_load_o(off: u32, lid: u32) -> array<f32, EMU_Q> {
   var r: array<f32, EMU_Q>;
-  for (var q = 0u; q < 256u / SG; q++) {
-    let e = lid + q * SG;
-    r[q] = o_s[off + (e % 16u) * 16u + e / 16u];
-  }
+  for (var q = 0u; q < 256u / SG; q++) { r[q] = o_s[emu_o_at(off, lid + q * SG)]; }
   return r;
 }

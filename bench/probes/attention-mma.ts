@@ -58,23 +58,39 @@ interface Variant {
   shape?: AttentionMmaShape;
   elem: Elem;
 }
-const sh = (ct: number, kb: number, twoPass = false): Variant => ({ label: `${twoPass ? '2p' : '1p'}-${ct}x${kb}`, shape: { ct, kb, twoPass }, elem: 'f16' });
+const sh = (ct: number, kb: number, o: Omit<AttentionMmaShape, 'ct' | 'kb'> = {}): Variant => ({
+  label: `${o.twoPass ? '2p' : '1p'}-${ct}x${kb}${o.stage ? `-s${o.dc ?? 32}` : ''}${o.oRow ? '-or' : ''}`,
+  shape: { ct, kb, ...o },
+  elem: 'f16',
+});
 const allVariants: Variant[] = quick
-  ? [{ label: 'shipped-f32', elem: 'f32' }, { label: 'shipped-f16', elem: 'f16' }, sh(2, 2), sh(1, 3, true)]
+  ? [
+      { label: 'shipped-f32', elem: 'f32' },
+      { label: 'shipped-f16', elem: 'f16' },
+      sh(2, 2),
+      sh(1, 3, { twoPass: true }),
+      sh(2, 2, { stage: true }),
+      sh(2, 2, { oRow: true }),
+      sh(1, 2, { stage: true, oRow: true }),
+    ]
   : [
       { label: 'shipped-f32', elem: 'f32' },
       { label: 'shipped-f16', elem: 'f16' },
-      sh(12, 4),
-      sh(24, 2),
-      sh(24, 4),
+      // Q / K tiles straight from qkv (the H200 call of 2026-12-02 at cef17c4 measured these, output wrong)
       sh(12, 2),
-      sh(8, 4),
-      sh(6, 4),
-      sh(12, 8),
-      sh(16, 4),
-      sh(16, 2),
-      sh(12, 4, true),
-      sh(24, 2, true),
+      sh(12, 2, { oRow: true }),
+      sh(12, 4, { twoPass: true, oRow: true }),
+      // staged S operands (row-major left / col-major right tiles from workgroup memory)
+      sh(12, 2, { stage: true }),
+      sh(12, 2, { stage: true, oRow: true }),
+      sh(12, 4, { stage: true, oRow: true }),
+      sh(12, 2, { stage: true, dc: 64, oRow: true }),
+      sh(24, 2, { stage: true, oRow: true }),
+      sh(8, 4, { stage: true, oRow: true }),
+      sh(6, 2, { stage: true, oRow: true }),
+      sh(16, 2, { stage: true, oRow: true }),
+      sh(16, 4, { stage: true, dc: 64, oRow: true }),
+      sh(12, 2, { twoPass: true, stage: true, oRow: true }),
     ];
 const only = (k: string) => (arg(k) ? new Set(arg(k)!.split(',')) : null);
 const onlyCases = only('--cases'),

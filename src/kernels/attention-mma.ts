@@ -24,6 +24,12 @@ export interface AttentionMmaShape {
   kb: number;
   /** exact max and sum in a first pass over the keys (S twice), else one pass with lazy rescaling */
   twoPass?: boolean;
+  /** S's operands staged DC channels at a time into workgroup memory, transposed (row-major left, col-major right tiles) instead of read from qkv as col-major Q / row-major K tiles */
+  stage?: boolean;
+  /** channels per staged chunk (stage; a multiple of 16, default 32) */
+  dc?: number;
+  /** the O tiles go through workgroup memory row-major (default col-major) */
+  oRow?: boolean;
 }
 
 const range = (n: number) => [...Array(n).keys()];
@@ -34,10 +40,13 @@ interface MatrixOps {
   /** Q tile (left, col-major in qkv, stride N), K tile (right, row-major in qkv), P tile (left, row-major in p_s), Vᵀ tile (right, col-major in qkv) */
   q(off: string): string;
   k(off: string): string;
+  /** staged Q tile (left, row-major in qs_s, stride QS), staged K tile (right, col-major in ks_s, stride QS) */
+  qs(off: string): string;
+  ks(off: string): string;
   p(off: string): string;
   v(off: string): string;
   /** c + a·b: `qk` for the scores, `pv` for the output */
-  mma(kind: 'qk' | 'pv', a: string, b: string, c: string): string;
+  mma(kind: 'qk' | 'qks' | 'pv', a: string, b: string, c: string): string;
   /** a score tile into s_s (row-major, stride ST); an O tile into / from o_s (col-major, stride 16) */
   storeS(off: string, c: string): string;
   storeO(off: string, c: string): string;
@@ -48,23 +57,27 @@ const L = 'subgroup_matrix_left<Elem, 16, 16>',
   R = 'subgroup_matrix_right<Elem, 16, 16>',
   RES = 'subgroup_matrix_result<f32, 16, 16>';
 
-const tensorCoreOps: MatrixOps = {
+const tensorCoreOps = (oRow: boolean): MatrixOps => ({
   result: RES,
   q: (off) => `subgroupMatrixLoad<${L}, col_major>(&qkv, ${off}, prm.n)`,
   k: (off) => `subgroupMatrixLoad<${R}, row_major>(&qkv, ${off}, prm.n)`,
+  qs: (off) => `subgroupMatrixLoad<${L}, row_major>(&qs_s, ${off}, QS)`,
+  ks: (off) => `subgroupMatrixLoad<${R}, col_major>(&ks_s, ${off}, QS)`,
   p: (off) => `subgroupMatrixLoad<${L}, row_major>(&p_s, ${off}, PT)`,
   v: (off) => `subgroupMatrixLoad<${R}, col_major>(&qkv, ${off}, prm.n)`,
   mma: (_kind, a, b, c) => `subgroupMatrixMultiplyAccumulate(${a}, ${b}, ${c})`,
   storeS: (off, c) => `subgroupMatrixStore<row_major>(&s_s, ${off}, ${c}, ST)`,
-  storeO: (off, c) => `subgroupMatrixStore<col_major>(&o_s, ${off}, ${c}, 16u)`,
-  loadO: (off) => `subgroupMatrixLoad<${RES}, col_major>(&o_s, ${off}, 16u)`,
-};
+  storeO: (off, c) => `subgroupMatrixStore<${oRow ? 'row' : 'col'}_major>(&o_s, ${off}, ${c}, 16u)`,
+  loadO: (off) => `subgroupMatrixLoad<${RES}, ${oRow ? 'row' : 'col'}_major>(&o_s, ${off}, 16u)`,
+});
 
 const EMU_Q = wgslConst(emuOps, 'EMU_Q');
 const emulatedOps: MatrixOps = {
   result: 'array<f32, EMU_Q>',
   q: (off) => off,
   k: (off) => off,
+  qs: (off) => off,
+  ks: (off) => off,
   p: (off) => off,
   v: (off) => off,
   mma: (kind, a, b, c) => `emu_${kind}(${a}, ${b}, ${c}, lid)`,
@@ -74,16 +87,33 @@ const emulatedOps: MatrixOps = {
 };
 
 /** The generated `main` of one shape. */
-export function attentionMmaMain({ ct, kb, twoPass = false }: AttentionMmaShape, ops: MatrixOps = tensorCoreOps): string {
+export function attentionMmaMain({ ct, kb, twoPass = false, stage = false, dc = 32, oRow = false }: AttentionMmaShape, ops: MatrixOps = tensorCoreOps(oRow)): string {
   const C = range(ct),
     K = range(kb);
   // key tile j of the block exists when k0 + 16 j < N (tile 0 always: k0 < N)
   const guard = (j: number, body: string, ind: string) => (j === 0 ? `${ind}{\n${body}\n${ind}}` : `${ind}if (k0 + ${16 * j}u < n) {\n${body}\n${ind}}`);
-  const scores = (ind: string) => `${ind}${K.map((j) => `var s_${j} = ${ops.result}();`).join(' ')}
-${ind}for (var d = 0u; d < ch; d += 16u) {
+  const direct = (ind: string) => `${ind}for (var d = 0u; d < ch; d += 16u) {
 ${ind}  let a = ${ops.q('d * n + q0')};
 ${K.map((j) => guard(j, `${ind}    let b = ${ops.k(`(ch + d) * n + k0 + ${16 * j}u`)};\n${ind}    s_${j} = ${ops.mma('qk', 'a', 'b', `s_${j}`)};`, `${ind}  `)).join('\n')}
-${ind}}
+${ind}}`;
+  // staged: chunk d0 in qs_s / ks_s, then its DC / 16 channel steps straight-line
+  const staged = (ind: string) => `${ind}for (var d0 = 0u; d0 < ch; d0 += ${dc}u) {
+${ind}  stage_qk(k0, d0, q0, lid);
+${ind}  workgroupBarrier();
+${range(dc / 16)
+  .map((dd) =>
+    [
+      `${ind}  {`,
+      `${ind}    let a = ${ops.qs(`${16 * dd}u`)};`,
+      ...K.map((j) => guard(j, `${ind}      let b = ${ops.ks(`${16 * j}u * QS + ${16 * dd}u`)};\n${ind}      s_${j} = ${ops.mma('qks', 'a', 'b', `s_${j}`)};`, `${ind}    `)),
+      `${ind}  }`,
+    ].join('\n'),
+  )
+  .join('\n')}
+${ind}  workgroupBarrier();
+${ind}}`;
+  const scores = (ind: string) => `${ind}${K.map((j) => `var s_${j} = ${ops.result}();`).join(' ')}
+${stage ? staged(ind) : direct(ind)}
 ${K.map((j) => `${ind}${ops.storeS(`${16 * j}u`, `s_${j}`)};`).join('\n')}
 ${ind}workgroupBarrier();`;
   const pv = (ind: string) =>
@@ -131,8 +161,9 @@ ${storeO('  ')}
 }
 
 /** Largest workgroup storage of one shape (bytes; the arrays of attention-mma-common.wgsl at SG invocations). */
-export function attentionMmaSmem({ ct, kb }: AttentionMmaShape, elem: Elem, sg = 32): number {
-  return 16 * (16 * kb + 4) * 4 + 16 * (16 * kb + 8) * elemBytes(elem) + 256 * ct * 4 + 2 * sg * 4 + 3 * 16 * 4 + 4;
+export function attentionMmaSmem({ ct, kb, dc = 32 }: AttentionMmaShape, elem: Elem, sg = 32): number {
+  const e = elemBytes(elem);
+  return 16 * (16 * kb + 4) * 4 + 16 * (16 * kb + 8) * e + 256 * ct * 4 + (16 + 16 * kb) * (dc + 8) * e + 2 * sg * 4 + 3 * 16 * 4 + 4;
 }
 
 /** Where the tensor-core attention applies: C and N multiples of 16 (the tiles), C / 16 a multiple of ct. */
@@ -145,17 +176,26 @@ export function attentionMmaFits(p: { c: number; n: number }, ct: number): boole
  * Params, under its own id (the pipeline cache keys modules by id).
  */
 export function attentionMma(shape: AttentionMmaShape, { emulate = false }: { emulate?: boolean } = {}): KernelDef<AttentionParams> {
-  const { ct, kb, twoPass = false } = shape;
+  const { ct, kb, twoPass = false, stage = false, dc = 32, oRow = false } = shape;
   if (!(Number.isInteger(ct) && Number.isInteger(kb) && ct >= 1 && kb >= 1 && ct <= 32 && kb <= 8))
     throw new DecoderError('bad-input', `attention-mma: ${ct} channel tiles x ${kb} key tiles (1-32 x 1-8)`);
-  const shared = common.replace(/^const CT: u32 = \d+;/m, `const CT: u32 = ${ct};`).replace(/^const KB: u32 = \d+;/m, `const KB: u32 = ${kb};`);
-  if (!shared.includes(`const CT: u32 = ${ct};`) || !shared.includes(`const KB: u32 = ${kb};`))
-    throw new DecoderError('bad-input', 'attention-mma: shaders/attention-mma-common.wgsl no longer has the expected CT / KB lines');
+  if (!(Number.isInteger(dc) && dc >= 16 && dc <= 128 && dc % 16 === 0)) throw new DecoderError('bad-input', `attention-mma: ${dc} staged channels (16-128, a multiple of 16)`);
+  // the shape's constants into the common part
+  let shared = common;
+  for (const [k, v] of [
+    ['CT', ct],
+    ['KB', kb],
+    ['DC', dc],
+    ['O_ROW', oRow ? 1 : 0],
+  ] as const) {
+    shared = shared.replace(new RegExp(`^const ${k}: u32 = \\d+;`, 'm'), `const ${k}: u32 = ${v};`);
+    if (!shared.includes(`const ${k}: u32 = ${v};`)) throw new DecoderError('bad-input', `attention-mma: shaders/attention-mma-common.wgsl no longer has the expected ${k} line`);
+  }
   const header = emulate ? emuOps : 'enable chromium_experimental_subgroup_matrix;\nalias Elem = f32;\n';
-  const id = `attention-mma-${twoPass ? '2p' : '1p'}-${ct}x${kb}${emulate ? '-emu' : ''}`;
+  const id = `attention-mma-${twoPass ? '2p' : '1p'}-${ct}x${kb}${stage ? `-s${dc}` : ''}${oRow ? '-or' : ''}${emulate ? '-emu' : ''}`;
   return {
     id,
-    wgsl: `${header}\n${attentionMmaMain(shape, emulate ? emulatedOps : tensorCoreOps)}\n${shared}`,
+    wgsl: `${header}\n${attentionMmaMain(shape, emulate ? emulatedOps : tensorCoreOps(oRow))}\n${shared}`,
     bindings: [
       { name: 'qkv', access: 'read' },
       { name: 'o', access: 'read_write' },

@@ -36,9 +36,13 @@ const shapes: AttentionMmaShape[] = [
   { ct: 1, kb: 2 },
   { ct: 2, kb: 1 },
   { ct: 1, kb: 3, twoPass: true },
+  // S's operands staged through workgroup memory (dc 32 at c 48: a half chunk), O tiles row-major
+  { ct: 1, kb: 2, stage: true },
+  { ct: 2, kb: 1, stage: true, dc: 16, oRow: true },
+  { ct: 1, kb: 2, twoPass: true, oRow: true },
 ];
 const name = (k: Case) => `c${k.c} n${k.n} std${k.std}${k.ramp ? ' ramp' : ''}`;
-const shapeName = (s: AttentionMmaShape) => `${s.twoPass ? 'two-pass' : 'one-pass'} ${s.ct}x${s.kb}`;
+const shapeName = (s: AttentionMmaShape) => `${s.twoPass ? 'two-pass' : 'one-pass'} ${s.ct}x${s.kb}${s.stage ? ` staged ${s.dc ?? 32}` : ''}${s.oRow ? ' O row-major' : ''}`;
 
 function inputs(k: Case): Float32Array {
   const qkv = randn(3 * k.c * k.n, 43, k.std);
@@ -86,8 +90,10 @@ describe('attention-mma', () => {
     expect(def.dispatch({ c: 64, n: 48, scale: 1 }, {})).toEqual([3, 2, 1]);
     expect(() => attentionMma({ ct: 1, kb: 1 }, { emulate: true }).dispatch({ c: 16, n: 16, scale: 1 }, { SG: 16 })).toThrow(/SG >= 32/);
     expect(() => attentionMma({ ct: 0, kb: 1 })).toThrow(/channel tiles/);
+    expect(() => attentionMma({ ct: 1, kb: 1, stage: true, dc: 24 })).toThrow(/staged channels/);
   });
   it('workgroup storage of the Wan shapes fits 48 KiB', () => {
     expect(attentionMmaSmem({ ct: 24, kb: 4 }, 'f16')).toBeLessThanOrEqual(48 * 1024);
+    expect(attentionMmaSmem({ ct: 16, kb: 4, stage: true, dc: 64 }, 'f16')).toBeLessThanOrEqual(48 * 1024);
   });
 });

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Attention on the H200: the shipped kernel against tensor-core candidates alone (probe), then decodes of the build in .h200/dist.
-# STEPS (default "probe"), in this order:
+# STEPS (default "ops quick probe"), in this order:
+#   ops      bench/probes/attention-mma-ops.ts (.h200/probe/attention-mma-ops.js): every subgroup-matrix load / store
+#            form attention-mma uses, alone on one tile, against its expected values -> ops.jsonl
+#   quick    the probe's --quick rows (two small shapes, every form) -> quick.jsonl
 #   probe    bench/probes/attention-mma.ts (.h200/probe/attention-mma.js: npx vite build --config
 #            bench/probes/vite.attention-mma.config.ts) -> attn.jsonl: shaders/attention.wgsl f32 / f16 and every
 #            attention-mma shape at Wan2.1 480x832 / 720x1280 and Wan2.2 704x1280 (CASES / VARIANTS: comma lists),
@@ -10,9 +13,17 @@
 #   w21      CLI decode of Wan2.1 480x832x81 f16 tensor cores, twice (the second with the shader cache filled); w22: Wan2.2 704x1280x121
 #   fullsize the official fp32 decode (TF32 off) of Wan2.1 21x60x104 against the f16 tensor-core decode
 #            (.h200/speed as bench/h200/scenarios/speed.sh's header builds it)
-# Run: OUT=... STEPS="probe profile" bash bench/h200/run.sh attn-ab
-S=" ${STEPS:-probe} "
+# Run: OUT=... STEPS="ops quick probe" bash bench/h200/run.sh attn-ab (PROBE_ARGS: more probe arguments, e.g. --quick for a lavapipe dry run)
+S=" ${STEPS:-ops quick probe} "
 P=.h200/probe/attention-mma.js
+if [[ $S == *" ops "* ]] && [ -f .h200/probe/attention-mma-ops.js ]; then
+  timeout 60 node .h200/probe/attention-mma-ops.js --flags "$F" --out "$OUT/ops.jsonl" > "$OUT/logs/ops.log" 2>&1
+  echo "== ops rc $?"; grep '^{' "$OUT/logs/ops.log" | cut -c1-220
+fi
+if [[ $S == *" quick "* ]] && [ -f $P ]; then
+  timeout 90 node $P --quick --flags "$F" --flags disable-dawn-features=timestamp_quantization --out "$OUT/quick.jsonl" > "$OUT/logs/quick.log" 2>&1
+  echo "== quick rc $?"; rm -f "$OUT/quick.jsonl.started"; grep -o '"case":"[^"]*","c":[0-9]*,"n":[0-9]*,"variant":"[^"]*"\|"snrDb":[-0-9.]*\|"error":"[^"]\{0,80\}' "$OUT/quick.jsonl" | paste -sd' ' | sed 's/"case"/\n"case"/g'
+fi
 if [[ $S == *" probe "* ]] && [ -f $P ]; then
   for attempt in 1 2 3 4 5; do
     late probe && break

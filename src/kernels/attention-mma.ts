@@ -222,3 +222,22 @@ export function attentionMma(shape: AttentionMmaShape, { emulate = false }: { em
     },
   };
 }
+
+/**
+ * The attention shape the decoder runs on subgroup matrices per head dim C, where it was measured correct
+ * (full-size fidelity) and faster than shaders/attention.wgsl on a GPU: empty, so every decode runs
+ * shaders/attention.wgsl. H200, 2026-12-02, cef17c4 (bench/results/h200/attn-mma-2026-12-02-cef17c4/): the
+ * direct forms' output was wrong (SNR -0.9 dB against the shipped kernel), the fastest (12 x 2) 7.59 ms per
+ * 480x832 frame against 9.97 ms for the shipped f16 kernel; the staged and row-major forms are not measured yet.
+ */
+export const ATTENTION_MMA_MEASURED: Readonly<Record<number, AttentionMmaShape>> = {};
+
+/**
+ * The decoder's attention on subgroup matrices for one frame (f16 storage on an adapter with them), or null
+ * where shaders/attention.wgsl runs: C without a measured shape, or C / N off the 16-grid. `emulate`: the same
+ * kernel on plain code (adapters without subgroup matrices: tests).
+ */
+export function attentionMmaFor(p: { c: number; n: number }, emulate: boolean, measured: Readonly<Record<number, AttentionMmaShape>> = ATTENTION_MMA_MEASURED): KernelDef<AttentionParams> | null {
+  const shape = measured[p.c];
+  return shape && attentionMmaFits(p, shape.ct) ? attentionMma(shape, { emulate }) : null;
+}

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { attentionCore } from '../../src/cpu/ops';
 import type { Elem, KernelDef } from '../../src/gpu/kernel';
 import type { AttentionParams } from '../../src/kernels/attention';
-import { attentionMma, attentionMmaFits, attentionMmaSmem, type AttentionMmaShape } from '../../src/kernels/attention-mma';
+import { ATTENTION_MMA_MEASURED, attentionMma, attentionMmaFits, attentionMmaFor, attentionMmaSmem, type AttentionMmaShape } from '../../src/kernels/attention-mma';
 import { expectClose } from '../helpers/compare';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
 import { needDevice, needF16, notOnThisAdapter } from '../helpers/need';
@@ -91,6 +91,16 @@ describe('attention-mma', () => {
     expect(() => attentionMma({ ct: 1, kb: 1 }, { emulate: true }).dispatch({ c: 16, n: 16, scale: 1 }, { SG: 16 })).toThrow(/SG >= 32/);
     expect(() => attentionMma({ ct: 0, kb: 1 })).toThrow(/channel tiles/);
     expect(() => attentionMma({ ct: 1, kb: 1, stage: true, dc: 24 })).toThrow(/staged channels/);
+  });
+  it("the decoder's choice: a measured shape for the head dim and N on the 16-grid, else the portable kernel", () => {
+    const table = { 384: { ct: 12, kb: 2, stage: true, oRow: true } };
+    expect(attentionMmaFor({ c: 384, n: 6240 }, false, table)?.id).toBe('attention-mma-1p-12x2-s32-or');
+    expect(attentionMmaFor({ c: 384, n: 6240 }, true, table)?.id).toBe('attention-mma-1p-12x2-s32-or-emu');
+    expect(attentionMmaFor({ c: 384, n: 6241 }, false, table)).toBeNull();
+    expect(attentionMmaFor({ c: 1024, n: 3520 }, false, table)).toBeNull();
+    // nothing measured correct and faster yet (2026-12-02): the decoder runs shaders/attention.wgsl
+    expect(Object.keys(ATTENTION_MMA_MEASURED)).toEqual([]);
+    expect(attentionMmaFor({ c: 384, n: 6240 }, false)).toBeNull();
   });
   it('workgroup storage of the Wan shapes fits 48 KiB', () => {
     expect(attentionMmaSmem({ ct: 24, kb: 4 }, 'f16')).toBeLessThanOrEqual(48 * 1024);

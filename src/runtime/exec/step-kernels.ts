@@ -15,6 +15,7 @@ import { winogradGemm, winogradIn, winogradOut, winoGemmShape, winoOverrides } f
 import { WINO_MMA_TILES, winogradMmaGemm, winogradMmaIn, winoMmaOverrides } from '../../kernels/winograd-mma';
 import { DecoderError } from '../../gpu/errors';
 import { invMaxFor } from '../../kernels/rms-norm';
+import { attentionMmaFor } from '../../kernels/attention-mma';
 import { convWeightFormat, wqOverride, type WeightsPrecision } from '../../model/quantize';
 import type { DecoderConfig } from '../../model/config';
 import { deviceConvForm, packedRing, portableVariant } from '../../plan/conv-form';
@@ -146,7 +147,12 @@ const norm: Kernels<NormStep> = (s, c) => {
   ];
 };
 
-const attn: Kernels<AttnStep> = (s, c) => [{ def: kernels.attention, overrides: {}, bindings: [c.view(s.qkv), c.view(s.o)] }];
+// tensor cores (f16): attention-mma where a shape was measured for this head dim (attentionMmaFor), else the portable kernel
+const attn: Kernels<AttnStep> = (s, c): StepKernel[] => {
+  const mma = c.mma && c.elem === 'f16' ? attentionMmaFor(s, !!c.mma.emulate) : null;
+  const bindings = [c.view(s.qkv), c.view(s.o)];
+  return [mma && c.mma ? { def: mma, overrides: { SG: c.mma.subgroupSize }, bindings } : { def: kernels.attention, overrides: {}, bindings }];
+};
 const dupadd: Kernels<DupAddStep> = (s, c) => [{ def: kernels.dupUpAdd, overrides: {}, bindings: [c.view(s.x), c.view(s.y)] }];
 const store: Kernels<StoreStep> = () => []; // a buffer copy
 const crop: Kernels<CropStep> = (s, c) => [{ def: kernels.crop, overrides: {}, bindings: ['store' in s.x ? c.storeEntry(s.x.store) : c.view(s.x), c.view(s.y)] }];

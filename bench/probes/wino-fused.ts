@@ -28,6 +28,8 @@ const seconds = Number(arg('--seconds') ?? 1e9);
 const t0 = performance.now();
 const WARM_MS = Number(arg('--warm-ms') ?? (quick ? 0 : 400));
 const outFile = arg('--out');
+// --transforms: winograd-in / winograd-out alone with 1, 2, 4 tiles per invocation instead of the fused rows
+const transforms = argv.includes('--transforms');
 const flags = argv.flatMap((a, i) => (argv[i - 1] === '--flags' ? [a] : []));
 await installNodeWebGPU(flags);
 const { device, adapter } = await requestDecoderDevice({ powerPreference: 'high-performance' });
@@ -222,6 +224,41 @@ for (const c of cases) {
     ['fused-decoder', winoFusedShape(c.r, c.cout, maxInv, smemMax)],
     ...WINO_FUSED_CANDIDATES.filter(([, t]) => c.cout % (4 * t.wgM * t.tm4) === 0 && !winoFusedShapeError(c.r, t, maxInv, smemMax)),
   ];
+  if (transforms) {
+    // winograd-in and winograd-out alone over every band, 1, 2 and 4 tiles per invocation; V (the last band's) and y
+    // compared with the 1-tile kernels' (the same arithmetic per value: equal bit for bit)
+    const mN = E * c.cout * Math.ceil(wp.band / 4) * 4;
+    const mOff = scratchN - mN;
+    device.queue.writeBuffer(scratch, mOff * bpe, storageBytes(Float32Array.from({ length: mN }, () => rnd()), se));
+    const bands = winoBandParams(wp, p0, kt);
+    const refs: Record<string, Float32Array> = {};
+    for (const T of [1, 2, 4] as const)
+      for (const kind of ['in', 'out'] as const) {
+        if ((performance.now() - t0) / 1e3 > seconds) break;
+        const row: Record<string, unknown> = { case: c.label, r: c.r, elem: c.elem, scratch: c.sc, norm: c.norm, variant: `${kind}-t${T}`, bands: bands.length };
+        try {
+          const ds: Disp[] = bands.map((p) =>
+            kind === 'in' ? { def: winogradIn(c.r, c.sc, T), ov: ov.in, bind: [x, cch, gamma, scratch], p } : { def: winogradOut(c.r, c.sc, T), ov: ov.out, bind: [scratch, bias, dummy, y], p },
+          );
+          const run = await encoder(ds, c.elem);
+          for (const w0 = performance.now(); performance.now() - w0 < WARM_MS; ) await timeMs(run);
+          const ms = await timeMs(run);
+          const got = kind === 'in' ? await readF(scratch, mOff, se) : await readF(y, c.cout * hw, c.elem);
+          const ref = (refs[kind] ??= got);
+          let maxAbs = 0;
+          for (let i = 0; i < got.length; i++) if (!(Math.abs(got[i]! - ref[i]!) <= maxAbs)) maxAbs = Math.abs(got[i]! - ref[i]!);
+          // bytes: V written (in) / M read (out) of every band, the frame read (in) / written (out)
+          const vmBytes = bands.reduce((a, p) => a + E * (kind === 'in' ? kt * c.cin : c.cout) * p.nt * bpe, 0);
+          Object.assign(row, { ms, scratchGBs: vmBytes / ms / 1e6, maxAbsVsT1: maxAbs, timing: qs ? 'timestamp' : 'wall' });
+        } catch (e) {
+          row.error = String(e).slice(0, 300);
+        }
+        console.log(JSON.stringify(row));
+        if (outFile) appendFileSync(outFile, JSON.stringify(row) + '\n');
+      }
+    for (const b of [x, cch, gamma, u, bias, dummy, y, scratch, fscratch]) b.destroy();
+    continue;
+  }
   let ref: Float32Array | null = null;
   for (const [label, t] of variants) {
     if (onlyVariants && label !== 'nonfused' && !onlyVariants.has(label)) continue;

@@ -9,7 +9,7 @@
 // NaN. f32 tolerance: |err| <= 1e-4 + 1e-4|ref| (F(4x4) rounds through coefficients up to 8; measured
 // ~1e-6 on lavapipe). Node only: lavapipe compiles the 96-channel GEMM in a second, SwiftShader would not.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { winogradGemm, winogradIn, winogradOut, winoGemmShape, winoOverrides } from '../../src/kernels/winograd';
+import { winogradGemm, winogradIn, winogradOut, winoGemmShape, winoOverrides, type WinoTiles } from '../../src/kernels/winograd';
 import { winoBandParams, winoPlanFor, winoScratchElems, WINO_SCRATCH_BYTES } from '../../src/plan/conv-form';
 import { packWinogradWeight, type WinoR } from '../../src/kernels/winograd-transforms';
 import type { TiledShape } from '../../src/kernels/conv3d-tiled';
@@ -33,6 +33,8 @@ interface Case extends ConvCase {
    * for cout on this adapter, or the decoder's under WebGPU's default 256 invocations (browsers)
    */
   gemm: 'tiny' | 'decoder' | 'decoder256';
+  /** tiles per invocation of winograd-in and winograd-out (default 1) */
+  tpi?: WinoTiles;
 }
 
 const TINY: TiledShape = { wgN: 1, wgM: 4, tm4: 1, tn4: 1, bk: 4, fma: true };
@@ -51,10 +53,14 @@ const cases: Case[] = [
   // the 64- and 16-channel blocks of small widths (--conv winograd on the golden cases)
   { r: 2, band: 8, gemm: 'decoder', cin: 8, cout: 64, h: 6, w: 5, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, norm: 1 },
   { r: 2, band: 8, gemm: 'decoder', cin: 8, cout: 20, h: 6, w: 5, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, norm: 1 },
+  // 2 and 4 tiles per invocation of the transforms: bands whose last quad is partly dead (tiles past nt), UP
+  { r: 4, band: 5, gemm: 'tiny', tpi: 4, cin: 5, cout: 7, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 2, tap0: 1, norm: 1 },
+  { r: 2, band: 6, gemm: 'tiny', tpi: 2, cin: 5, cout: 6, h: 6, w: 10, kt: 1, ks: 3, up: 1, res: 1, tap0: 0 },
+  { r: 2, band: 9, gemm: 'tiny', tpi: 4, cin: 5, cout: 7, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, norm: 1 },
 ];
 
 const name = (c: Case) =>
-  `F(${c.r}x${c.r}) cin${c.cin} cout${c.cout} ${c.h}x${c.w} kt${c.kt} up${c.up} res${c.res} tap0=${c.tap0} band ${c.band} ${c.gemm}${c.norm !== undefined ? ` norm silu${c.norm}` : ''}`;
+  `F(${c.r}x${c.r}) cin${c.cin} cout${c.cout} ${c.h}x${c.w} kt${c.kt} up${c.up} res${c.res} tap0=${c.tap0} band ${c.band} ${c.gemm}${c.norm !== undefined ? ` norm silu${c.norm}` : ''}${c.tpi ? ` ${c.tpi} tiles per invocation` : ''}`;
 
 async function runCase(c: Case) {
   const { wt, bias, gamma, want, xData, cacheData, resData, yInit, params, outLen } = convCase(c, 'f32', { frames: 300, params: 11 });
@@ -72,9 +78,9 @@ async function runCase(c: Case) {
     const ov = winoOverrides({ KT: c.kt, UP: c.up, HAS_RES: c.res, NORM: c.norm === undefined ? 0 : 1, SILU: c.norm ?? 0 });
     const bands = winoBandParams({ r: c.r, band: c.band }, params, c.kt);
     for (const p of bands) {
-      await s.run(winogradIn(c.r), p, ov.in, 'f32', [x, cache, g, scratch]);
+      await s.run(winogradIn(c.r, 'elem', c.tpi), p, ov.in, 'f32', [x, cache, g, scratch]);
       await s.run(winogradGemm(c.r, shape), p, ov.gemm, 'f32', [scratch, u]);
-      await s.run(winogradOut(c.r), p, ov.out, 'f32', [scratch, b, res, y]);
+      await s.run(winogradOut(c.r, 'elem', c.tpi), p, ov.out, 'f32', [scratch, b, res, y]);
     }
     return { y: await s.read(y, 'f32', outLen, params.y_off), bands: bands.length };
   });

@@ -229,7 +229,14 @@ for (const c of cases) {
     // compared with the 1-tile kernels' (the same arithmetic per value: equal bit for bit)
     const mN = E * c.cout * Math.ceil(wp.band / 4) * 4;
     const mOff = scratchN - mN;
-    device.queue.writeBuffer(scratch, mOff * bpe, storageBytes(Float32Array.from({ length: mN }, () => rnd()), se));
+    device.queue.writeBuffer(
+      scratch,
+      mOff * bpe,
+      storageBytes(
+        Float32Array.from({ length: mN }, () => rnd()),
+        se,
+      ),
+    );
     const bands = winoBandParams(wp, p0, kt);
     const refs: Record<string, Float32Array> = {};
     for (const T of [1, 2, 4] as const)
@@ -241,7 +248,7 @@ for (const c of cases) {
             kind === 'in' ? { def: winogradIn(c.r, c.sc, T), ov: ov.in, bind: [x, cch, gamma, scratch], p } : { def: winogradOut(c.r, c.sc, T), ov: ov.out, bind: [scratch, bias, dummy, y], p },
           );
           const run = await encoder(ds, c.elem);
-          for (const w0 = performance.now(); performance.now() - w0 < WARM_MS; ) await timeMs(run);
+          for (const w0 = performance.now(); performance.now() - w0 < WARM_MS;) await timeMs(run);
           const ms = await timeMs(run);
           const got = kind === 'in' ? await readF(scratch, mOff, se) : await readF(y, c.cout * hw, c.elem);
           const ref = (refs[kind] ??= got);

@@ -1,8 +1,9 @@
 // Screenshots of the demo with the trained default model (README "The trained default model"), in headless
 // Chromium (WebGPU on SwiftShader here: the astronaut decode takes minutes):
-//   docs/screenshot-samples.png        desktop 1440 px: sample astronaut-128 decoded with cache off (pinned as
-//                                      A), then exactly (cache on, B, in the player): the compare view with
-//                                      PSNR / SSIM against the source clip, the Samples card with the source frame
+//   docs/screenshot-samples.png        desktop 1440 px, the whole page: sample astronaut-128 decoded with cache
+//                                      off (pinned as A), then exactly (cache on, B, in the player): the compare
+//                                      view with PSNR / SSIM against the source clip, the Samples card with the
+//                                      source frame, the model card with its weights-read line
 //   docs/screenshot-samples-phone.png  390 px: the Samples card with the sample loaded (checks no sideways scroll)
 // Run: npx tsx scripts/samples-screenshots.ts  (prints the figures the page shows; fails on page errors)
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -75,6 +76,9 @@ try {
   await page.waitForSelector(`${tid('compare-source')}:not([hidden])`, { timeout: 60_000 });
   console.log(`compare: ${await page.textContent(tid('compare-source'))}`);
   console.log(`A vs B mean PSNR ${await page.textContent(tid('psnr-mean'))}, SSIM ${await page.textContent(tid('ssim-mean'))}`);
+  // the whole page in one window: the right column (sticky, at most the window's height, scrolling on its
+  // own) would be cut at 1000 px in a full-page shot
+  await page.setViewportSize({ width: 1440, height: await page.evaluate(() => document.documentElement.scrollHeight) });
   await page.screenshot({ path: join(root, 'docs', 'screenshot-samples.png'), fullPage: true });
 } finally {
   await browser.close();

@@ -104,7 +104,8 @@ const conv: Kernels<ConvStep> = (s, c): StepKernel[] => {
   if (s.norm?.inPack && !(form === 'mma' || form === 'mma-int8'))
     throw new DecoderError('unsupported', `conv ${s.wkey}: its norm statistics are planned in the tensor-core pack, but it runs as '${form}'`);
   const gemmOv = { KT: s.kt, KS: s.ks, HAS_RES: res, SG: c.mma?.subgroupSize ?? 32, RING: ringed ? 1 : 0 };
-  const gemmRing = ringed ? ring : c.dummy;
+  // (unused without a packed ring, but bound to a buffer of at least one 16x16 tile: the GEMM's matrix loads from it set a 512-byte minimum binding size)
+  const gemmRing = ringed ? ring : c.mmaScratch!;
   // int8 on tensor cores: dequant-int8 expands this conv's int8 weights (+ scales) into the f16 blocked
   // scratch, then the pack and the same GEMM as f16 weights (mmaGemm) read it
   if (form === 'mma-int8' && c.mma)

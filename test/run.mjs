@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // `npm test`: vitest over both projects (node: Dawn + lavapipe, browser: Chromium + SwiftShader), extra
-// args forwarded (e.g. `npm test -- --project node`, `npm test -- test/smoke.test.ts`), then the wgpu run
+// args forwarded (e.g. `npm test -- --project node`, `npm test -- test/smoke.test.ts`), and the wgpu run
 // (test/wgpu/run.ts through Deno's WebGPU, over dist/lib built here first) when no args are given or
-// they are all test/wgpu paths (`npm test -- test/wgpu`: that run alone). The last stdout line is always
+// they are all test/wgpu paths (`npm test -- test/wgpu`: that run alone). The wgpu run goes beside vitest,
+// not after it (no vitest file reads the repo's dist/lib; vitest's two projects leave CPU idle on this
+// 2-core machine), its output held back and printed after vitest's. The last stdout line is always
 // `N passed, N failed, N skipped` over both (read by CI); the exit code is non-zero on any failure.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -19,50 +21,70 @@ const withWgpu = extra.length === 0 || wgpuOnly;
 const args = ['run', '--reporter=default', '--reporter=json', `--outputFile=${jsonFile}`, ...extra];
 const [cmd, cmdArgs] = existsSync(vitestBin) ? [process.execPath, [vitestBin, ...args]] : ['npx', ['vitest', ...args]];
 
+/**
+ * Runs a command to its end: { status, signal, error, stdout, stderr } (stdout / stderr '' where inherited).
+ * `output`: 'inherit' (the terminal) or 'pipe' (collected, UTF-8).
+ */
+function runAsync(command, args, opts, output = 'pipe') {
+  return new Promise((done) => {
+    const stdio = output === 'inherit' ? 'inherit' : ['ignore', 'pipe', 'pipe'];
+    const p = spawn(command, args, { ...opts, stdio });
+    let stdout = '',
+      stderr = '';
+    p.stdout?.setEncoding('utf8').on('data', (d) => (stdout += d));
+    p.stderr?.setEncoding('utf8').on('data', (d) => (stderr += d));
+    p.on('error', (error) => done({ status: null, signal: null, error, stdout, stderr }));
+    p.on('close', (status, signal) => done({ status, signal, error: null, stdout, stderr }));
+  });
+}
+
 const started = Date.now();
-const run = wgpuOnly ? { status: 0, signal: null, error: null } : spawnSync(cmd, cmdArgs, { cwd: root, stdio: 'inherit' });
+const wgpuPending = withWgpu ? wgpuRun() : Promise.resolve(null);
+const run = wgpuOnly ? { status: 0, signal: null, error: null } : await runAsync(cmd, cmdArgs, { cwd: root }, 'inherit');
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
-const wgpu = withWgpu ? wgpuRun() : null;
+const wgpu = await wgpuPending;
+if (wgpu) {
+  process.stderr.write(wgpu.stderr);
+  process.stdout.write(wgpu.stdout);
+}
 
 /**
  * test/wgpu/run.ts through Deno (the `deno` devDependency) over dist/lib, built here first (the lib's two
  * vite builds, as `npm run build:lib` makes them); its counts from its last line. No deno: skipped with the
  * reason, a failure under CI.
  */
-function wgpuRun() {
+async function wgpuRun() {
   const t0 = Date.now();
+  let stderr = '';
   const ci = !!process.env.CI && process.env.CI !== '0' && process.env.CI !== 'false';
   const deno = join(root, 'node_modules', '.bin', 'deno');
   if (!existsSync(deno)) {
     const why = 'test/wgpu/run.ts: no node_modules/.bin/deno (npm install: deno is a devDependency)';
-    console.error(why);
-    return ci ? { passed: 0, failed: 1, skipped: 0, seconds: 0 } : { passed: 0, failed: 0, skipped: 1, seconds: 0, why };
+    return ci ? { passed: 0, failed: 1, skipped: 0, seconds: 0, stdout: '', stderr: `${why}\n` } : { passed: 0, failed: 0, skipped: 1, seconds: 0, why, stdout: '', stderr: `${why}\n` };
   }
   const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
   for (const config of ['vite.worker.config.ts', 'vite.lib.config.ts']) {
-    const b = spawnSync(process.execPath, [vite, 'build', '--config', config, '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+    const b = await runAsync(process.execPath, [vite, 'build', '--config', config, '--logLevel', 'warn'], { cwd: root });
+    stderr += b.stdout + b.stderr;
     if (b.status !== 0) {
-      console.error(`test/run.mjs: the library build for the wgpu run failed (vite build --config ${config}: exit code ${b.status})`);
-      return { passed: 0, failed: 1, skipped: 0, seconds: (Date.now() - t0) / 1000 };
+      stderr += `test/run.mjs: the library build for the wgpu run failed (vite build --config ${config}: exit code ${b.status})\n`;
+      return { passed: 0, failed: 1, skipped: 0, seconds: (Date.now() - t0) / 1000, stdout: '', stderr };
     }
   }
-  const r = spawnSync(deno, ['run', '--unstable-webgpu', '--unstable-sloppy-imports', '--allow-read', '--allow-env', 'test/wgpu/run.ts'], {
+  const r = await runAsync(deno, ['run', '--unstable-webgpu', '--unstable-sloppy-imports', '--allow-read', '--allow-env', 'test/wgpu/run.ts'], {
     cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' },
-    encoding: 'utf8',
-    maxBuffer: 64 * 2 ** 20,
   });
-  process.stdout.write(r.stdout ?? '');
+  stderr += r.stderr;
   const m = /^(\d+) passed, (\d+) failed, (\d+) skipped\s*$/m.exec((r.stdout ?? '').trim().split('\n').at(-1) ?? '');
   const secs = (Date.now() - t0) / 1000;
   if (!m) {
     const why = r.error ? r.error.message : r.signal ? `signal ${r.signal}` : `exit code ${r.status}`;
-    console.error(`test/run.mjs: test/wgpu/run.ts printed no counts (${why})`);
-    return { passed: 0, failed: 1, skipped: 0, seconds: secs };
+    stderr += `test/run.mjs: test/wgpu/run.ts printed no counts (${why})\n`;
+    return { passed: 0, failed: 1, skipped: 0, seconds: secs, stdout: r.stdout, stderr };
   }
   const [passed, failed, skipped] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  return { passed, failed: failed || (r.status !== 0 ? 1 : 0), skipped, seconds: secs };
+  return { passed, failed: failed || (r.status !== 0 ? 1 : 0), skipped, seconds: secs, stdout: r.stdout, stderr };
 }
 
 let report = null;

@@ -80,23 +80,20 @@ fn wp(g: Geo) -> u32 {
   return g.xb * 16u + KS - 1u;
 }
 
-// Element offset of temporal tap dt's operand frame (cb * rows * wp * 16 elements in either order): in s,
-// or (RING=1, dt < KT - 1) in ring.
-fn frame_off(g: Geo, dt: u32) -> u32 {
-  if (RING == 1u) {
-    if (dt + 1u < KT) { return select(prm.prev1_off, prm.prev2_off, dt == 0u); }
-    return 0u;
-  }
-  return dt * g.cb * g.rows * wp(g) * 16u;
-}
-
 // Element offset of the operand tile (column-major, stride 16) of pixel block n (linear over rows x xb)
 // for taps (dt, dy, dx), channel block 0; the next channel blocks follow at + b_cb_stride(g) each.
+// RING=1: frames t-2 / t-1 (dt < KT - 1) at prev2_off / prev1_off of ring, frame t at 0 of s.
 fn b_off(g: Geo, dt: u32, dy: u32, dx: u32, n: u32) -> u32 {
   let yy = n / g.xb;
   let xb = n % g.xb;
-  if (ROWS_OUTER == 1u) { return frame_off(g, dt) + ((yy + dy) * g.cb * wp(g) + xb * 16u + dx) * 16u; }
-  return frame_off(g, dt) + ((yy + dy) * wp(g) + xb * 16u + dx) * 16u;
+  if (RING == 1u) {
+    var f = 0u;
+    if (dt + 1u < KT) { f = select(prm.prev1_off, prm.prev2_off, dt == 0u); }
+    if (ROWS_OUTER == 1u) { return f + ((yy + dy) * g.cb * wp(g) + xb * 16u + dx) * 16u; }
+    return f + ((yy + dy) * wp(g) + xb * 16u + dx) * 16u;
+  }
+  if (ROWS_OUTER == 1u) { return ((dt * g.rows + yy + dy) * g.cb * wp(g) + xb * 16u + dx) * 16u; }
+  return ((dt * g.cb * g.rows + yy + dy) * wp(g) + xb * 16u + dx) * 16u;
 }
 
 fn b_cb_stride(g: Geo) -> u32 {

@@ -53,8 +53,9 @@ const cases: Case[] = [
   // the 64- and 16-channel blocks of small widths (--conv winograd on the golden cases)
   { r: 2, band: 8, gemm: 'decoder', cin: 8, cout: 64, h: 6, w: 5, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, norm: 1 },
   { r: 2, band: 8, gemm: 'decoder', cin: 8, cout: 20, h: 6, w: 5, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, norm: 1 },
-  // 2 and 4 tiles per invocation of the transforms: bands whose last quad is partly dead (tiles past nt), UP
-  { r: 4, band: 5, gemm: 'tiny', tpi: 4, cin: 5, cout: 7, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 2, tap0: 1, norm: 1 },
+  // 2 and 4 tiles per invocation of the transforms: bands whose last quad is partly dead (tiles past nt), UP (F(4x4)
+  // with 4 tiles passed too, 2026-12-02, but its NORM kernel takes lavapipe ~150 s to compile)
+  { r: 4, band: 5, gemm: 'tiny', tpi: 2, cin: 5, cout: 7, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 2, tap0: 1, norm: 1 },
   { r: 2, band: 6, gemm: 'tiny', tpi: 2, cin: 5, cout: 6, h: 6, w: 10, kt: 1, ks: 3, up: 1, res: 1, tap0: 0 },
   { r: 2, band: 9, gemm: 'tiny', tpi: 4, cin: 5, cout: 7, h: 5, w: 7, kt: 3, ks: 3, up: 0, res: 1, tap0: 0, norm: 1 },
 ];

@@ -76,6 +76,21 @@ function expectTrained(o: { trained?: { dim?: number; latents?: number[]; frames
   if (o.trained!.weightBytes !== undefined) expect(o.trained!.weightBytes).toBe(readFileSync(join(repoRootDir, 'models', MODEL_DECODER_FILE)).length);
 }
 
+/**
+ * Serves `root`, opens `path` there in Chromium as page `name` and checks its decode (the default's first two
+ * latent frames); returns the outcome and the server's URL (the server is closed by then).
+ */
+async function fixturePage(name: string, root: string, path: string): Promise<PageOutcome & { url: string }> {
+  const s = await serve(root);
+  try {
+    const o = await page(name, `${s.url}${path}`);
+    expectDecoded(o, name, expectedPage);
+    return { ...o, url: s.url };
+  } finally {
+    await s.close();
+  }
+}
+
 function expectDecoded(o: { frames?: number; planned?: number; streamed?: number; size?: [number, number]; error?: string }, what: string, want = expected): void {
   expect(o.error, `${what}: ${o.error}`).toBeUndefined();
   expect(o.frames, `${what}: frames reported`).toBe(want.frames);
@@ -199,19 +214,13 @@ describe('browser apps (headless Chromium, SwiftShader)', () => {
 
   it('vite app: `vite build` decodes the default', async () => {
     const b = ok(await run(process.execPath, [TOOLS.vite, 'build', '--logLevel', 'warn'], { cwd: dir('vite-app') }), 'vite build');
-    const s = await serve(join(dir('vite-app'), 'dist'));
-    try {
-      const o = await page('vite build', `${s.url}/`);
-      timings.viteBuild = b.seconds + o.seconds;
-      expectDecoded(o, 'vite build', expectedPage);
-      expectTrained(o as never, 'vite build');
-      expect(
-        o.workers.some((u) => u.startsWith(s.url)),
-        `worker from a file (${o.workers})`,
-      ).toBe(true);
-    } finally {
-      await s.close();
-    }
+    const o = await fixturePage('vite build', join(dir('vite-app'), 'dist'), '/');
+    timings.viteBuild = b.seconds + o.seconds;
+    expectTrained(o as never, 'vite build');
+    expect(
+      o.workers.some((u) => u.startsWith(o.url)),
+      `worker from a file (${o.workers})`,
+    ).toBe(true);
   }, 300_000);
 
   it('vite app: the dev server decodes the default, the worker file served from node_modules', async () => {
@@ -232,48 +241,30 @@ describe('browser apps (headless Chromium, SwiftShader)', () => {
 
   it('webpack 5 app decodes the default, its worker emitted by webpack', async () => {
     const b = ok(await webpackBuild(dir('webpack-app')), 'webpack');
-    const s = await serve(dir('webpack-app'));
-    try {
-      const o = await page('webpack', `${s.url}/index.html`);
-      timings.webpack = b.seconds + o.seconds;
-      expectDecoded(o, 'webpack', expectedPage);
-      expectTrained(o as never, 'webpack');
-      expect(
-        o.workers.some((u) => u.startsWith(s.url)),
-        `worker from a file (${o.workers})`,
-      ).toBe(true);
-    } finally {
-      await s.close();
-    }
+    const o = await fixturePage('webpack', dir('webpack-app'), '/index.html');
+    timings.webpack = b.seconds + o.seconds;
+    expectTrained(o as never, 'webpack');
+    expect(
+      o.workers.some((u) => u.startsWith(o.url)),
+      `worker from a file (${o.workers})`,
+    ).toBe(true);
   }, 300_000);
 
   it('esbuild bundle decodes the default (inline worker: esbuild does not copy the worker file)', async () => {
     const b = ok(await run(TOOLS.esbuild, ['src/index.js', '--bundle', '--format=esm', '--target=es2022', '--minify', '--outdir=dist', '--log-level=warning'], { cwd: dir('esbuild-app') }), 'esbuild');
-    const s = await serve(dir('esbuild-app'));
-    try {
-      const o = await page('esbuild', `${s.url}/index.html`);
-      timings.esbuild = b.seconds + o.seconds;
-      expectDecoded(o, 'esbuild', expectedPage);
-      expect(
-        o.workers.some((u) => u.startsWith('blob:')),
-        `inline worker (${o.workers})`,
-      ).toBe(true);
-    } finally {
-      await s.close();
-    }
+    const o = await fixturePage('esbuild', dir('esbuild-app'), '/index.html');
+    timings.esbuild = b.seconds + o.seconds;
+    expect(
+      o.workers.some((u) => u.startsWith('blob:')),
+      `inline worker (${o.workers})`,
+    ).toBe(true);
   }, 300_000);
 
   it('plain <script type="module"> page with an import map decodes the default', async () => {
-    const s = await serve(installed.app);
-    try {
-      const o = await page('plain', `${s.url}/plain-page/index.html`);
-      timings.plain = o.seconds;
-      expectDecoded(o, 'plain page', expectedPage);
-      expectTrained(o as never, 'plain page');
-      expect(o.workers, 'the worker file of dist/lib').toContain(`${s.url}/node_modules/wan-vae-webgpu/dist/lib/decoder.worker.js`);
-    } finally {
-      await s.close();
-    }
+    const o = await fixturePage('plain', installed.app, '/plain-page/index.html');
+    timings.plain = o.seconds;
+    expectTrained(o as never, 'plain page');
+    expect(o.workers, 'the worker file of dist/lib').toContain(`${o.url}/node_modules/wan-vae-webgpu/dist/lib/decoder.worker.js`);
   }, 600_000);
 });
 

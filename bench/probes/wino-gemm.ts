@@ -18,6 +18,7 @@ import { winoPositions, type WinoR } from '../../src/kernels/winograd-transforms
 import { tiledShapeError } from '../../src/kernels/conv3d-tiled-shape';
 import { winoPlanFor, winoScratchElems } from '../../src/plan/conv-form';
 import { storageBytes } from '../../src/runtime/f16';
+import { passTimer, readFloats } from './gpu-time';
 
 const argv = process.argv.slice(2);
 const arg = (k: string) => {
@@ -37,7 +38,6 @@ await installNodeWebGPU(flags);
 // the decoder's device: every raised limit, shader-f16 and timestamp-query where the adapter has them
 const { device, adapter } = await requestDecoderDevice({ powerPreference: 'high-performance' });
 device.addEventListener('uncapturederror', (e) => console.log('GPU error:', (e as GPUUncapturedErrorEvent).error.message.slice(0, 300)));
-const ts = device.features.has('timestamp-query');
 const maxInv = device.limits.maxComputeInvocationsPerWorkgroup;
 const cache = new PipelineCache(device);
 const info = adapter.info as GPUAdapterInfo;
@@ -92,61 +92,9 @@ function bytesOf(n: number, elem: Elem): Uint8Array<ArrayBuffer> {
   return storageBytes(a, elem);
 }
 
-async function readM(buf: GPUBuffer, offBytes: number, n: number, se: Elem): Promise<Float32Array> {
-  const bytes = Math.ceil((n * (se === 'f16' ? 2 : 4)) / 4) * 4;
-  const rb = device.createBuffer({ size: bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-  const enc = device.createCommandEncoder();
-  enc.copyBufferToBuffer(buf, offBytes, rb, 0, bytes);
-  device.queue.submit([enc.finish()]);
-  await rb.mapAsync(GPUMapMode.READ);
-  const out = new Float32Array(n);
-  if (se === 'f32') out.set(new Float32Array(rb.getMappedRange(), 0, n));
-  else {
-    const h = new Uint16Array(rb.getMappedRange(), 0, n);
-    for (let i = 0; i < n; i++) {
-      const x = h[i]!,
-        e = (x >> 10) & 31,
-        m = x & 1023,
-        s = x & 0x8000 ? -1 : 1;
-      out[i] = e === 0 ? s * m * 2 ** -24 : e === 31 ? NaN : s * (1 + m / 1024) * 2 ** (e - 15);
-    }
-  }
-  rb.unmap();
-  rb.destroy();
-  return out;
-}
-
-const qs = ts ? device.createQuerySet({ type: 'timestamp', count: 2 * runs }) : null;
-const qr = device.createBuffer({ size: 16 * runs, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
-const qb = device.createBuffer({ size: 16 * runs, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-async function timeMs(run: (p: GPUComputePassEncoder) => void): Promise<number> {
-  if (!qs) {
-    const t0 = performance.now();
-    for (let i = 0; i < runs; i++) {
-      const enc = device.createCommandEncoder();
-      const p = enc.beginComputePass();
-      run(p);
-      p.end();
-      device.queue.submit([enc.finish()]);
-    }
-    await device.queue.onSubmittedWorkDone();
-    return (performance.now() - t0) / runs;
-  }
-  const enc = device.createCommandEncoder();
-  for (let i = 0; i < runs; i++) {
-    const p = enc.beginComputePass({ timestampWrites: { querySet: qs, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 } });
-    run(p);
-    p.end();
-  }
-  enc.resolveQuerySet(qs, 0, 2 * runs, qr, 0);
-  enc.copyBufferToBuffer(qr, 0, qb, 0, 16 * runs);
-  device.queue.submit([enc.finish()]);
-  await qb.mapAsync(GPUMapMode.READ);
-  const t = new BigUint64Array(qb.getMappedRange().slice(0));
-  qb.unmap();
-  const ms = [...Array(runs).keys()].map((i) => Number(t[2 * i + 1]! - t[2 * i]!) / 1e6).sort((a, b) => a - b);
-  return ms[ms.length >> 1]!;
-}
+const timeMs = passTimer(device, runs);
+const readM = (buf: GPUBuffer, offBytes: number, n: number, se: Elem) => readFloats(device, buf, offBytes, n, se);
+const qs = device.features.has('timestamp-query');
 
 console.log(`${cases.length} cases`);
 for (const c of cases) {

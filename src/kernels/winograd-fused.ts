@@ -16,8 +16,8 @@ import common from '../../shaders/winograd-common.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { elemBytes, type Elem, type KernelDef } from '../gpu/kernel';
 import { comp, range } from './conv3d-tiled';
-import type { WinoParams } from './winograd';
-import { WINO_MATS, winoPositions, type WinoR, type WinoScratch } from './winograd-transforms';
+import { checkWinoOv, WINO_PARAMS, type WinoParams } from './winograd';
+import { lin, WINO_MATS, winoPositions, type WinoR, type WinoScratch } from './winograd-transforms';
 
 /**
  * The fused GEMM's block: wgN x wgM invocations, each owning tm4 vec4 output-channel groups x tn4 tile quads for
@@ -33,7 +33,6 @@ export interface WinoFusedShape {
   unroll?: boolean;
 }
 
-const PARAMS = ['cin', 'cout', 'h', 'w', 'x_off', 'prev2_off', 'prev1_off', 'res_off', 'y_off', 'tap0', 't0', 'nt', 'm_off'].map((name) => ({ name, type: 'u32' as const }));
 const OVERRIDES = { KT: 3, UP: 0, NORM: 0, SILU: 0 };
 
 /** Workgroup memory of a fused block for F(r x r): U and V staging of n positions, double-buffered, bytes at f32. */
@@ -62,17 +61,6 @@ function nonzeroRows(r: WinoR): { rows: number[][]; coefs: number[][]; nz: numbe
 }
 
 const num = (c: number) => (Number.isInteger(c) ? `${c}.0` : `${c}`);
-
-/** A WGSL sum of coef * name terms, zeros skipped (the column transform V_j = sum_b B^T[j][b] t_b). */
-function lin(coefs: number[], names: string[]): string {
-  const terms: string[] = [];
-  coefs.forEach((c, i) => {
-    if (c === 0) return;
-    const t = Math.abs(c) === 1 ? names[i]! : `${num(Math.abs(c))} * ${names[i]}`;
-    terms.push(terms.length ? `${c < 0 ? ' - ' : ' + '}${t}` : c < 0 ? `-${t}` : t);
-  });
-  return terms.length ? terms.join('') : '0.0';
-}
 
 interface G {
   n: number;
@@ -337,15 +325,10 @@ export function winogradFused(r: WinoR, t: WinoFusedShape, sc: WinoScratch = 'el
       { name: 's', access: 'read_write' },
       { name: 'u', access: 'read' },
     ],
-    params: PARAMS,
+    params: WINO_PARAMS,
     overrides: OVERRIDES,
     dispatch(p, ov) {
-      const o = { ...OVERRIDES, ...ov };
-      const bad = (why: string) => new DecoderError('bad-input', `${id} ${JSON.stringify({ ...p, ...o })}: ${why}`);
-      if (o.KT !== 1 && o.KT !== 3) throw bad('KT must be 1 or 3');
-      if (p.tap0 >= o.KT) throw bad('tap0 must be < KT');
-      if (o.UP && (p.h % 2 || p.w % 2)) throw bad('UP=1 needs an even output size');
-      if (p.m_off % 4) throw bad('m_off must be a multiple of 4');
+      checkWinoOv(id, p, { ...OVERRIDES, ...ov });
       return [Math.ceil(stride(p.nt) / 4 / (t.wgN * t.tn4)), Math.ceil(p.cout / (4 * t.wgM * t.tm4)), r + 2];
     },
     cost(p, ov, elem: Elem = 'f32') {

@@ -131,7 +131,7 @@ export function packWinogradWeight(w: Float32Array, r: WinoR, cout: number, cin:
 }
 
 /** A WGSL sum of coef * name terms, zeros skipped, +-1 without a multiply. */
-function lin(coefs: number[], names: string[]): string {
+export function lin(coefs: number[], names: string[]): string {
   const terms: string[] = [];
   coefs.forEach((c, i) => {
     if (c === 0) return;

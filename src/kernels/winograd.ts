@@ -38,7 +38,8 @@ export interface WinoParams extends Conv3dParams {
   m_off: number;
 }
 
-const PARAMS = ['cin', 'cout', 'h', 'w', 'x_off', 'prev2_off', 'prev1_off', 'res_off', 'y_off', 'tap0', 't0', 'nt', 'm_off'].map((name) => ({ name, type: 'u32' as const }));
+/** The uniform Params of the Winograd kernels (shaders/winograd-common.wgsl), winograd-fused's too. */
+export const WINO_PARAMS = ['cin', 'cout', 'h', 'w', 'x_off', 'prev2_off', 'prev1_off', 'res_off', 'y_off', 'tap0', 't0', 'nt', 'm_off'].map((name) => ({ name, type: 'u32' as const }));
 const OVERRIDES = { KT: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0 };
 // each kernel declares only the overrides its code reads: pipelines differ only where the code does
 // (the GEMM compiles once per KT, not once per residual / norm / upsample combination)
@@ -54,7 +55,8 @@ const WG = 64;
 
 const stride = (nt: number) => Math.ceil(nt / 4) * 4;
 
-function checkOv(id: string, p: WinoParams, o: Record<string, number>): void {
+/** Throws the one-line error of a dispatch whose params and overrides the Winograd kernels cannot run. */
+export function checkWinoOv(id: string, p: WinoParams, o: Record<string, number>): void {
   const bad = (why: string) => new DecoderError('bad-input', `${id} ${JSON.stringify({ ...p, ...o })}: ${why}`);
   if (o.KT !== 1 && o.KT !== 3) throw bad('KT must be 1 or 3');
   if (p.tap0 >= o.KT!) throw bad('tap0 must be < KT');
@@ -376,11 +378,11 @@ export function winogradIn(r: WinoR, sc: WinoScratch = 'elem', T: WinoTiles = 1)
       { name: 'gamma', access: 'read' },
       { name: 's', access: 'read_write' },
     ],
-    params: PARAMS,
+    params: WINO_PARAMS,
     overrides: IN_OV,
     dispatch(p, ov) {
       const o = { ...OVERRIDES, ...ov };
-      checkOv(id, p, o);
+      checkWinoOv(id, p, o);
       return [Math.ceil(stride(p.nt) / T / WG), (o.KT - p.tap0) * p.cin, 1];
     },
     cost(p, ov, elem: Elem = 'f32') {
@@ -405,10 +407,10 @@ export function winogradOut(r: WinoR, sc: WinoScratch = 'elem', T: WinoTiles = 1
       { name: 'res', access: 'read' },
       { name: 'y', access: 'read_write' },
     ],
-    params: PARAMS,
+    params: WINO_PARAMS,
     overrides: OUT_OV,
     dispatch(p, ov) {
-      checkOv(id, p, { ...OVERRIDES, ...ov });
+      checkWinoOv(id, p, { ...OVERRIDES, ...ov });
       return [Math.ceil(p.nt / T / WG), p.cout, 1];
     },
     cost(p, ov, elem: Elem = 'f32') {
@@ -434,10 +436,10 @@ export function winogradGemm(r: WinoR, t: WinoGemmShape, sc: WinoScratch = 'elem
       { name: 's', access: 'read_write' },
       { name: 'u', access: 'read' },
     ],
-    params: PARAMS,
+    params: WINO_PARAMS,
     overrides: GEMM_OV,
     dispatch(p, ov) {
-      checkOv(id, p, { ...OVERRIDES, ...ov });
+      checkWinoOv(id, p, { ...OVERRIDES, ...ov });
       return [Math.ceil(stride(p.nt) / 4 / (t.wgN * t.tn4)), Math.ceil(p.cout / (4 * t.wgM * t.tm4)), winoPositions(r)];
     },
     cost(p, ov, elem: Elem = 'f32') {

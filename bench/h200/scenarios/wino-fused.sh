@@ -3,7 +3,8 @@
 # Steps (STEPS selects: probe, decode; default both; STOP_AFTER stops later ones):
 #   probe   bench/probes/wino-fused.ts (.h200/probe/wino-fused.js): whole 3x3x3 conv layers of Wan2.1 480x832 (and Wan2.2's
 #           widths last), non-fused (winograd-in + -gemm + -out per band) against winograd-fused + -out with each fused block,
-#           f32 and f16 storage -> wino-fused.jsonl (PROBE_ROWS_S: no row starts after that many seconds)
+#           f32 and f16 storage -> wino-fused.jsonl (PROBE_ROWS_S: no row starts after that many seconds; PROBE_ARGS: more
+#           probe arguments, e.g. --transforms: winograd-in / -out alone with 1, 2, 4 tiles per invocation, two rounds)
 #   decode  for each build in BUILDS (folders .h200-fused/<name>/dist with a COMMIT file): Wan2.1 480x832x81 stock f32 and f16,
 #           shader cache filled by a first decode of the same build (cli.jsonl; f32 output kept and compared with the first build's)
 # Build: bash bench/h200/build.sh HEAD; npx vite build --config bench/probes/vite.wino-fused.config.ts (-> .h200/probe);
@@ -17,7 +18,7 @@ if has probe && [ -f .h200/probe/wino-fused.js ] && ! late probe; then
   echo "== probe rc $? $(wc -l < "$OUT/wino-fused.jsonl" 2>/dev/null) rows"
   head -3 "$OUT/logs/probe.log"
   [ -f "$OUT/wino-fused.jsonl" ] && node -e 'const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    for (const r of rows) console.log(r.case.padEnd(22), r.variant.padEnd(14), r.ms ? `${r.ms.toFixed(3)} ms ${r.directTflops.toFixed(1)} TFLOP/s bands ${r.bands} scratch ${r.scratchMiB.toFixed(0)} MiB max|d| ${r.maxAbsVsNonfused.toExponential(1)}` : (r.error ?? "").slice(0, 90));' "$OUT/wino-fused.jsonl" 2>&1 | head -120
+    for (const r of rows) console.log(r.case.padEnd(22), r.variant.padEnd(14), !r.ms ? (r.error ?? "").slice(0, 90) : r.directTflops === undefined ? `${r.ms.toFixed(3)} ms ${r.scratchGBs.toFixed(0)} GB/s round ${r.round} max|d| ${r.maxAbsVsT1}` : `${r.ms.toFixed(3)} ms ${r.directTflops.toFixed(1)} TFLOP/s bands ${r.bands} scratch ${r.scratchMiB.toFixed(0)} MiB max|d| ${r.maxAbsVsNonfused.toExponential(1)}`);' "$OUT/wino-fused.jsonl" 2>&1 | head -120
 fi
 if has decode; then
   BUILDS=${BUILDS:-$(ls .h200-fused 2>/dev/null | tr '\n' ' ')}

@@ -1,5 +1,5 @@
 // Timing summary of a decode: total seconds, ms per frame, time to the first frame, adapter; and a bar
-// per chunk (frames that arrive together: 1, then 4 per latent frame with the cache) of the time since
+// per chunk (the video frames of one latent frame: 1, then 4 each) of the time since
 // the previous chunk (the first bar includes weights upload and compiles).
 import { h, svg } from './dom';
 import { formatSeconds } from './format';
@@ -27,7 +27,11 @@ export function renderTiming(el: HTMLElement, t: Timing): void {
     h(
       'div',
       { class: 'kv wide chart' },
-      h('div', { class: 'k' }, 'time per chunk (ms since the previous chunk; frames of a chunk arrive together; the first, orange, includes the weights upload and shader compiles)'),
+      h(
+        'div',
+        { class: 'k' },
+        'time per chunk (ms since the previous chunk; a chunk is the 1 or 4 video frames of one latent frame; the first, orange, includes the weights upload and shader compiles)',
+      ),
       chunkChart(chunks),
     ),
   );
@@ -40,17 +44,20 @@ interface Chunk {
   ms: number;
 }
 
-/** Group arrivals (sorted, ms) into chunks: a frame within 25 ms of the previous one belongs to its chunk. */
-export function bursts(arrivals: number[], gapMs = 25): Chunk[] {
+/**
+ * Group arrivals (frame order, ms) into chunks by where the decoder makes them, never by arrival gaps (on a
+ * slow adapter the frames of one chunk can arrive tens of ms apart): latent frame 0 gives video frame 0,
+ * latent frame t > 0 gives video frames 4t-3 .. 4t (both Wan VAEs upsample time by 4, causally).
+ */
+export function bursts(arrivals: number[]): Chunk[] {
   const out: Chunk[] = [];
-  let prevEnd = 0;
   arrivals.forEach((a, i) => {
-    const cur = out[out.length - 1];
-    if (cur && a - arrivals[i - 1]! < gapMs) cur.last = i;
-    else {
-      if (cur) prevEnd = arrivals[cur.last]!;
-      out.push({ first: i, last: i, ms: a - prevEnd });
-    }
+    const chunk = Math.ceil(i / 4);
+    const cur = out[chunk];
+    if (cur) {
+      cur.last = i;
+      cur.ms = a - (chunk ? arrivals[out[chunk - 1]!.last]! : 0);
+    } else out.push({ first: i, last: i, ms: a - (chunk ? arrivals[i - 1]! : 0) });
   });
   return out;
 }

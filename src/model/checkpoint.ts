@@ -20,10 +20,13 @@ export async function indexCheckpoint(src: WeightSource, want?: (names: string[]
   return safetensorsIndex(src);
 }
 
-/** f32 values of the tensor's bytes `b` (the tensor's dtype). `fresh`: `b` is a buffer of its own, an aligned F32 one is viewed, not copied. */
-export function bytesToF32(t: IndexedTensor, b: Uint8Array, fresh: boolean): Float32Array {
+/**
+ * f32 values of the tensor's bytes `b` (the tensor's dtype). `fresh`: `b` is a buffer of its own, an aligned
+ * F32 one is viewed, not copied. `into`: other dtypes are converted into it (a reused buffer, toFloat32).
+ */
+export function bytesToF32(t: IndexedTensor, b: Uint8Array, fresh: boolean, into?: Float32Array): Float32Array {
   if (t.dtype === 'F32' && fresh && b.byteOffset % 4 === 0) return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
-  return toFloat32({ name: t.name, dtype: t.dtype, shape: t.shape, bytes: b });
+  return toFloat32({ name: t.name, dtype: t.dtype, shape: t.shape, bytes: b }, into);
 }
 
 /** The located tensor `t` read from `src` (synchronously when `sync`). */

@@ -164,13 +164,26 @@ function words16(b: Uint8Array, n: number): Uint16Array {
  * aligned copy of the file's bytes when they are aligned; BF16 two values per 32-bit read. Same values as
  * before (F16: every half checked against f16ToF32, test/model/safetensors-convert.test.ts); 73 M values
  * (Wan2.1) on the 2-core build machine, loaded, 2026-12-01: BF16 1.39-1.44 -> 0.88-0.98 s, F16 4.6-4.8 -> 1.07-1.20 s.
+ * `into` (at least the tensor's element count): the values are written there, at its start, and a view
+ * of them returned (a reused buffer: lazy weights convert every 16-bit tensor into one); else a new array.
  */
-export function toFloat32(t: StTensor): Float32Array {
+export function toFloat32(t: StTensor, into?: Float32Array): Float32Array {
   const n = t.shape.reduce((x, y) => x * y, 1);
   const b = t.bytes;
+  if (into && into.length < n) throw new DecoderError('internal', `${t.name}: ${n} values do not fit the ${into.length} of the conversion buffer`);
   switch (t.dtype) {
     case 'F32':
     case 'F64': {
+      if (into) {
+        // an aligned copy of the bytes straight into `into` (F32), or of the f64 values converted
+        if (t.dtype === 'F32') new Uint8Array(into.buffer, into.byteOffset, 4 * n).set(b.subarray(0, 4 * n));
+        else if (b.byteOffset % 8 === 0) into.set(new Float64Array(b.buffer, b.byteOffset, n));
+        else {
+          const v = new DataView(b.buffer, b.byteOffset, 8 * n);
+          for (let i = 0; i < n; i++) into[i] = v.getFloat64(8 * i, true);
+        }
+        return into.subarray(0, n);
+      }
       // copy into an aligned buffer first: views into the file may be unaligned
       const aligned = new Uint8Array(b.byteLength);
       aligned.set(b);
@@ -178,12 +191,12 @@ export function toFloat32(t: StTensor): Float32Array {
     }
     case 'F16': {
       const u = words16(b, n);
-      const out = new Uint32Array(n);
+      const out = into ? new Uint32Array(into.buffer, into.byteOffset, n) : new Uint32Array(n);
       for (let i = 0; i < n; i++) out[i] = halfToF32Bits(u[i]!);
-      return new Float32Array(out.buffer);
+      return new Float32Array(out.buffer, out.byteOffset, n);
     }
     case 'BF16': {
-      const out = new Uint32Array(n);
+      const out = into ? new Uint32Array(into.buffer, into.byteOffset, n) : new Uint32Array(n);
       const pairs = n >> 1;
       if (b.byteOffset % 4 === 0) {
         // two little-endian bf16 per 32-bit word: the low one is value 2i, the high one value 2i + 1
@@ -198,7 +211,7 @@ export function toFloat32(t: StTensor): Float32Array {
         const u = words16(b, n);
         for (let i = 0; i < n; i++) out[i] = u[i]! << 16;
       }
-      return new Float32Array(out.buffer);
+      return new Float32Array(out.buffer, out.byteOffset, n);
     }
   }
 }

@@ -2,7 +2,8 @@
 // (slices; FileReaderSync in a worker), a URL (Range requests; a server that ignores Range gives a 200 and
 // its body is streamed instead). A Node file handle is src/node/file-source.ts. Parsers read the header
 // through `read`, then each decoder tensor through `readSync` when the source has it (the GPU upload reads
-// a tensor when it packs it: the file is never held whole), else every decoder tensor up front.
+// a tensor when it packs it: the file is never held whole), else every decoder tensor up front; the
+// upload's staged reads go through `readInto` where a source has it (one reused buffer, no buffer per tensor).
 // Every source counts the bytes it returned (`bytesRead`): tests check that an encoder is never read.
 import { DecoderError } from '../gpu/errors';
 
@@ -19,6 +20,57 @@ export interface WeightSource {
   readSync?: (offset: number, length: number) => Uint8Array;
   /** false: reads are views into memory the source holds anyway (bytes); default: each read is a buffer of its own */
   readonly fresh?: boolean;
+  /**
+   * `length` bytes at `offset` read into the start of `into` (a staging buffer the caller reuses, at least
+   * `length` bytes), returned as a view of them. The view's buffer replaces `into`: a byte stream's reader
+   * takes `into` over (detaching it) and hands back the same memory as a new ArrayBuffer. Blobs, URLs
+   * with Range, Node files (src/node/file-source.ts); absent for bytes in memory (views already) and
+   * servers without Range.
+   */
+  readInto?: (offset: number, length: number, into: ArrayBuffer) => Promise<Uint8Array<ArrayBuffer>>;
+}
+
+/**
+ * The first `length` bytes of `stream` read into `into` (see WeightSource.readInto). A byte stream (a
+ * Blob's, in Chromium) is read with a BYOB reader straight into `into`: no buffer per read. Otherwise its
+ * chunks are copied there (each chunk a small buffer of the stream's). Fewer bytes than `length`: null.
+ */
+export async function streamInto(stream: ReadableStream<Uint8Array>, length: number, into: ArrayBuffer): Promise<Uint8Array<ArrayBuffer> | null> {
+  let byob: ReadableStreamBYOBReader | null = null;
+  try {
+    byob = stream.getReader({ mode: 'byob' });
+  } catch {
+    // not a byte stream: chunks copied below
+  }
+  let buf = into;
+  let at = 0;
+  if (byob) {
+    try {
+      while (at < length) {
+        const { done, value } = await byob.read(new Uint8Array(buf, at, length - at));
+        if (value) buf = value.buffer as ArrayBuffer;
+        if (done || !value) break;
+        at += value.byteLength;
+      }
+    } finally {
+      void byob.cancel().catch(() => undefined);
+    }
+  } else {
+    const r = stream.getReader();
+    const dst = new Uint8Array(buf);
+    try {
+      while (at < length) {
+        const { done, value } = await r.read();
+        if (done) break;
+        const k = Math.min(value.byteLength, length - at);
+        dst.set(value.subarray(0, k), at);
+        at += k;
+      }
+    } finally {
+      void r.cancel().catch(() => undefined);
+    }
+  }
+  return at === length && buf.byteLength >= length ? new Uint8Array(buf, 0, length) : null;
 }
 
 /** The error of a range outside the file. */
@@ -44,7 +96,12 @@ export function bytesSource(bytes: Uint8Array, name: string): WeightSource {
   return src;
 }
 
-/** A source over a Blob or File: `slice().arrayBuffer()` per range; sync reads through FileReaderSync (workers). */
+/**
+ * A source over a Blob or File: `slice().arrayBuffer()` per range; sync reads through FileReaderSync
+ * (workers); `readInto` through the slice's byte stream into the caller's buffer. FileReaderSync makes an
+ * ArrayBuffer per read that the worker's GC frees late (a whole-file read of 113 MB tensors kept
+ * 1.1-1.4 GB alive in headless Chromium 156, 2026-12-02); readInto keeps one (255 MB renderer peak).
+ */
 export function blobSource(blob: Blob, name: string): WeightSource {
   const Sync = (globalThis as { FileReaderSync?: new () => { readAsArrayBuffer(b: Blob): ArrayBuffer } }).FileReaderSync;
   const reader = Sync ? new Sync() : null;
@@ -56,6 +113,13 @@ export function blobSource(blob: Blob, name: string): WeightSource {
       checkRange(src, offset, length);
       const b = new Uint8Array(await blob.slice(offset, offset + length).arrayBuffer());
       if (b.byteLength !== length) throw new DecoderError('bad-input', `${name}: read ${b.byteLength} of ${length} bytes at ${offset}; the file changed or is unreadable`);
+      src.bytesRead += length;
+      return b;
+    },
+    async readInto(offset, length, into) {
+      checkRange(src, offset, length);
+      const b = await streamInto(blob.slice(offset, offset + length).stream(), length, into);
+      if (!b) throw new DecoderError('bad-input', `${name}: could not read ${length} bytes at ${offset}; the file changed or is unreadable`);
       src.bytesRead += length;
       return b;
     },
@@ -145,6 +209,17 @@ export async function urlSource(url: string, name = url): Promise<WeightSource> 
       return b;
     },
   };
+  if (ranged)
+    src.readInto = async (offset, length, into) => {
+      checkRange(src, offset, length);
+      if (!length) return new Uint8Array(into, 0, 0);
+      const r = await fetch(url, { headers: { Range: `bytes=${offset}-${offset + length - 1}` } });
+      if (r.status !== 206 || !r.body) throw new DecoderError('bad-input', `${url}: HTTP ${r.status} to a Range request for bytes ${offset}..${offset + length}`);
+      const b = await streamInto(r.body, length, into);
+      if (!b) throw new DecoderError('bad-input', `${url}: got fewer than ${length} bytes at ${offset}`);
+      src.bytesRead += length;
+      return b;
+    };
   const X = (globalThis as { XMLHttpRequest?: typeof XMLHttpRequest }).XMLHttpRequest;
   const inWorker = typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined';
   if (ranged && X && inWorker)

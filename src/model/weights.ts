@@ -43,17 +43,31 @@ export type WeightsProgress = (p: { tensor: string; bytesDone: number; bytesTota
 /** Tensors of at most this many f32 bytes stay in memory once read (biases, gammas: a few MiB in all). */
 export const KEEP_SMALL_BYTES = 256 * 2 ** 10;
 
-/** Reads a lazy weight's tensor from its source: the last one read is kept (a staged upload asks for it per part), small ones always. */
+/** f32 elements of a located tensor */
+const elemsOf = (t: IndexedTensor) => t.shape.reduce((a, b) => a * b, 1);
+
+/**
+ * Reads a lazy weight's tensor from its source: the last one read is kept (a staged upload asks for it per
+ * part), small ones always. `read` is synchronous (a buffer per tensor); `prefetch` (the staged upload's,
+ * where the source has readInto) reads into one staging buffer reused for every tensor and converts a
+ * 16-bit tensor into one reused f32 buffer, so the renderer never holds more than those two plus the
+ * small tensors, whenever its GC runs. A prefetched tensor's values are valid until the next prefetch.
+ */
 class TensorReader {
   private last: { t: IndexedTensor; data: Float32Array } | null = null;
   private readonly small = new Map<IndexedTensor, Float32Array>();
   private smallBytes = 0;
   private readonly seen = new Set<IndexedTensor>();
   private done = 0;
+  /** prefetch's reused buffers: the file's bytes of one tensor, its f32 values (16-bit and F64 files) */
+  private staging: ArrayBuffer | null = null;
+  private f32: Float32Array | null = null;
 
   constructor(
     private readonly src: WeightSource,
     readonly stats: WeightLoadStats,
+    /** the tensors read by key, for prefetch; their largest in bytes in the file and in f32 elements */
+    readonly tensors: ReadonlyMap<string, IndexedTensor>,
     private readonly onProgress?: WeightsProgress,
   ) {}
 
@@ -66,7 +80,33 @@ class TensorReader {
     const fresh = this.src.fresh !== false;
     const data = bytesToF32(t, b, fresh);
     // the file's bytes (a buffer of their own, unless the source is bytes in memory) and their f32 values when converted
-    const held = (data.buffer === b.buffer ? 0 : data.byteLength) + (fresh ? b.byteLength : 0);
+    this.took(t, data, (data.buffer === b.buffer ? 0 : data.byteLength) + (fresh ? b.byteLength : 0), t0);
+    return data;
+  }
+
+  /** Reads the tensor `key` into the reused buffers (a no-op for small, kept or unknown ones, or a source without readInto). */
+  async prefetch(key: string): Promise<void> {
+    const t = this.tensors.get(key);
+    if (!t || !this.src.readInto || this.last?.t === t || this.small.has(t) || elemsOf(t) * 4 <= KEEP_SMALL_BYTES) return;
+    const t0 = performance.now();
+    this.last = null; // its values may lie in the staging buffer
+    let into = this.staging;
+    this.staging = null; // taken over by the read (detached) until it returns it
+    if (!into || into.byteLength < t.byteLength) into = new ArrayBuffer(Math.max(...[...this.tensors.values()].map((x) => x.byteLength)));
+    const b = await this.src.readInto(t.offset, t.byteLength, into);
+    this.staging = b.buffer;
+    let data: Float32Array;
+    if (t.dtype === 'F32') data = new Float32Array(b.buffer, 0, t.byteLength / 4);
+    else {
+      if (!this.f32 || this.f32.length < elemsOf(t)) this.f32 = new Float32Array(Math.max(...[...this.tensors.values()].map(elemsOf)));
+      data = bytesToF32(t, b, true, this.f32);
+    }
+    // held: the staging buffer and the conversion buffer, whatever this tensor's size
+    this.took(t, data, this.staging.byteLength + (this.f32?.byteLength ?? 0), t0);
+  }
+
+  /** Records a read: window, counts, time, progress; keeps the values (small: always; else as the last). */
+  private took(t: IndexedTensor, data: Float32Array, held: number, t0: number): void {
     this.stats.peakWindowBytes = Math.max(this.stats.peakWindowBytes, held + this.smallBytes);
     this.stats.reads++;
     this.stats.bytesRead = this.src.bytesRead;
@@ -80,12 +120,13 @@ class TensorReader {
       this.done += t.byteLength;
       this.onProgress?.({ tensor: t.name, bytesDone: this.done, bytesTotal: this.stats.decoderBytes });
     }
-    return data;
   }
 
-  /** Drops the kept last tensor (after an upload: nothing needs it until the next one). */
+  /** Drops the kept last tensor and prefetch's buffers (after an upload: nothing needs them until the next one). */
   release(): void {
     this.last = null;
+    this.staging = null;
+    this.f32 = null;
   }
 }
 
@@ -103,6 +144,14 @@ export class Weights {
   /** Lazy weights: drops the tensor kept from the last read (the GPU upload calls it when done). */
   releaseReads(): void {
     this.reader?.release();
+  }
+
+  /**
+   * Lazy weights from a source with readInto: reads tensor `key` now into the reader's reused buffers, so
+   * that the next `get(key).data` is those values (valid until the next prefetch); resolves at once otherwise.
+   */
+  prefetch(key: string): Promise<void> {
+    return this.reader?.prefetch(key) ?? Promise.resolve();
   }
 
   has(key: string): boolean {
@@ -197,7 +246,7 @@ export async function openWeights(src: WeightSource, o: { onProgress?: WeightsPr
   }
   const map = new Map<string, Weight>();
   if (src.readSync) {
-    const reader = new TensorReader(src, stats, o.onProgress);
+    const reader = new TensorReader(src, stats, picked, o.onProgress);
     for (const [k, t] of picked)
       map.set(k, {
         shape: t.shape,

@@ -23,23 +23,26 @@ export function fileSource(path: string, what = 'weights', name = path): FileSou
     closeSync(fd);
     throw new DecoderError('bad-input', `cannot read ${what} file ${name}: ${ioProblem({ code: st.isDirectory() ? 'EISDIR' : 'EINVAL' })}`);
   }
+  // `length` bytes at `offset` read into the start of `into`, else a new buffer (readSync reads at most 2 GiB - 1 per call: a loop)
+  const fill = (offset: number, length: number, into?: ArrayBuffer): Uint8Array<ArrayBuffer> => {
+    checkRange(src, offset, length);
+    const out = into ? new Uint8Array(into, 0, length) : new Uint8Array(length);
+    for (let at = 0; at < out.byteLength;) {
+      const n = readSync(fd, out, at, Math.min(out.byteLength - at, 2 ** 30), offset + at);
+      if (n <= 0) throw new DecoderError('bad-input', `${name}: read ended at byte ${offset + at} of ${src.size}; the file shrank?`);
+      at += n;
+    }
+    src.bytesRead += out.byteLength;
+    return out;
+  };
   const src: FileSource = {
     name,
     size: st.size,
     bytesRead: 0,
-    readSync(offset, length) {
-      checkRange(src, offset, length);
-      const out = new Uint8Array(length);
-      // readSync reads at most 2 GiB - 1 per call: loop
-      for (let at = 0; at < length;) {
-        const n = readSync(fd, out, at, Math.min(length - at, 2 ** 30), offset + at);
-        if (n <= 0) throw new DecoderError('bad-input', `${name}: read ended at byte ${offset + at} of ${src.size}; the file shrank?`);
-        at += n;
-      }
-      src.bytesRead += length;
-      return out;
-    },
+    readSync: (offset, length) => fill(offset, length),
     read: async (offset, length) => src.readSync!(offset, length),
+    // into the caller's reused buffer (the staged upload's reads: no buffer per tensor)
+    readInto: async (offset, length, into) => fill(offset, length, into),
     close: () => closeSync(fd),
   };
   return src;

@@ -65,6 +65,7 @@ export function uploadWeights(
       get data() {
         return t.data;
       },
+      prefetch: () => weights.prefetch(src),
       cout,
       cin,
       taps,
@@ -114,6 +115,8 @@ export interface BlockedWeightJob extends BlockedShape {
   buf: GPUBuffer;
   /** the PyTorch-order f32 weight [cout, cin, taps] (shape checked; a getter: lazy weights read it from their file when the job runs) */
   readonly data: Float32Array;
+  /** reads `data` ahead into the lazy weights' reused buffers (Weights.prefetch); `data` is then valid until the next job's prefetch */
+  prefetch?: () => Promise<void>;
   /** set: conv3d's portable layout in this storage precision (exec/weights-pack.ts), not the blocked one */
   portable?: Elem;
   /** set: a Winograd conv's U = G g G^T (exec/wino-weights.ts; taps = kt * 9), not the blocked layout */
@@ -211,7 +214,10 @@ export async function runStagedPrep<P extends Record<string, number>>(
 ): Promise<void> {
   const t0 = performance.now();
   const { chunks, tooLarge } = k.chunks(jobs, words, Math.max(1, Math.floor(uniforms.size / stride)));
-  for (const j of tooLarge) k.inJs(device, jobs[j]!);
+  for (const j of tooLarge) {
+    await jobs[j]!.prefetch?.();
+    k.inJs(device, jobs[j]!);
+  }
   last.js = tooLarge.length;
   if (chunks.length) {
     const pipeline = await cache.get(k.def, k.overrides, 'f32');
@@ -238,10 +244,11 @@ export async function runStagedPrep<P extends Record<string, number>>(
       const enc = device.createCommandEncoder({ label: k.def.id });
       const pass = enc.beginComputePass({ label: k.def.id });
       pass.setPipeline(pipeline);
-      chunk.forEach((part, i) => {
+      for (const [i, part] of chunk.entries()) {
         const j = jobs[part.job]!;
         const row = j.cin * j.taps;
-        // the model's own rows, uploaded as they are (writeBuffer copies them)
+        // the model's own rows (read ahead into the reused buffers of lazy weights), uploaded as they are (writeBuffer copies them)
+        await j.prefetch?.();
         device.queue.writeBuffer(staging!, part.src0 * 4, j.data as Float32Array<ArrayBuffer>, part.o0 * row, part.staged * row);
         last.uploadedBytes += part.staged * row * 4;
         used = Math.max(used, (part.src0 + part.staged * row) * 4);
@@ -250,7 +257,7 @@ export async function runStagedPrep<P extends Record<string, number>>(
         pass.setBindGroup(0, group(part.job));
         pass.setBindGroup(1, params, [i * stride]);
         pass.dispatchWorkgroups(...k.def.dispatch(p, {}));
-      });
+      }
       pass.end();
       device.queue.writeBuffer(uniforms, 0, uni);
       device.queue.submit([enc.finish()]);

@@ -49,8 +49,17 @@ async function take(kind: 'file' | 'url', url: string): Promise<{ loaded: Loaded
 
 const via = (kind: 'file' | 'url', l: Loaded) => (kind === 'file' ? 'file' : l.cached ? 'cached' : l.stored ? 'stored' : 'remote');
 
+/** weights taken ahead by fetchOnly (the fetch path: its download into Cache Storage apart from the read) */
+const taken = new Map<'file' | 'url', Awaited<ReturnType<typeof take>>>();
+
+async function fetchOnly(kind: 'file' | 'url', url: string): Promise<void> {
+  taken.set(kind, await take(kind, url));
+}
+
 async function readAll(kind: 'file' | 'url', url: string): Promise<ReadAllResult> {
-  const { loaded, downloadEvents, ms } = await take(kind, url);
+  const ahead = taken.get(kind);
+  taken.delete(kind);
+  const { loaded, downloadEvents, ms } = ahead ?? (await take(kind, url));
   console.info(`[harness] ${kind}: weights in ${ms.toFixed(0)} ms (${via(kind, loaded)}${loaded.cacheError ? `: ${loaded.cacheError}` : ''})`);
   if (!loaded.blob) throw new Error(`no Blob to read: ${loaded.cacheError}`);
   const worker = new Worker(new URL('./read.worker.ts', import.meta.url), { type: 'module' });
@@ -107,5 +116,5 @@ async function decodeWith(kind: 'file' | 'url', url: string, latent: { shape: [n
   }
 }
 
-Object.assign(window, { readAll, decodeWith });
+Object.assign(window, { fetchOnly, readAll, decodeWith });
 document.body.dataset.ready = '1';

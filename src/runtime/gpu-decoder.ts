@@ -209,6 +209,7 @@ export class GpuDecoder {
           d.res.uniforms,
         );
         jobs.length = 0;
+        weights.releaseReads(); // lazy weights: the last tensor and the upload's reused read buffers, not needed until a next build
         d.build.prepMs = performance.now() - t1;
         d.event('weights prepared');
       })();

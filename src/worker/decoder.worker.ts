@@ -67,7 +67,8 @@ function planInfo(p: Plan): PlanInfo {
 const api = {
   /**
    * Load weights: a checkpoint's bytes, a Blob / File (safetensors or torch.save, any size: read by slices
-   * through FileReaderSync as the GPU upload packs each tensor, never copied whole), a URL (Range requests,
+   * as the GPU upload packs each tensor, never copied whole: the staged conv weights through the slice's
+   * byte stream into one reused buffer, the rest through FileReaderSync), a URL (Range requests,
    * synchronous in this worker, so as lazy as a Blob; a server without Range: its body streamed once, every
    * decoder tensor read then), or the embedded default model when `weights` is null. `onRead` (a comlink
    * proxy of the page's callback) sees each tensor read for the first time, with the bytes of the file done:

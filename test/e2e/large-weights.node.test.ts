@@ -10,9 +10,10 @@
 // WAN_VAE_LARGE_DECODE=1 adds the decode: a 1-frame 2x2 latent through the decoder worker on SwiftShader
 // from the File and from the cached copy (equal bit for bit), against the decode of the same file in Node
 // (Dawn + lavapipe, the CLI's file-handle source). Measured 2026-12-02 on the 2-core Debian machine (under
-// load): the File decode 140-219 s, the cached copy's 126-140 s (the upload of 2.2 GB of weights 47-90 s, then the
-// convolutions), equal bit for bit, max |SwiftShader - lavapipe| 6.85e-7 at a video RMS of 0.414; the test
-// 471-492 s in all, too slow for CI.
+// load), at 6754acf (the upload's staged reads into one reused buffer): the File decode 55.9 s, the cached
+// copy's 50.8 s (the last tensor read at 23.5 / 16.9 s), equal bit for bit, max |SwiftShader - lavapipe|
+// 6.85e-7 at a video RMS of 0.414, renderer peak 854 MB; the test 205 s in all, too slow for CI (before, a
+// FileReaderSync buffer per tensor: decodes 140-219 / 126-140 s, renderer 2.33 GB, the test 471-492 s).
 // The weights are random where written and zero in the holes: every conv's output channel reads its first
 // 8 input channels (one short write per output channel), biases and gammas in full, so the file stays
 // sparse (about 130 MB on disk) and the decode is not trivial. Skips when /usr/bin/chromium is absent outside CI.

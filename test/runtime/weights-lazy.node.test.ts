@@ -1,8 +1,8 @@
 // The GPU upload from lazy weights over a file (Node's file handle, as the CLI reads --weights): the staged
 // preparation reads each conv weight ahead (Weights.prefetch: into one reused staging buffer, 16-bit files
 // converted into one reused f32 buffer) and writes every weight buffer bit for bit as the same file loaded
-// into memory does, on both paths of the preparation: the GPU tuning's staged chunks and a CPU adapter's
-// JS packing. F32 and BF16 files (lavapipe).
+// into memory does, on every path of the preparation: the GPU tuning's staged chunks, a CPU adapter's JS
+// packing, the Winograd convs' U (exec/wino-weights.ts). F32 and BF16 files (lavapipe).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,37 +57,43 @@ async function readBytes(device: GPUDevice, b: GPUBuffer): Promise<Uint8Array> {
 }
 
 describe('GpuDecoder.create from lazy weights over a file = from the same file in memory', () => {
-  for (const dtype of ['F32', 'BF16'] as const)
-    for (const tuning of ['gpu', 'cpu'] as const)
-      it(`${dtype} file, ${tuning} tuning: every weight buffer equal, conv weights read ahead into the reused buffers`, async (ctx) => {
-        const { device } = needDevice(ctx, gpu);
-        const path = join(dir, `w-${dtype}.safetensors`);
-        writeFile(syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 5 }), dtype, path);
-        const inMemory = loadWeights(new Uint8Array(readFileSync(path)), path);
-        const src = fileSource(path);
-        // the staged reads counted (readInto: the prefetch's)
-        let staged = 0;
-        const readInto = src.readInto!;
-        src.readInto = (o, n, into) => (staged++, readInto(o, n, into));
-        const lazy = await openWeights(src);
-        const p = plan(inferConfig(inMemory), { frames: 1, h: 4, w: 6, cache: 'on', precision: 'f32' });
-        const build = (w: Weights) => GpuDecoder.create(device, p, w, { tuning: { ...conv3dTuning[tuning] } });
-        const ref = await build(inMemory);
-        const dec = await build(lazy);
-        try {
-          const bufs = (d: GpuDecoder) => (d as unknown as { res: { weights: Map<string, GPUBuffer> } }).res.weights;
-          expect([...bufs(dec).keys()].sort()).toEqual([...bufs(ref).keys()].sort());
-          expect(bufs(dec).size).toBeGreaterThan(60);
-          for (const [k, b] of bufs(ref)) expect(Buffer.from(await readBytes(device, bufs(dec).get(k)!)).equals(Buffer.from(await readBytes(device, b))), k).toBe(true);
-          // every conv weight over the kept-small limit went through prefetch (dim 16: the 64-channel 3x3x3 convs and more)
-          expect(staged).toBeGreaterThan(5);
-          // the window: one staging buffer of the largest tensor's bytes (+ its f32 conversion buffer for BF16) and the small tensors
-          const largest = Math.max(...[...inMemory.map.values()].map((w) => w.data.length));
-          expect(lazy.load!.peakWindowBytes).toBeGreaterThanOrEqual(largest * (dtype === 'F32' ? 4 : 2 + 4));
-        } finally {
-          dec.dispose();
-          ref.dispose();
-          src.close();
-        }
-      });
+  for (const [dtype, tuning, conv] of [
+    ['F32', 'gpu', 'direct'],
+    ['F32', 'cpu', 'direct'],
+    ['BF16', 'gpu', 'direct'],
+    ['BF16', 'cpu', 'direct'],
+    ['BF16', 'gpu', 'winograd4'],
+    ['F32', 'cpu', 'winograd4'],
+  ] as const)
+    it(`${dtype} file, ${tuning} tuning, conv ${conv}: every weight buffer equal, conv weights read ahead into the reused buffers`, async (ctx) => {
+      const { device } = needDevice(ctx, gpu);
+      const path = join(dir, `w-${dtype}.safetensors`);
+      writeFile(syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 5 }), dtype, path);
+      const inMemory = loadWeights(new Uint8Array(readFileSync(path)), path);
+      const src = fileSource(path);
+      // the staged reads counted (readInto: the prefetch's)
+      let staged = 0;
+      const readInto = src.readInto!;
+      src.readInto = (o, n, into) => (staged++, readInto(o, n, into));
+      const lazy = await openWeights(src);
+      const p = plan(inferConfig(inMemory), { frames: 1, h: 4, w: 6, cache: 'on', precision: 'f32', conv });
+      const build = (w: Weights) => GpuDecoder.create(device, p, w, { tuning: { ...conv3dTuning[tuning] } });
+      const ref = await build(inMemory);
+      const dec = await build(lazy);
+      try {
+        const bufs = (d: GpuDecoder) => (d as unknown as { res: { weights: Map<string, GPUBuffer> } }).res.weights;
+        expect([...bufs(dec).keys()].sort()).toEqual([...bufs(ref).keys()].sort());
+        expect(bufs(dec).size).toBeGreaterThan(60);
+        for (const [k, b] of bufs(ref)) expect(Buffer.from(await readBytes(device, bufs(dec).get(k)!)).equals(Buffer.from(await readBytes(device, b))), k).toBe(true);
+        // every conv weight over the kept-small limit went through prefetch (dim 16: the 64-channel 3x3x3 convs and more)
+        expect(staged).toBeGreaterThan(5);
+        // the window: one staging buffer of the largest tensor's bytes (+ its f32 conversion buffer for BF16) and the small tensors
+        const largest = Math.max(...[...inMemory.map.values()].map((w) => w.data.length));
+        expect(lazy.load!.peakWindowBytes).toBeGreaterThanOrEqual(largest * (dtype === 'F32' ? 4 : 2 + 4));
+      } finally {
+        dec.dispose();
+        ref.dispose();
+        src.close();
+      }
+    });
 });

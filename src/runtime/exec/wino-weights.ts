@@ -28,6 +28,7 @@ export async function prepareWinoWeights(device: GPUDevice, cache: PipelineCache
     const row = j.cin * j.taps; // words of one output channel
     const per = Math.floor(words / row);
     if (!per) {
+      await j.prefetch?.(); // lazy weights: read into their reused buffers (Weights.prefetch), no buffer of its own
       const u = packWinogradWeight(j.data, r, j.cout, j.cin, kt);
       device.queue.writeBuffer(j.buf, 0, storageBytes(j.winoMma ? winoMmaWeightLayout(u, r, j.cout, j.cin, kt) : u, j.winoElem ?? 'f32'));
       last.js++;
@@ -44,6 +45,7 @@ export async function prepareWinoWeights(device: GPUDevice, cache: PipelineCache
     });
     for (let o0 = 0; o0 < j.cout; o0 += per) {
       const n = Math.min(per, j.cout - o0);
+      await j.prefetch?.(); // lazy weights: read into their reused buffers (a no-op once this weight is the one held)
       device.queue.writeBuffer(staging!, 0, j.data as Float32Array<ArrayBuffer>, o0 * row, n * row);
       last.uploadedBytes += n * row * 4;
       const p = { cin: j.cin, kt, cout: j.cout, o0, n, src0: 0 };

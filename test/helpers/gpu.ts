@@ -161,3 +161,16 @@ export async function runKernel<P extends Record<string, number>>(
     params.destroy();
   }
 }
+
+/** Every byte of buffer `b` (a COPY_SRC buffer), read back through a mapped copy. */
+export async function readBytes(device: GPUDevice, b: GPUBuffer): Promise<Uint8Array> {
+  const r = device.createBuffer({ size: b.size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const enc = device.createCommandEncoder();
+  enc.copyBufferToBuffer(b, 0, r, 0, b.size);
+  device.queue.submit([enc.finish()]);
+  await r.mapAsync(GPUMapMode.READ);
+  const out = new Uint8Array(r.getMappedRange().slice(0));
+  r.unmap();
+  r.destroy();
+  return out;
+}

@@ -14,7 +14,7 @@ import { loadWeights, openWeights, type Weights } from '../../src/model/weights'
 import { fileSource } from '../../src/node/file-source';
 import { plan } from '../../src/plan/planner';
 import { GpuDecoder } from '../../src/runtime/gpu-decoder';
-import { getTestDevice } from '../helpers/gpu';
+import { getTestDevice, readBytes } from '../helpers/gpu';
 import { needDevice } from '../helpers/need';
 
 const gpu = await getTestDevice();
@@ -42,18 +42,6 @@ function writeFile(w: Weights, dtype: 'F32' | 'BF16', path: string): void {
   head.writeBigUInt64LE(BigInt(json.length), 0);
   head.write(json, 8);
   writeFileSync(path, Buffer.concat([head, ...parts]));
-}
-
-async function readBytes(device: GPUDevice, b: GPUBuffer): Promise<Uint8Array> {
-  const r = device.createBuffer({ size: b.size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-  const enc = device.createCommandEncoder();
-  enc.copyBufferToBuffer(b, 0, r, 0, b.size);
-  device.queue.submit([enc.finish()]);
-  await r.mapAsync(GPUMapMode.READ);
-  const out = new Uint8Array(r.getMappedRange().slice(0));
-  r.unmap();
-  r.destroy();
-  return out;
 }
 
 describe('GpuDecoder.create from lazy weights over a file = from the same file in memory', () => {

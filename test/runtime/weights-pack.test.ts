@@ -22,7 +22,7 @@ import { plan } from '../../src/plan/planner';
 import { inferConfig } from '../../src/model/config';
 import { syntheticWeights } from '../../src/model/synthetic';
 import { conv3dTuning } from '../../src/kernels/conv3d';
-import { getTestDevice } from '../helpers/gpu';
+import { getTestDevice, readBytes } from '../helpers/gpu';
 import { needDevice, needF16 } from '../helpers/need';
 
 const gpu = await getTestDevice();
@@ -161,16 +161,4 @@ function firstDifference(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
   return a.length === b.length ? -1 : n;
-}
-
-async function readBytes(device: GPUDevice, b: GPUBuffer): Promise<Uint8Array> {
-  const r = device.createBuffer({ size: b.size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-  const enc = device.createCommandEncoder();
-  enc.copyBufferToBuffer(b, 0, r, 0, b.size);
-  device.queue.submit([enc.finish()]);
-  await r.mapAsync(GPUMapMode.READ);
-  const out = new Uint8Array(r.getMappedRange().slice(0));
-  r.unmap();
-  r.destroy();
-  return out;
 }

@@ -23,7 +23,7 @@ import { inferConfig } from '../../src/model/config';
 import { syntheticWeights } from '../../src/model/synthetic';
 import { conv3dTuningFor } from '../../src/kernels/conv3d';
 import { needF16 } from '../helpers/need';
-import { getTestDevice } from '../helpers/gpu';
+import { getTestDevice, readBytes } from '../helpers/gpu';
 import { needDevice } from '../helpers/need';
 
 const gpu = await getTestDevice();
@@ -143,15 +143,3 @@ describe('GpuDecoder.create prepares the tensor-core weights on the GPU', () => 
     }
   });
 });
-
-async function readBytes(device: GPUDevice, b: GPUBuffer): Promise<Uint8Array> {
-  const r = device.createBuffer({ size: b.size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-  const enc = device.createCommandEncoder();
-  enc.copyBufferToBuffer(b, 0, r, 0, b.size);
-  device.queue.submit([enc.finish()]);
-  await r.mapAsync(GPUMapMode.READ);
-  const out = new Uint8Array(r.getMappedRange().slice(0));
-  r.unmap();
-  r.destroy();
-  return out;
-}

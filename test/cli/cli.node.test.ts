@@ -72,7 +72,7 @@ describe('wan-vae decode', () => {
     expect(j.peakGpuBytes).toBe(j.plannedPeakGpuBytes);
     expect(typeof j.adapter).toBe('string');
     // the start-up inside `seconds` (building the GPU decoder): its phases and total, in ms, within the decode's time
-    const st = j.startup as Record<string, number>;
+    const st = j.startup as Record<'totalMs' | 'readyMs' | 'overlappedSubmits', number>;
     expect(Object.keys(st).sort()).toEqual(['events', 'overlappedSubmits', 'pipelinesMs', 'prepMs', 'readyMs', 'resourcesMs', 'totalMs']);
     expect(st.totalMs).toBeGreaterThan(0);
     expect(st.totalMs).toBeLessThanOrEqual((j.seconds as number) * 1000);

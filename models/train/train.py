@@ -5,7 +5,9 @@ One run, in order, each stage guarded (a failure still writes what was made, and
   (a) golden: this decoder against the float64 decodes of the official code (../shared/golden), max |err| < 1e-5
   (b) smoke: a few training steps (finite loss) and a full export into a scratch folder (times the export)
   (c) training: seeded data and init, bf16 autocast, AdamW, warmup + cosine; stops on its own wall clock
-      (--train-seconds, --deadline) or after --steps; a checkpoint every --ckpt-every seconds (--resume PATH)
+      (--train-seconds, --deadline) or after --steps; a checkpoint every --ckpt-every seconds (--resume PATH);
+      optionally --moment-steps at learning rate 0 first (AdamW's moments filled, the weights checked unchanged)
+      and the held-out figures at the steps of --val-at
   (d) export into --out: f16 decoder (official keys), f16 encoder, samples (latents .npy, uint8 source clip,
       PyTorch decode), training.json (loss curve, held-out PSNR)
 
@@ -85,6 +87,12 @@ def args():
                    '(updated every step from the start weights); exported as well into OUT/ema (weights only)')
     p.add_argument('--cudnn-benchmark', type=int, default=1, help="0: cuDNN's heuristics instead of its timed "
                    'algorithm search (which took 74 s for the four 128x128 batch shapes)')
+    p.add_argument('--moment-steps', type=int, default=0, help="steps at learning rate 0 (weight decay 0) before the "
+                   "schedule: they only fill AdamW's moment estimates (exp_avg, exp_avg_sq) from training batches of "
+                   'their own keys; the weights are checked bit for bit unchanged. With --smoke-steps the smoke runs '
+                   'twice: a fresh optimiser, then one filled first (the held-out figures of both in the report)')
+    p.add_argument('--val-at', default='', help='steps (e.g. 0,50,100,250,500) at which the held-out validation and '
+                   "video.py's validation split are scored during training (f16-rounded weights, float32, no TF32)")
     return p.parse_args()
 
 
@@ -156,6 +164,85 @@ def train_step(m, opt, x, a, dev, lr):
     gn = torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
     opt.step()
     return torch.stack([loss.detach(), l1.detach(), l2.detach(), kl.detach(), gn.detach()])
+
+
+def checksum(m):
+    """(sum, sum of squares) of every parameter in float64: a fingerprint of the weights."""
+    with torch.no_grad():
+        ps = [p.detach().double() for p in m.parameters()]
+        return float(sum(p.sum() for p in ps)), float(sum((p * p).sum() for p in ps))
+
+
+def fill_moments(m, opt, a, lib, photos, dev, n):
+    """n steps at learning rate 0 and weight decay 0: AdamW's exp_avg / exp_avg_sq take the (clipped) gradients of
+    n training batches of keys (seed + 4444, i) that no training step uses, and its step count advances with them
+    (so the bias correction weighs them as the n steps they are); the weights must not move (checked bit for bit).
+    The random generator is restored afterwards: the training that follows draws the noise it would draw without.
+    Returns the record: seconds, losses, checksums, and the mean |m_hat| / (sqrt(v_hat) + eps), the size in units
+    of the learning rate of the first update to come (a fresh optimiser's first update: 1 for every weight)."""
+    for g in opt.param_groups:
+        if g['weight_decay'] != 0:
+            raise RuntimeError(f"moment warm-up needs weight decay 0 (got {g['weight_decay']}): AdamW's decay would move the weights at any lr")
+    gen = torch.cuda.get_rng_state() if dev == 'cuda' else torch.get_rng_state()
+    before = [p.detach().clone() for p in m.parameters()]
+    ck0 = checksum(m)
+    t, losses = time.time(), []
+    for i in range(n):
+        nb, nf = shape_at(a, i)
+        x = make_train_batch(a, lib, photos, a.seed + 4444, i, nb, nf, dev)
+        losses.append(train_step(m, opt, x, a, dev, 0.0))
+    if dev == 'cuda':
+        torch.cuda.synchronize()
+        torch.cuda.set_rng_state(gen)
+    else:
+        torch.set_rng_state(gen)
+    secs = time.time() - t
+    ck1 = checksum(m)
+    moved = sum(int((b != p.detach()).sum()) for b, p in zip(before, m.parameters()))
+    if moved or ck0 != ck1:
+        raise RuntimeError(f'moment warm-up moved {moved} weights (checksum {ck0} -> {ck1})')
+    b1, b2 = opt.param_groups[0]['betas']
+    eps = opt.param_groups[0]['eps']
+    num, cnt = 0.0, 0
+    with torch.no_grad():
+        for p in m.parameters():
+            st = opt.state[p]
+            k = float(st['step'])
+            r = (st['exp_avg'] / (1 - b1 ** k)) / ((st['exp_avg_sq'] / (1 - b2 ** k)).sqrt() + eps)
+            num += float(r.abs().double().sum())
+            cnt += r.numel()
+    losses = torch.stack(losses).cpu().numpy() if losses else np.zeros((0, 5))
+    rec = {'steps': n, 'seconds': round(secs, 1), 'loss': [round(float(v), 5) for v in losses[:, 0]],
+           'checksumBefore': list(ck0), 'checksumAfter': list(ck1), 'weightsMoved': moved,
+           'meanFirstUpdateOverLr': round(num / max(1, cnt), 4), 'adamStep': n}
+    log(f"moment warm-up: {n} steps at lr 0 in {secs:.1f} s, loss {rec['loss'][0] if n else 0:.4f} .. {rec['loss'][-1] if n else 0:.4f}; "
+        f"weights unchanged (checksum sum {ck0[0]:.17g} / sum of squares {ck0[1]:.17g} before and after, 0 of "
+        f"{sum(p.numel() for p in m.parameters())} moved); first update {rec['meanFirstUpdateOverLr']:.3f} x lr per weight on average (fresh: 1)")
+    return rec
+
+
+def quick_eval(m, a, photos, lib, dev):
+    """The held-out validation and video.py's validation split of m's f16-rounded weights (float32, no TF32), as export scores them."""
+    ev = copy.deepcopy(m).float().eval()
+    ev.load_state_dict({k: v.detach().half().float() for k, v in m.state_dict().items()})
+    tf32 = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    try:
+        rep = {'validation': validate(ev, photos, a, dev, a.val_clips),
+               'videoValidation': validate_video(ev, lib, a, dev, a.video_val_clips) if lib else None}
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = tf32
+    del ev
+    return validation_means(rep)
+
+
+def validation_means(rep):
+    """The means of an export's report (validation, videoValidation): held-out table, its parts, the validation split."""
+    v, vv = rep.get('validation') or {}, rep.get('videoValidation') or {}
+    return {'heldOut': (v.get('heldOutClips') or {}).get('mean'), 'heldOutPhotos': (v.get('heldOutClipsPhotos') or {}).get('mean'),
+            'heldOutShapes': (v.get('heldOutClipsShapes') or {}).get('mean'), 'unseenPhoto': (v.get('heldOutPhoto') or {}).get('mean'),
+            'videoVal': vv.get('mean'), 'videoValKinds': vv.get('perKind')}
 
 
 def make_train_batch(a, lib, photos, seed, step, nb, nf, dev):
@@ -415,8 +502,26 @@ def main():
             log(f'peak GPU memory so far: {torch.cuda.max_memory_allocated() / 2 ** 30:.1f} GiB')
         log(f'smoke export + validation: {t_export:.1f} s')
         report['stages']['smoke'] = {'ok': True, 'seconds': round(t_smoke, 1), 'loss': [float(losses[0, 0]), float(losses[-1, 0])],
-                                     'exportSeconds': round(t_export, 1), 'params': nparams}
+                                     'exportSeconds': round(t_export, 1), 'params': nparams, 'validation': validation_means(dry)}
         del m, opt
+        if a.moment_steps and a.smoke_steps:
+            # the same smoke steps (keys, learning rates, noise) from an optimiser whose moments were filled first
+            t = time.time()
+            m, opt = new_model(a, dev)
+            rec = fill_moments(m, opt, a, lib, photos, dev, a.moment_steps)
+            losses = []
+            for step in range(a.smoke_steps):
+                nb, nf = shape_at(a, step)
+                x = make_train_batch(a, lib, photos, a.seed + 7777, step, nb, nf, dev)
+                losses.append(train_step(m, opt, x, a, dev, lr_at(step, a.smoke_steps, a.lr, 5)))
+            losses = torch.stack(losses).cpu().numpy()
+            dry2 = {}
+            export(m, a, photos, os.path.join(a.work, 'dry-moments'), dev, dry2, val_clips=a.val_clips, lib=lib)
+            report['stages']['smokeMoments'] = {'ok': not dry2.get('errors'), 'seconds': round(time.time() - t, 1), 'moments': rec,
+                                                'loss': [float(losses[0, 0]), float(losses[-1, 0])], 'validation': validation_means(dry2)}
+            log(f"smoke after the moment warm-up: {a.smoke_steps} steps, held-out {report['stages']['smokeMoments']['validation']['heldOut']} dB "
+                f"(fresh optimiser: {report['stages']['smoke']['validation']['heldOut']} dB), {time.time() - t:.1f} s")
+            del m, opt
     except Exception:
         report['stages']['smoke'] = {'ok': False, 'error': traceback.format_exc()[-2500:]}
         log(f'smoke FAILED:\n{traceback.format_exc()}')
@@ -445,7 +550,12 @@ def main():
         if ck.get('cuda_rng') is not None and dev == 'cuda':
             torch.cuda.set_rng_state(ck['cuda_rng'])
         log(f'resumed from {a.resume} at step {step} of {total}')
+    if a.moment_steps and not a.resume:
+        report['moments'] = fill_moments(m, opt, a, lib, photos, dev, a.moment_steps)
+        write_report()
     ema = [p.detach().clone() for p in m.parameters()] if a.ema else None
+    val_at = sorted({int(v) for v in a.val_at.split(',') if v.strip()})
+    curve = report['curve'] = []
     reserve = 1.4 * report['stages']['smoke']['exportSeconds'] + 20
     t_train = time.time()
     stop_at = min(t_train + a.train_seconds, T0 + a.deadline - reserve)
@@ -471,6 +581,11 @@ def main():
                 per = (time.time() - t_mark[0]) / 30
                 total = step + int((stop_at - time.time()) / per * 0.97)
                 log(f'{per * 1000:.0f} ms/step: {total} steps in all')
+            if step in val_at:
+                te = time.time()
+                curve.append({'step': step, **quick_eval(m, a, photos, lib, dev), 'seconds': round(time.time() - te, 1)})
+                log(f"step {step}: held-out {curve[-1]['heldOut']} dB (photo clips {curve[-1]['heldOutPhotos']}, procedural "
+                    f"{curve[-1]['heldOutShapes']}, chelsea {curve[-1]['unseenPhoto']}), validation split {curve[-1].get('videoVal')} dB ({curve[-1]['seconds']} s)")
             nb, nf = shape_at(a, step)
             x = make_train_batch(a, lib, photos, a.seed, a.data_offset + step, nb, nf, dev)
             lr = lr_at(step, total or 10 ** 9, a.lr, a.warmup)
@@ -508,7 +623,7 @@ def main():
         log(f'training FAILED at step {step}:\n{traceback.format_exc()}')
     report['history'] = hist
     report['config'] = {'dim': a.dim, 'encDim': a.enc_dim, 'encResBlocks': a.enc_res_blocks, 'batch': a.batch,
-                        'frames': a.frames, 'lengths': a.lengths, 'frameBudget': a.frame_budget, 'init': a.init, 'size': a.size, 'lr': a.lr, 'warmup': a.warmup, 'kl': a.kl, 'mse': a.mse, 'photoFrac': a.photo_frac, 'edge': a.edge, 'library': a.library, 'oldFrac': a.old_frac, 'ema': a.ema, 'cudnnBenchmark': a.cudnn_benchmark,
+                        'frames': a.frames, 'lengths': a.lengths, 'frameBudget': a.frame_budget, 'init': a.init, 'size': a.size, 'lr': a.lr, 'warmup': a.warmup, 'kl': a.kl, 'mse': a.mse, 'photoFrac': a.photo_frac, 'edge': a.edge, 'library': a.library, 'oldFrac': a.old_frac, 'ema': a.ema, 'cudnnBenchmark': a.cudnn_benchmark, 'momentSteps': a.moment_steps,
                         'loss': 'L1 + mse * MSE + kl * KL (per element) + edge * L1 of the gradient difference, bf16 autocast, AdamW (0.9, 0.99), grad clip 1.0',
                         'schedule': 'linear warmup, cosine to 5 % of the peak'}
     log(f"training: {step} steps in {time.time() - t_train:.0f} s ({stopped})")

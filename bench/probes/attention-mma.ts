@@ -18,6 +18,7 @@ import { encodeParams, PipelineCache, type AnyKernelDef, type Elem } from '../..
 import { attention, type AttentionParams } from '../../src/kernels/attention';
 import { attentionMma, attentionMmaFits, type AttentionMmaShape } from '../../src/kernels/attention-mma';
 import { storageBytes } from '../../src/runtime/f16';
+import { passTimer } from './gpu-time';
 
 const argv = process.argv.slice(2);
 const arg = (k: string) => {
@@ -32,7 +33,6 @@ const flags = argv.flatMap((a, i) => (argv[i - 1] === '--flags' ? [a] : []));
 await installNodeWebGPU(flags);
 const { device, adapter, f16, mma } = await requestDecoderDevice({ powerPreference: 'high-performance' });
 device.addEventListener('uncapturederror', (e) => console.log('GPU error:', (e as GPUUncapturedErrorEvent).error.message.slice(0, 300)));
-const ts = device.features.has('timestamp-query');
 const cache = new PipelineCache(device);
 const info = adapter.info as GPUAdapterInfo;
 const sg = mma?.subgroupSize ?? 32;
@@ -159,37 +159,7 @@ async function read(buf: GPUBuffer, n: number, elem: Elem): Promise<Float32Array
   return out;
 }
 
-const qs = ts ? device.createQuerySet({ type: 'timestamp', count: 2 * runs }) : null;
-const qr = device.createBuffer({ size: 16 * runs, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
-const qb = device.createBuffer({ size: 16 * runs, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-async function timeMs(run: (p: GPUComputePassEncoder) => void): Promise<number> {
-  if (!qs) {
-    const t0 = performance.now();
-    for (let i = 0; i < runs; i++) {
-      const enc = device.createCommandEncoder();
-      const p = enc.beginComputePass();
-      run(p);
-      p.end();
-      device.queue.submit([enc.finish()]);
-    }
-    await device.queue.onSubmittedWorkDone();
-    return (performance.now() - t0) / runs;
-  }
-  const enc = device.createCommandEncoder();
-  for (let i = 0; i < runs; i++) {
-    const p = enc.beginComputePass({ timestampWrites: { querySet: qs, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 } });
-    run(p);
-    p.end();
-  }
-  enc.resolveQuerySet(qs, 0, 2 * runs, qr, 0);
-  enc.copyBufferToBuffer(qr, 0, qb, 0, 16 * runs);
-  device.queue.submit([enc.finish()]);
-  await qb.mapAsync(GPUMapMode.READ);
-  const t = new BigUint64Array(qb.getMappedRange().slice(0));
-  qb.unmap();
-  const ms = [...Array(runs).keys()].map((i) => Number(t[2 * i + 1]! - t[2 * i]!) / 1e6).sort((a, b) => a - b);
-  return ms[ms.length >> 1]!;
-}
+const timeMs = passTimer(device, runs);
 
 for (const c of cases) {
   if (variants.every((v) => done.has(key(c, v)))) continue;
@@ -261,7 +231,7 @@ for (const c of cases) {
         snrDb: 10 * Math.log10(Math.max(sr, 1e-30) / Math.max(se, 1e-30)),
         maxAbs,
         dispatch: d,
-        timing: qs ? 'timestamp' : 'wall',
+        timing: device.features.has('timestamp-query') ? 'timestamp' : 'wall',
       });
     } catch (e) {
       row.error = String(e).slice(0, 300);

@@ -16,7 +16,7 @@ import common from '../../shaders/winograd-common.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { elemBytes, type Elem, type KernelDef } from '../gpu/kernel';
 import { comp, range } from './conv3d-tiled';
-import { checkWinoOv, WINO_PARAMS, type WinoParams } from './winograd';
+import { checkWinoOv, WINO_OPERAND_WGSL, WINO_PARAMS, type WinoParams } from './winograd';
 import { lin, WINO_MATS, winoPositions, type WinoR, type WinoScratch } from './winograd-transforms';
 
 /**
@@ -232,19 +232,7 @@ fn ldf(from_cache: bool, base: u32, c: u32, hw_in: u32, sy: i32, sx: i32) -> f32
   let xx = u32(clamp(sx, 0, i32(prm.w) - 1));
   var o = yy * prm.w + xx;
   if (UP == 1u) { o = (yy >> 1u) * (prm.w >> 1u) + (xx >> 1u); }
-  var v: f32;
-  var inv = 1.0;
-  if (from_cache) {
-    v = f32(cache[base + c * hw_in + o]);
-    if (NORM == 1u) { inv = f32(cache[base + prm.cin * hw_in + o]); }
-  } else {
-    v = f32(x[base + c * hw_in + o]);
-    if (NORM == 1u) { inv = f32(x[base + prm.cin * hw_in + o]); }
-  }
-  if (NORM == 1u) {
-    v = v * inv * f32(gamma[c]);
-    if (SILU == 1u) { v = v / (1.0 + exp(-v)); }
-  }
+${WINO_OPERAND_WGSL}
   return select(0.0, v, inside);
 }
 

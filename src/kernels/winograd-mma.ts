@@ -19,7 +19,7 @@ import common from '../../shaders/winograd-common.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { elemBytes, type Elem, type KernelDef } from '../gpu/kernel';
 import { range } from './conv3d-tiled';
-import type { WinoParams } from './winograd';
+import { WINO_OPERAND_WGSL, type WinoParams } from './winograd';
 import { winogradWeights, type WinoWeightsParams } from './winograd-weights';
 import { sandwichWgsl, WINO_MATS, winoPositions, type WinoR } from './winograd-transforms';
 
@@ -61,19 +61,7 @@ fn ld(from_cache: bool, base: u32, c: u32, hw_in: u32, sy: i32, sx: i32) -> f32 
   if (sy < 0 || sx < 0 || sy >= i32(prm.h) || sx >= i32(prm.w)) { return 0.0; }
   var o = u32(sy) * prm.w + u32(sx);
   if (UP == 1u) { o = u32(sy >> 1u) * (prm.w >> 1u) + u32(sx >> 1u); }
-  var v: f32;
-  var inv = 1.0;
-  if (from_cache) {
-    v = f32(cache[base + c * hw_in + o]);
-    if (NORM == 1u) { inv = f32(cache[base + prm.cin * hw_in + o]); }
-  } else {
-    v = f32(x[base + c * hw_in + o]);
-    if (NORM == 1u) { inv = f32(x[base + prm.cin * hw_in + o]); }
-  }
-  if (NORM == 1u) {
-    v = v * inv * f32(gamma[c]);
-    if (SILU == 1u) { v = v / (1.0 + exp(-v)); }
-  }
+${WINO_OPERAND_WGSL}
   return v;
 }
 

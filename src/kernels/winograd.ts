@@ -51,6 +51,25 @@ const OUT_OV = { HAS_RES: 0 };
 export function winoOverrides(o: { KT: number; UP: number; HAS_RES: number; NORM: number; SILU: number }): { in: Record<string, number>; gemm: Record<string, number>; out: Record<string, number> } {
   return { in: { KT: o.KT, UP: o.UP, NORM: o.NORM, SILU: o.SILU }, gemm: { KT: o.KT }, out: { HAS_RES: o.HAS_RES } };
 }
+/**
+ * The operand value of `ld()` in the kernels that read the conv input (winograd-in, winograd-fused, winograd-mma-in):
+ * channel c at element offset o of a frame at base, from the cache ring or x, RMS_norm (the frame's inverse-RMS row
+ * after its cin channels) and SiLU on load for NORM=1 / SILU=1; leaves it in `v` (f32). The caller computes o.
+ */
+export const WINO_OPERAND_WGSL = `  var v: f32;
+  var inv = 1.0;
+  if (from_cache) {
+    v = f32(cache[base + c * hw_in + o]);
+    if (NORM == 1u) { inv = f32(cache[base + prm.cin * hw_in + o]); }
+  } else {
+    v = f32(x[base + c * hw_in + o]);
+    if (NORM == 1u) { inv = f32(x[base + prm.cin * hw_in + o]); }
+  }
+  if (NORM == 1u) {
+    v = v * inv * f32(gamma[c]);
+    if (SILU == 1u) { v = v / (1.0 + exp(-v)); }
+  }`;
+
 const WG = 64;
 
 const stride = (nt: number) => Math.ceil(nt / 4) * 4;
@@ -117,19 +136,7 @@ fn ld(from_cache: bool, base: u32, c: u32, hw_in: u32, sy: i32, sx: i32) -> f32 
   if (sy < 0 || sx < 0 || sy >= i32(prm.h) || sx >= i32(prm.w)) { return 0.0; }
   var o = u32(sy) * prm.w + u32(sx);
   if (UP == 1u) { o = u32(sy >> 1u) * (prm.w >> 1u) + u32(sx >> 1u); }
-  var v: f32;
-  var inv = 1.0;
-  if (from_cache) {
-    v = f32(cache[base + c * hw_in + o]);
-    if (NORM == 1u) { inv = f32(cache[base + prm.cin * hw_in + o]); }
-  } else {
-    v = f32(x[base + c * hw_in + o]);
-    if (NORM == 1u) { inv = f32(x[base + prm.cin * hw_in + o]); }
-  }
-  if (NORM == 1u) {
-    v = v * inv * f32(gamma[c]);
-    if (SILU == 1u) { v = v / (1.0 + exp(-v)); }
-  }
+${WINO_OPERAND_WGSL}
   return v;
 }
 

@@ -23,6 +23,7 @@ const R = 'bench/results/h200/';
 const CURRENT = [
   'release-2026-12-01-37fad3f/cli.jsonl',
   'release-2026-12-02-d62b86f/cli.jsonl',
+  'release-2026-12-02-0288184/cli.jsonl',
   'winograd-2026-12-01-df5671f/call2/decode.jsonl',
   'winograd-wan22-2026-12-01-7117f36/r2/decode.jsonl',
   'winograd-wan22-2026-12-01-7117f36/r3/decode.jsonl',

@@ -144,7 +144,13 @@ const buf = (data: Uint8Array<ArrayBuffer>, usage: number) => {
 const aBuf = buf(storageBytes(aVals, 'f16'), GPUBufferUsage.STORAGE);
 const eyeBuf = buf(storageBytes(eyeVals, 'f16'), GPUBufferUsage.STORAGE);
 const uni = buf(new Uint8Array(new Uint32Array([N, 0, 0, 0]).buffer), GPUBufferUsage.UNIFORM);
-const out = device.createBuffer({ size: 1024, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC });
+const out = device.createBuffer({ size: 1024, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
+// one explicit layout for every op: layout 'auto' drops the bindings an op's shader does not use, and the bind
+// group below names all four
+const bgl = device.createBindGroupLayout({
+  entries: (['read-only-storage', 'read-only-storage', 'storage', 'uniform'] as const).map((type, binding) => ({ binding, visibility: GPUShaderStage.COMPUTE, buffer: { type } })),
+});
+const layout = device.createPipelineLayout({ bindGroupLayouts: [bgl] });
 const rb = device.createBuffer({ size: 1024, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
 for (const op of ops) {
   const row: Record<string, unknown> = { op: op.name };
@@ -154,9 +160,9 @@ for (const op of ops) {
     const info = await module.getCompilationInfo();
     const errs = info.messages.filter((x) => x.type === 'error');
     if (errs.length) throw new Error(errs.map((x) => `${x.lineNum}: ${x.message}`).join(' | '));
-    const pipe = await device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+    const pipe = await device.createComputePipelineAsync({ layout, compute: { module, entryPoint: 'main' } });
     const bg = device.createBindGroup({
-      layout: pipe.getBindGroupLayout(0),
+      layout: bgl,
       entries: [aBuf, eyeBuf, out, uni].map((b, i) => ({ binding: i, resource: { buffer: b } })),
     });
     const enc = device.createCommandEncoder();

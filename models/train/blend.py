@@ -12,6 +12,9 @@ most of the fine-tuning's gain on the new data while losing less on the old (Wor
   # validation, video.py's validation split) and scored on the ukui evaluation set; the chosen one in OUT/chosen
   python3 models/train/blend.py eval --base models --delta stage5=.models-data/blend/delta.xz --other stage6=/tmp/wv6/out \
       --alphas 0.25,0.5,0.75,1 --library .models-data/photos --out /tmp/blend
+  # here or there (numpy only): one blend's f16 weights, the same tensors bit for bit as `eval` scores (e.g. the one
+  # it chose, from the trained weights a device call returned, without a GPU)
+  python3 models/train/blend.py make --base models --other /tmp/wv8/ema --alpha 0.5 --out /tmp/chosen
 
 The delta file: xz of a JSON header line ({name: [shape, scale]}) and the int8 values in header order; a blend's
 weight is f16(base + alpha * scale * q), computed in float32. alpha = 1 is `other` up to the int8 rounding of
@@ -77,6 +80,41 @@ def read_delta(path):
     return out
 
 
+def blend_tensors(base, diff, alpha):
+    """{name: f16 array}: base + alpha x diff in float32, rounded to f16, as `eval` builds each candidate."""
+    return {k: (v.astype(np.float32) + alpha * diff[k] if diff is not None else v.astype(np.float32)).astype(np.float16)
+            for k, v in base.items()}
+
+
+def make_blend(a):
+    """`make`: the blend's decoder and encoder files (f16, the base files' key order and metadata, plus the blend's)."""
+    from safetensors_np import write_safetensors
+    if bool(a.other) == bool(a.delta):
+        raise SystemExit('blend.py make: give one of --other DIR and --delta FILE')
+    os.makedirs(a.out, exist_ok=True)
+    parts = {}
+    for part in PARTS:
+        t, meta = read_safetensors(os.path.join(a.base, f'{a.name}-{part}.safetensors'))
+        parts[part] = (t, meta)
+    base = {k: v.astype(np.float32) for t, _ in parts.values() for k, v in t.items()}
+    if a.delta:
+        diff = read_delta(a.delta)
+    else:
+        o = read_export(a.other, a.name)
+        diff = {k: o[k].astype(np.float32) - v for k, v in base.items()}
+    missing = sorted(set(base) - set(diff))
+    if missing:
+        raise SystemExit(f'blend.py make: {a.other or a.delta} lacks {len(missing)} tensors of the base (first: {missing[0]})')
+    out = blend_tensors(base, diff, a.alpha)
+    for part, (t, meta) in parts.items():
+        m = {**meta, 'blend': json.dumps({'base': a.base, 'other': a.other or a.delta, 'alpha': a.alpha})}
+        path = os.path.join(a.out, f'{a.name}-{part}.safetensors')
+        write_safetensors(path + '.tmp', {k: out[k] for k in t}, m)
+        os.replace(path + '.tmp', path)
+    print(f'{a.out}: f16({a.base} + {a.alpha:g} x ({a.other or a.delta} - {a.base})), {len(out)} tensors')
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest='cmd', required=True)
@@ -85,6 +123,13 @@ def main():
     d.add_argument('--other', required=True)
     d.add_argument('--out', required=True)
     d.add_argument('--name', default='wan21-d32')
+    mk = sub.add_parser('make')
+    mk.add_argument('--base', required=True)
+    mk.add_argument('--other', default='', help='DIR: a second export')
+    mk.add_argument('--delta', default='', help='FILE: a difference written by `delta`')
+    mk.add_argument('--alpha', type=float, required=True)
+    mk.add_argument('--out', required=True)
+    mk.add_argument('--name', default='wan21-d32')
     e = sub.add_parser('eval')
     e.add_argument('--base', required=True)
     e.add_argument('--delta', action='append', default=[], help="LABEL=FILE: a difference written by `delta`")
@@ -101,6 +146,8 @@ def main():
         n, worst = write_delta(read_export(a.base, a.name), read_export(a.other, a.name), a.out)
         print(f'{a.out}: {n} bytes, max |f16(base + int8 delta) - other| {worst:.3g}')
         return 0
+    if a.cmd == 'make':
+        return make_blend(a)
 
     import torch
     from data import load_photos
@@ -126,7 +173,7 @@ def main():
     rows = []
     for label, alpha, delta in cands:
         t = time.time()
-        sd = {k: torch.from_numpy((v + alpha * delta[k] if delta else v).astype(np.float16).astype(np.float32)) for k, v in base.items()}
+        sd = {k: torch.from_numpy(v.astype(np.float32)) for k, v in blend_tensors(base, delta, alpha).items()}
         m = WanVAE(dim=32, z_dim=16, enc_dim=32, enc_res_blocks=1)
         m.load_state_dict(sd, strict=True)
         m = m.to(dev).float().eval()

@@ -93,6 +93,13 @@ def args():
                    'twice: a fresh optimiser, then one filled first (the held-out figures of both in the report)')
     p.add_argument('--val-at', default='', help='steps (e.g. 0,50,100,250,500) at which the held-out validation and '
                    "video.py's validation split are scored during training (f16-rounded weights, float32, no TF32)")
+    p.add_argument('--val-ema', type=int, default=0, help='1: at the --val-at steps the moving average (--ema) is scored too')
+    p.add_argument('--schedule', default='cosine', choices=['cosine', 'wsd'], help='cosine: linear warmup, cosine to '
+                   '5 %% of the peak over the run; wsd: linear warmup, the peak held, then a cosine to 5 %% over the last '
+                   '--decay-frac of the steps')
+    p.add_argument('--decay-frac', type=float, default=0.3, help='with --schedule wsd: the share of the steps that decays')
+    p.add_argument('--fast-frac', type=float, default=0.0, help="with --library: share of video.py's clips that are its "
+                   "'fast' pans (4-12 px / frame, inside the photograph; video.kinds_for); 0 keeps video.py's kinds")
     return p.parse_args()
 
 
@@ -111,10 +118,18 @@ SAMPLES = [
 ]
 
 
-def lr_at(step, total, peak, warm):
+def lr_at(step, total, peak, warm, schedule='cosine', decay_frac=0.3):
+    """The learning rate of `step` of `total`: linear warmup over `warm` steps, then cosine: a cosine to 5 % of the
+    peak at `total`; wsd (warmup, stable, decay): the peak until (1 - decay_frac) x total, then a cosine to 5 %."""
     if step < warm:
         return peak * (step + 1) / warm
-    p = min(1.0, (step - warm) / max(1, total - warm))
+    if schedule == 'wsd':
+        start = max(warm, int(round((1 - decay_frac) * total)))
+        if step < start:
+            return peak
+        p = min(1.0, (step - start) / max(1, total - start))
+    else:
+        p = min(1.0, (step - warm) / max(1, total - warm))
     return peak * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * p)))
 
 
@@ -221,6 +236,15 @@ def fill_moments(m, opt, a, lib, photos, dev, n):
     return rec
 
 
+def ema_model(m, ema):
+    """A copy of m holding the moving-average weights."""
+    em = copy.deepcopy(m)
+    with torch.no_grad():
+        for p_, e_ in zip(em.parameters(), ema):
+            p_.copy_(e_)
+    return em
+
+
 def quick_eval(m, a, photos, lib, dev):
     """The held-out validation and video.py's validation split of m's f16-rounded weights (float32, no TF32), as export scores them."""
     ev = copy.deepcopy(m).float().eval()
@@ -255,7 +279,7 @@ def make_train_batch(a, lib, photos, seed, step, nb, nf, dev):
         if _rng(seed, step, i, 7).uniform() < a.old_frac:
             clips.append(make_clip((seed, step, i), photos, nf, a.size, dev, photo_frac=a.photo_frac)[0])
         else:
-            clips.append(video_clip((seed, step, i), lib, nf, a.size, dev)[0])
+            clips.append(video_clip((seed, step, i), lib, nf, a.size, dev, fast=a.fast_frac)[0])
     return torch.stack(clips, 0)
 
 
@@ -574,21 +598,40 @@ def main():
                 stopped = 'stop-step'
                 break
             if total is None and step == 40:
-                torch.cuda.synchronize()
+                if dev == 'cuda':
+                    torch.cuda.synchronize()
                 t_mark = (time.time(), step)
             if total is None and t_mark and step == t_mark[1] + 30:
-                torch.cuda.synchronize()
+                if dev == 'cuda':
+                    torch.cuda.synchronize()
                 per = (time.time() - t_mark[0]) / 30
-                total = step + int((stop_at - time.time()) / per * 0.97)
-                log(f'{per * 1000:.0f} ms/step: {total} steps in all')
+                # what the loop will spend besides steps: the --val-at scorings still to come (each as long as the
+                # first, or 1.5 s a model) and the checkpoints (3 s each with --snapshot's f16 weights, else 1 s)
+                left_s = stop_at - time.time()
+                evs = sum(1 + bool(ema is not None and a.val_ema) for v in val_at if v > step)  # models to score
+                extra = evs * (curve[0]['seconds'] if curve else 1.5)  # curve[0]: one model scored (at step 0 no average)
+                extra += (3.0 if a.snapshot else 1.0) * int(left_s / a.ckpt_every)
+                total = step + int(max(0.0, left_s - extra) / per * 0.97)
+                report['plannedFrom'] = {'msPerStep': round(per * 1000, 1), 'atStep': step, 'secondsLeft': round(left_s, 1),
+                                         'otherSeconds': round(extra, 1), 'total': total}
+                log(f'{per * 1000:.0f} ms/step: {total} steps in all ({extra:.0f} s kept for {evs} scorings and snapshots)')
             if step in val_at:
                 te = time.time()
-                curve.append({'step': step, **quick_eval(m, a, photos, lib, dev), 'seconds': round(time.time() - te, 1)})
+                curve.append({'step': step, **quick_eval(m, a, photos, lib, dev)})
+                msg = ''
+                if ema is not None and a.val_ema and step > 0:
+                    em = ema_model(m, ema)
+                    curve[-1]['ema'] = quick_eval(em, a, photos, lib, dev)
+                    del em
+                    e = curve[-1]['ema']
+                    msg = f"; average: held-out {e['heldOut']} dB (photo clips {e['heldOutPhotos']}), validation split {e.get('videoVal')} dB"
+                curve[-1]['seconds'] = round(time.time() - te, 1)
+                curve[-1]['lr'] = lr_at(step, total or 10 ** 9, a.lr, a.warmup, a.schedule, a.decay_frac)
                 log(f"step {step}: held-out {curve[-1]['heldOut']} dB (photo clips {curve[-1]['heldOutPhotos']}, procedural "
-                    f"{curve[-1]['heldOutShapes']}, chelsea {curve[-1]['unseenPhoto']}), validation split {curve[-1].get('videoVal')} dB ({curve[-1]['seconds']} s)")
+                    f"{curve[-1]['heldOutShapes']}, chelsea {curve[-1]['unseenPhoto']}), validation split {curve[-1].get('videoVal')} dB{msg} ({curve[-1]['seconds']} s)")
             nb, nf = shape_at(a, step)
             x = make_train_batch(a, lib, photos, a.seed, a.data_offset + step, nb, nf, dev)
-            lr = lr_at(step, total or 10 ** 9, a.lr, a.warmup)
+            lr = lr_at(step, total or 10 ** 9, a.lr, a.warmup, a.schedule, a.decay_frac)
             pending.append((step, lr, train_step(m, opt, x, a, dev, lr)))
             if ema is not None:
                 with torch.no_grad():  # ema = decay * ema + (1 - decay) * weights
@@ -612,6 +655,10 @@ def main():
                 save_ckpt(ckpt, m, opt, step, total, a)
                 if a.snapshot:
                     write_weights(m, a, a.snapshot, {'step': step})
+                    if ema is not None:
+                        em = ema_model(m, ema)
+                        write_weights(em, a, os.path.join(a.snapshot, 'ema'), {'ema': a.ema, 'step': step})
+                        del em
                     with open(os.path.join(a.snapshot, 'progress.json'), 'w') as f:
                         json.dump({'step': step, 'plannedSteps': total, 'seconds': round(time.time() - t_train, 1),
                                    'history': hist}, f)
@@ -623,9 +670,10 @@ def main():
         log(f'training FAILED at step {step}:\n{traceback.format_exc()}')
     report['history'] = hist
     report['config'] = {'dim': a.dim, 'encDim': a.enc_dim, 'encResBlocks': a.enc_res_blocks, 'batch': a.batch,
-                        'frames': a.frames, 'lengths': a.lengths, 'frameBudget': a.frame_budget, 'init': a.init, 'size': a.size, 'lr': a.lr, 'warmup': a.warmup, 'kl': a.kl, 'mse': a.mse, 'photoFrac': a.photo_frac, 'edge': a.edge, 'library': a.library, 'oldFrac': a.old_frac, 'ema': a.ema, 'cudnnBenchmark': a.cudnn_benchmark, 'momentSteps': a.moment_steps,
+                        'frames': a.frames, 'lengths': a.lengths, 'frameBudget': a.frame_budget, 'init': a.init, 'size': a.size, 'lr': a.lr, 'warmup': a.warmup, 'kl': a.kl, 'mse': a.mse, 'photoFrac': a.photo_frac, 'edge': a.edge, 'library': a.library, 'oldFrac': a.old_frac, 'ema': a.ema, 'cudnnBenchmark': a.cudnn_benchmark, 'momentSteps': a.moment_steps, 'fastFrac': a.fast_frac,
                         'loss': 'L1 + mse * MSE + kl * KL (per element) + edge * L1 of the gradient difference, bf16 autocast, AdamW (0.9, 0.99), grad clip 1.0',
-                        'schedule': 'linear warmup, cosine to 5 % of the peak'}
+                        'schedule': ('linear warmup, cosine to 5 % of the peak' if a.schedule == 'cosine' else
+                                     f'linear warmup, the peak held, cosine to 5 % over the last {a.decay_frac:g} of the steps')}
     log(f"training: {step} steps in {time.time() - t_train:.0f} s ({stopped})")
     try:
         save_ckpt(ckpt, m, opt, step, total, a)
@@ -636,10 +684,7 @@ def main():
     # (d) export (the moving average first: weights only)
     if ema is not None:
         try:
-            em = copy.deepcopy(m)
-            with torch.no_grad():
-                for p_, e_ in zip(em.parameters(), ema):
-                    p_.copy_(e_)
+            em = ema_model(m, ema)
             write_weights(em, a, os.path.join(a.out, 'ema'), {'ema': a.ema, 'step': step})
             log(f'ema ({a.ema}) weights -> {os.path.join(a.out, "ema")}')
             del em

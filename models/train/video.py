@@ -1,7 +1,8 @@
 """Training video that moves the way generated video moves, over the photographs of Debian's wallpaper packages
 (prep_photos.py) and scikit-image's: camera pans and zooms from slow to 14 px per frame, rotations, parallax
 (two photograph layers at different speeds), textured objects moving over a moving background, brightness
-changes and cuts; and data.py's procedural scenes, faster.
+changes and cuts; and data.py's procedural scenes, faster. Optionally (video_clip's `fast`, train.py
+--fast-frac) a share of straight pans at 4-12 px per frame that stay inside the photograph.
 
 Every clip is a pure function of its key (seed, stream, index), as in data.py. The photographs of the evaluation
 package (prep_photos.EVAL_PACKAGE, ukui-wallpapers) are never loaded here: load_library reads only the
@@ -24,6 +25,17 @@ VAL_EVERY = 12  # training-folder images with index % VAL_EVERY == VAL_PHASE are
 VAL_PHASE = 5
 VAL_STREAM = 2_000_000
 KINDS = (('camera', 0.42), ('parallax', 0.16), ('objects', 0.18), ('shapes', 0.12), ('slow', 0.12))
+FAST_SPEEDS = (4.0, 12.0)  # the 'fast' kind (video_clip's `fast`): output px / frame, log-uniform
+
+
+def kinds_for(fast=0.0):
+    """(names, probabilities): KINDS, or with `fast` > 0 a share `fast` of 'fast' pans and KINDS scaled by 1 - fast.
+    fast = 0 keeps KINDS exactly (the same draws as before the 'fast' kind existed)."""
+    names, p = zip(*KINDS)
+    p = np.array(p) / sum(p)
+    if fast > 0:
+        names, p = names + ('fast',), np.append(p * (1 - fast), fast)
+    return names, p
 
 
 def _pyramid(img):
@@ -172,6 +184,36 @@ def objects_clip(rng, lib, part, frames, Ho, Wo, device):
     return x
 
 
+def fast_pan_layer(rng, pyr, frames, Ho, Wo, device):
+    """A straight pan at FAST_SPEEDS output px / frame (log-uniform; eased in or out in 30 % of the clips, those at a
+    mean of at most 7 px / frame so that they peak at 14), no zoom or
+    rotation, whose whole path stays inside the photograph (no reflected border content, as in the evaluation set's
+    pans): the scale (source px per output px, up to 2) is drawn below the largest one that fits the travel, and the
+    path is centred on the photograph up to the slack left. Returns [3, F, Ho, Wo] in [0, 1]."""
+    H0, W0 = pyr[0].shape[1:]
+    speed = float(np.exp(rng.uniform(*np.log(FAST_SPEEDS))))
+    ang = rng.uniform(0, 2 * math.pi)
+    ease = str(rng.choice(['none', 'in', 'out'], p=[0.7, 0.15, 0.15]))
+    if ease != 'none':
+        speed = min(speed, 7.0)  # an eased pan peaks at twice its mean speed: at most 14 px / frame
+    reach = frames - 1  # frames of travel at the mean speed (every ease ends where the plain pan does)
+    ca, sa = abs(math.cos(ang)), abs(math.sin(ang))
+    fit = min((W0 - 2) / (1.02 * Wo + ca * speed * reach), (H0 - 2) / (1.02 * Ho + sa * speed * reach))
+    hi = min(2.0, fit)
+    s = float(np.exp(rng.uniform(np.log(min(0.6, hi)), np.log(hi)))) if hi > 0.6 else hi
+    tx, ty = math.cos(ang) * speed * s * reach, math.sin(ang) * speed * s * reach  # source px travelled
+    slack_x = max(0.0, (W0 - 2 - 1.02 * Wo * s - abs(tx)) / 2)
+    slack_y = max(0.0, (H0 - 2 - 1.02 * Ho * s - abs(ty)) / 2)
+    cx0 = W0 / 2 - tx / 2 + rng.uniform(-slack_x, slack_x)
+    cy0 = H0 / 2 - ty / 2 + rng.uniform(-slack_y, slack_y)
+    views = []
+    for f in range(frames):
+        u = f / max(1, frames - 1)
+        d = {'none': u, 'in': u * u, 'out': u * (2 - u)}[ease]  # share of the path travelled by frame f
+        views.append((cx0 + tx * d, cy0 + ty * d, s, 0.0))
+    return render_views(pyr, views, Ho, Wo, device)
+
+
 def _translate(x, vx, vy):
     """[3, F, H, W]: frame f moved by (vx f, vy f) pixels (reflection at the borders), bilinear."""
     C, Fr, H, W = x.shape
@@ -195,24 +237,27 @@ def _base_clip(rng, lib, part, kind, frames, Ho, Wo, device):
         return parallax_clip(rng, lib, part, frames, Ho, Wo, device)
     if kind == 'objects':
         return objects_clip(rng, lib, part, frames, Ho, Wo, device)
+    if kind == 'fast':
+        return fast_pan_layer(rng, lib[part][_pick(rng, lib, part)], frames, Ho, Wo, device)
     # procedural: data.py's scene, made faster by subsampling a longer one in time
     step = int(rng.integers(1, 4))
     x = (shapes_clip(rng, 1 + (frames - 1) * step, (Ho, Wo), device)[:, ::step] + 1) / 2
     return x
 
 
-def video_clip(key, lib, frames, size, device, part='train'):
-    """The clip for `key`: one of KINDS; then at random a brightness change (fade, ramp or flash) and a cut to a
-    second clip. Returns (clip [3, F, H, W] in [-1, 1], description)."""
+def video_clip(key, lib, frames, size, device, part='train', fast=0.0):
+    """The clip for `key`: one of KINDS (with `fast` > 0 a share `fast` of 'fast' pans, kinds_for); then at random
+    a brightness change (fade, ramp or flash) and a cut to a second clip. Returns (clip [3, F, H, W] in [-1, 1],
+    description)."""
     rng = _rng(*key)
     Ho, Wo = _hw(size)
-    names, p = zip(*KINDS)
-    kind = str(rng.choice(names, p=np.array(p) / sum(p)))
+    names, p = kinds_for(fast)
+    kind = str(rng.choice(names, p=p))
     x = _base_clip(rng, lib, part, kind, frames, Ho, Wo, device)
     desc = kind
     if frames > 4 and rng.uniform() < 0.12:  # a cut at a random frame
         c = int(rng.integers(1, frames))
-        kind2 = str(rng.choice(names, p=np.array(p) / sum(p)))
+        kind2 = str(rng.choice(names, p=p))
         y = _base_clip(rng, lib, part, kind2, frames, Ho, Wo, device)
         x = torch.cat([x[:, :c], y[:, c:]], 1)
         desc += f'+cut@{c}:{kind2}'

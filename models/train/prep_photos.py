@@ -17,6 +17,7 @@ Writes into --out:
                      never used in training (data.py refuses this folder's names)
   manifest.json      per image: file, package, package version, original path and size, and the licence of the
                      package as its Debian copyright file states it (see models/README.md)
+  .gitignore         `*`: git ignores the folder (it is carried to the GPU machine only where a call names it)
 """
 import argparse
 import json
@@ -100,6 +101,8 @@ def main():
     a = p.parse_args()
     os.makedirs(os.path.join(a.out, 'train'), exist_ok=True)
     os.makedirs(os.path.join(a.out, 'eval'), exist_ok=True)
+    with open(os.path.join(a.out, '.gitignore'), 'w') as fh:
+        fh.write('*\n')
     rows = []
     for pkg in TRAIN_PACKAGES + [EVAL_PACKAGE]:
         files, ver = package_files(pkg)

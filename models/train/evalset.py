@@ -4,6 +4,8 @@ generated video moves, encoded by a model's encoder, for the WebGPU table (scrip
 
   python3 models/train/evalset.py --photos .models-data/photos --out /tmp/evalset [--models models] [--torch]
   python3 models/train/evalset.py --photos .models-data/photos --out /tmp/evalset --sources-only
+  (--sources-only into a folder that already has an index.json, e.g. latents returned by a GPU machine: the sources
+  are checked against its sha1s and that index is kept)
 
 Per photograph of PHOTOS/eval/ (prep_photos.py: short side 384, lossless PNG) four clips of --frames frames at
 --size x --size, 1 source pixel per output pixel: a slow pan (1 px / frame), a medium pan (4 px / frame), a
@@ -143,7 +145,19 @@ def main():
             print(c['name'], {k: v for k, v in c.items() if k.startswith('psnr')}, flush=True)
     for c in clips:
         del c['_u8']
-    with open(os.path.join(a.out, 'index.json'), 'w') as f:
+    idx = os.path.join(a.out, 'index.json')
+    if a.sources_only and os.path.exists(idx):
+        # the sources next to latents made elsewhere (a GPU machine): that index (with its PyTorch PSNR) stays
+        with open(idx) as f:
+            old = {c['name']: c.get('sha1') for c in json.load(f)['clips']}
+        new = {c['name']: c['sha1'] for c in clips}
+        if old != new:
+            bad = sorted(n for n in set(old) | set(new) if old.get(n) != new.get(n))
+            raise SystemExit(f'evalset.py: {idx}: {len(bad)} clips differ from the sources made here (first: {bad[0]}, '
+                             f'sha1 {old.get(bad[0])} vs {new.get(bad[0])})')
+        print(f'{len(clips)} sources -> {a.out}, equal to its index.json (sha1), which is kept')
+        return
+    with open(idx, 'w') as f:
         json.dump({'frames': a.frames, 'size': [a.size, a.size], 'photos': 'ukui-wallpapers (prep_photos.py eval/)',
                    'sets': SETS, 'clips': clips}, f, indent=1)
     print(f'{len(clips)} clips -> {a.out}')

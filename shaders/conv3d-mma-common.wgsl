@@ -22,31 +22,27 @@
 // block a group repeats it (uniform clamp) and does not store it. TM / TN are constants: other shapes
 // are the same source with these two lines replaced (src/kernels/conv3d-mma.ts conv3dMmaTiles).
 
-struct Params {
-  cin: u32, cout: u32, h: u32, w: u32,
-  x_off: u32, prev2_off: u32, prev1_off: u32, res_off: u32, y_off: u32, tap0: u32,
-}
+// Params: shaders/conv3d-mma-params.wgsl (the conv call's, shared with its pack: one uniform slot)
 
 @group(0) @binding(0) var<storage, read> s: array<Elem>;
 @group(0) @binding(1) var<storage, read> wt: array<Elem>;
 @group(0) @binding(2) var<storage, read> b: array<Elem>;
 @group(0) @binding(3) var<storage, read> res: array<Elem>;
 @group(0) @binding(4) var<storage, read_write> y: array<Elem>;
-// RING=1: the conv's cache ring of two packed frames (t-2, t-1) in the layout of s; else unused
+// prm.ring = 1: the conv's cache ring of two packed frames (t-2, t-1) in the layout of s; else unused
 @group(0) @binding(5) var<storage, read> ring: array<Elem>;
-@group(1) @binding(0) var<uniform> prm: Params;
 
-override KT: u32 = 3;
-override KS: u32 = 3;
-override HAS_RES: u32 = 0; // 0 none, 1 from res, 2 from y (in place)
+override KS: u32 = 3; // a constant: the 3 x 3 spatial taps are unrolled straight-line code
 override SG: u32 = 32; // workgroup size = the subgroup size (one subgroup per workgroup)
 // operand copy order: 0 s[dt][cb][row][xp][16] (channel-block planes), 1 s[dt][row][cb][xp][16] (the
 // channel blocks of a row side by side: one conv's 9 spatial taps x all channel blocks of a frame read a
 // 3-row window instead of cb planes a whole frame apart). Must equal conv3d-mma-pack's ROWS_OUTER.
 override ROWS_OUTER: u32 = 0;
-// 1 (KT = 3, the straight-line GEMM only): frames t-2 and t-1 come from the conv's packed ring `ring` at
-// prev2_off / prev1_off (elements), frame t from s at 0 (conv3d-mma-pack RING=1); src/plan/conv-form.ts packedRing
-override RING: u32 = 0;
+// prm.kt, prm.has_res (0 none, 1 from res, 2 from y in place) and prm.ring are uniforms, not constants: the
+// temporal loop starts at prm.tap0 (a runtime loop either way), the residual is an epilogue branch, and
+// prm.ring = 1 (KT = 3, the straight-line GEMM only: frames t-2 and t-1 from the conv's packed ring `ring`
+// at prev2_off / prev1_off (elements), frame t from s at 0; conv3d-mma-pack ring = 1, src/plan/conv-form.ts
+// packedRing) only moves the frame offset (frame_off): one pipeline per tile shape and KS serves them all.
 
 // 3 x 2 with the column-major operand (H200, bench/results/h200/mma-2026-12-01-e96e7c0/mma-layout.jsonl, uniform
 // bounds): 91 / 75 / 75 / 49 TFLOP/s at the four ANCHORS shapes, 2 x 2: 91 / 57 / 79 / 49
@@ -80,20 +76,20 @@ fn wp(g: Geo) -> u32 {
   return g.xb * 16u + KS - 1u;
 }
 
+// Element offset of temporal tap dt's operand frame, channel block 0: frame dt of s, or (prm.ring = 1)
+// frames t-2 / t-1 (dt < KT - 1) at prev2_off / prev1_off of ring and frame t at 0 of s.
+fn frame_off(g: Geo, dt: u32) -> u32 {
+  let ringed = select(0u, select(prm.prev1_off, prm.prev2_off, dt == 0u), dt + 1u < prm.kt);
+  return select(dt * g.cb * g.rows * wp(g) * 16u, ringed, prm.ring == 1u);
+}
+
 // Element offset of the operand tile (column-major, stride 16) of pixel block n (linear over rows x xb)
 // for taps (dt, dy, dx), channel block 0; the next channel blocks follow at + b_cb_stride(g) each.
-// RING=1: frames t-2 / t-1 (dt < KT - 1) at prev2_off / prev1_off of ring, frame t at 0 of s.
 fn b_off(g: Geo, dt: u32, dy: u32, dx: u32, n: u32) -> u32 {
   let yy = n / g.xb;
   let xb = n % g.xb;
-  if (RING == 1u) {
-    var f = 0u;
-    if (dt + 1u < KT) { f = select(prm.prev1_off, prm.prev2_off, dt == 0u); }
-    if (ROWS_OUTER == 1u) { return f + ((yy + dy) * g.cb * wp(g) + xb * 16u + dx) * 16u; }
-    return f + ((yy + dy) * wp(g) + xb * 16u + dx) * 16u;
-  }
-  if (ROWS_OUTER == 1u) { return ((dt * g.rows + yy + dy) * g.cb * wp(g) + xb * 16u + dx) * 16u; }
-  return ((dt * g.cb * g.rows + yy + dy) * wp(g) + xb * 16u + dx) * 16u;
+  if (ROWS_OUTER == 1u) { return frame_off(g, dt) + ((yy + dy) * g.cb * wp(g) + xb * 16u + dx) * 16u; }
+  return frame_off(g, dt) + ((yy + dy) * wp(g) + xb * 16u + dx) * 16u;
 }
 
 fn b_cb_stride(g: Geo) -> u32 {
@@ -114,8 +110,8 @@ fn epilogue(g: Geo, ob0: u32, n0: u32, lid: u32) {
     if (n < g.tiles && o < g.cout && px < g.w) {
       let p = (n / g.xb) * g.w + px;
       var v = c_s[e] + f32(b[o]);
-      if (HAS_RES == 1u) { v += f32(res[prm.res_off + o * hw + p]); }
-      if (HAS_RES == 2u) { v += f32(y[prm.y_off + o * hw + p]); }
+      if (prm.has_res == 1u) { v += f32(res[prm.res_off + o * hw + p]); }
+      if (prm.has_res == 2u) { v += f32(y[prm.y_off + o * hw + p]); }
       y[prm.y_off + o * hw + p] = Elem(v);
     }
   }

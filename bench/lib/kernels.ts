@@ -229,7 +229,8 @@ async function runMmaCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Pr
     owned.push(scratch);
     const uni = device.createBuffer({ label: 'params', size: 256, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     owned.push(uni);
-    const data = encodeParams(conv3dMmaPack, params as never);
+    // (one slot for the pack and the GEMM: the conv's form travels in it, src/kernels/conv3d-mma.ts MMA_FORM)
+    const data = encodeParams(conv3dMmaPack, params as never, { ...packOv, HAS_RES: o.HAS_RES });
     device.queue.writeBuffer(uni, 0, data);
     const group = (def: AnyKernelDef, bufs: GPUBuffer[]) =>
       device.createBindGroup({ layout: ctx.cache.bindGroupLayout(def), entries: bufs.map((buffer, i) => ({ binding: i, resource: { buffer } })) });

@@ -10,7 +10,10 @@
 //
 // Specialisation: a kernel's WGSL declares its tunables as `override NAME: T = default;` (what the
 // KernelDef's `overrides` list), and `specializedSource` writes the chosen values into the text as
-// `const NAME: T = value;` before the module is created. Pipelines are built without
+// `const NAME: T = value;` before the module is created: one pipeline per combination of values. A
+// value that buys no speed as a constant (an epilogue's branch, a loop whose start is a uniform anyway)
+// is a KernelDef `uniforms` entry instead: given like an override, but written into a `struct Params`
+// field (a ParamDef with `override: NAME`) by encodeParams, so one pipeline serves every value. Pipelines are built without
 // `compute.constants`: wgpu (Firefox, Deno; naga 29) panics creating some of the kernels' pipelines from
 // override constants, and one text per pipeline key is what `wan-vae shaders --dump` writes.
 import { DecoderError, formatCompileInfo } from './errors';
@@ -26,6 +29,8 @@ export interface BindingDef {
 export interface ParamDef<P> {
   readonly name: keyof P & string;
   readonly type: ParamType;
+  /** the field carries this override's (or uniform override's) resolved value instead of a value of P */
+  readonly override?: string;
 }
 
 export interface KernelCost {
@@ -41,6 +46,12 @@ export interface KernelDef<P extends Record<string, number>> {
   readonly params: readonly ParamDef<P>[];
   /** every override constant of the shader with its default */
   readonly overrides: Readonly<Record<string, number>>;
+  /**
+   * Overrides carried in `struct Params` (a ParamDef with `override: NAME` each) instead of the WGSL text,
+   * with their defaults: given, resolved and passed to dispatch / cost like `overrides`, but not part of
+   * the pipeline key (one pipeline for every value). The WGSL does not declare them.
+   */
+  readonly uniforms?: Readonly<Record<string, number>>;
   /** workgroup counts; `ov` may be partial (missing names take the defaults) */
   dispatch(p: P, ov: Record<string, number>): [number, number, number];
   /** FLOPs (2 per multiply-add) and minimum bytes moved; `elem` (default 'f32') sizes the storage */
@@ -99,7 +110,7 @@ function wgslLiteral(def: AnyKernelDef, name: string, type: string, v: number): 
  * does not declare is an error.
  */
 export function specializedSource(def: AnyKernelDef, overrides: Record<string, number>, elem: Elem): string {
-  const ov = resolveOverrides(def, overrides);
+  const ov = bakedOverrides(def, overrides);
   const seen = new Set<string>();
   const code = shaderSource(def, elem).replace(OVERRIDE_LINE, (_line, name: string, type: string, dflt: string) => {
     // an override the KernelDef does not list keeps the WGSL's default (as a pipeline created without it would)
@@ -109,20 +120,29 @@ export function specializedSource(def: AnyKernelDef, overrides: Record<string, n
   });
   const missing = Object.keys(ov).filter((k) => !seen.has(k));
   if (missing.length) throw new DecoderError('unsupported', `${def.id}: override ${missing.join(', ')} listed by the KernelDef is not declared in its WGSL`);
+  const declared = Object.keys(def.uniforms ?? {}).filter((k) => new RegExp(`^override\\s+${k}\\s*:`, 'm').test(shaderSource(def, elem)));
+  if (declared.length) throw new DecoderError('unsupported', `${def.id}: ${declared.join(', ')} ${declared.length > 1 ? 'are' : 'is'} carried in Params (uniforms) but declared as an override in its WGSL`);
   if (/^\s*override\s/m.test(code.replace(/\/\/.*$/gm, '')))
     throw new DecoderError('unsupported', `${def.id}: an override declaration is not of the form 'override NAME: u32|i32|f32 = value;' at a line start`);
   return code;
 }
 
-/** Defaults merged with `ov`; unknown names are an error (they would fail pipeline creation anyway). */
+/** Defaults (overrides and uniforms) merged with `ov`; unknown names are an error (they would fail pipeline creation anyway). */
 export function resolveOverrides(def: AnyKernelDef, ov: Record<string, number> = {}): Record<string, number> {
-  for (const k of Object.keys(ov)) if (!(k in def.overrides)) throw new DecoderError('bad-input', `${def.id}: unknown override '${k}' (known: ${Object.keys(def.overrides).join(', ')})`);
-  return { ...def.overrides, ...ov };
+  const known = { ...def.overrides, ...def.uniforms };
+  for (const k of Object.keys(ov)) if (!(k in known)) throw new DecoderError('bad-input', `${def.id}: unknown override '${k}' (known: ${Object.keys(known).join(', ')})`);
+  return { ...known, ...ov };
 }
 
-/** The only place pipeline keys are built: id, storage type, every override (defaults included), sorted. */
+/** The overrides written into the WGSL (resolveOverrides without the uniforms): what makes one pipeline. */
+export function bakedOverrides(def: AnyKernelDef, ov: Record<string, number> = {}): Record<string, number> {
+  const all = resolveOverrides(def, ov);
+  return Object.fromEntries(Object.keys(def.overrides).map((k) => [k, all[k]!]));
+}
+
+/** The only place pipeline keys are built: id, storage type, every baked override (defaults included), sorted. */
 export function pipelineKey(def: AnyKernelDef, overrides: Record<string, number>, elem: Elem): string {
-  const ov = resolveOverrides(def, overrides);
+  const ov = bakedOverrides(def, overrides);
   const parts = Object.keys(ov)
     .sort()
     .map((k) => `${k}=${ov[k]}`);
@@ -134,12 +154,19 @@ function paramsSize(def: AnyKernelDef): number {
   return Math.max(16, Math.ceil((def.params.length * 4) / 16) * 16);
 }
 
-/** Encodes `p` in `struct Params` layout; throws DecoderError('bad-input') for missing or out-of-range values. */
-export function encodeParams<P extends Record<string, number>>(def: KernelDef<P>, p: P): Uint8Array<ArrayBuffer> {
+/**
+ * Encodes `p` in `struct Params` layout, the fields that carry an override (ParamDef `override`) from
+ * `overrides` (resolved: defaults where not given; needed whenever `def` has such fields, so that no caller
+ * writes the defaults by mistake); throws DecoderError('bad-input') for missing or out-of-range values.
+ */
+export function encodeParams<P extends Record<string, number>>(def: KernelDef<P>, p: P, overrides?: Record<string, number>): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(paramsSize(def));
   const view = new DataView(bytes.buffer);
-  def.params.forEach(({ name, type }, i) => {
-    const v = p[name];
+  const carried = def.params.some((x) => x.override !== undefined);
+  if (carried && !overrides) throw new DecoderError('unsupported', `${def.id}: its Params carry overrides (${def.params.filter((x) => x.override).map((x) => x.override).join(', ')}): encodeParams needs the dispatch's overrides`);
+  const ov = carried ? resolveOverrides(def, overrides) : {};
+  def.params.forEach(({ name, type, override }, i) => {
+    const v = override !== undefined ? ov[override] : (p as Record<string, number>)[name];
     const bad = (why: string) => new DecoderError('bad-input', `${def.id}: param ${name} = ${String(v)} ${why}`);
     if (typeof v !== 'number' || !Number.isFinite(v)) throw bad('is not a finite number');
     if (type === 'f32') view.setFloat32(i * 4, v, true);
@@ -170,6 +197,11 @@ export function checkDispatch(def: AnyKernelDef, counts: [number, number, number
   if (counts.some((n) => n > max)) throw new DecoderError('limits', `${def.id}: dispatch [${counts}] exceeds maxComputeWorkgroupsPerDimension ${max}`);
 }
 
+/** Group 0 of a kernel as a string (binding access modes in order): kernels with the same one share a layout. */
+function bindingsSignature(def: AnyKernelDef): string {
+  return def.bindings.map((b) => (b.access === 'read' ? 'r' : 'w')).join('');
+}
+
 /** When one pipeline was asked for and when it was compiled (performance.now() ms; ready: undefined while compiling). */
 export interface PipelineTime {
   key: string;
@@ -178,7 +210,9 @@ export interface PipelineTime {
 }
 
 /**
- * Compiles and caches pipelines of one device; concurrent requests for one key share one promise.
+ * Compiles and caches pipelines of one device; concurrent requests for one key share one promise, and so
+ * do keys whose WGSL (specializedSource) and group-0 bindings are the same text (one compile: two kernel
+ * ids or constant sets that generate the same shader, e.g. a constant the text does not read).
  * A request goes to the device at once: createShaderModule, then createComputePipelineAsync in the same
  * call, the module's compilation info checked while the pipeline compiles. Dawn compiles async pipelines
  * on worker threads (lavapipe, 2026-12-02: 12 pipelines requested, then 2 s of busy JS: all compiled at
@@ -188,11 +222,14 @@ export interface PipelineTime {
  */
 export class PipelineCache {
   readonly paramsLayout: GPUBindGroupLayout;
-  private readonly modules = new Map<string, { module: GPUShaderModule; checked: Promise<void> }>();
   private readonly pipelines = new Map<string, Promise<GPUComputePipeline>>();
+  /** bindings signature + WGSL -> the pipeline compiled from it and the key it was first asked for by */
+  private readonly bySource = new Map<string, { key: string; pipeline: Promise<GPUComputePipeline> }>();
+  /** pipeline key -> the key whose compile it shares (itself unless its text was first compiled under another key) */
+  private readonly compiledAs = new Map<string, string>();
   private readonly layouts = new Map<string, GPUBindGroupLayout>();
   private readonly pipelineLayouts = new Map<string, GPUPipelineLayout>();
-  /** every pipeline asked for, in request order, with its request and compile times */
+  /** every compile asked for (one per distinct text), in request order, with its request and compile times */
   readonly times: PipelineTime[] = [];
 
   constructor(readonly device: GPUDevice) {
@@ -204,7 +241,8 @@ export class PipelineCache {
 
   /** Group 0 layout of `def`: its storage bindings in order. */
   bindGroupLayout(def: AnyKernelDef): GPUBindGroupLayout {
-    let layout = this.layouts.get(def.id);
+    const sig = bindingsSignature(def);
+    let layout = this.layouts.get(sig);
     if (!layout) {
       layout = this.device.createBindGroupLayout({
         label: def.id,
@@ -214,19 +252,20 @@ export class PipelineCache {
           buffer: { type: b.access === 'read' ? ('read-only-storage' as const) : ('storage' as const) },
         })),
       });
-      this.layouts.set(def.id, layout);
+      this.layouts.set(sig, layout);
     }
     return layout;
   }
 
   pipelineLayout(def: AnyKernelDef): GPUPipelineLayout {
-    let layout = this.pipelineLayouts.get(def.id);
+    const sig = bindingsSignature(def);
+    let layout = this.pipelineLayouts.get(sig);
     if (!layout) {
       layout = this.device.createPipelineLayout({
         label: def.id,
         bindGroupLayouts: [this.bindGroupLayout(def), this.paramsLayout],
       });
-      this.pipelineLayouts.set(def.id, layout);
+      this.pipelineLayouts.set(sig, layout);
     }
     return layout;
   }
@@ -235,48 +274,58 @@ export class PipelineCache {
     const key = pipelineKey(def, overrides, elem);
     let p = this.pipelines.get(key);
     if (!p) {
-      const time: PipelineTime = { key, requested: performance.now() };
-      this.times.push(time);
+      let code: string;
       try {
-        p = this.create(def, resolveOverrides(def, overrides), elem, key);
+        code = specializedSource(def, overrides, elem);
       } catch (e) {
-        p = Promise.reject(e instanceof Error ? e : new Error(String(e)));
+        return Promise.reject(e instanceof Error ? e : new Error(String(e)));
       }
-      p.then(
-        () => void (time.ready = performance.now()),
-        () => this.pipelines.delete(key),
-      );
+      const source = `${bindingsSignature(def)}\n${code}`;
+      const same = this.bySource.get(source);
+      if (same) p = same.pipeline;
+      else {
+        const time: PipelineTime = { key, requested: performance.now() };
+        this.times.push(time);
+        const q = this.create(def, code, key);
+        q.then(
+          () => void (time.ready = performance.now()),
+          () => this.bySource.delete(source),
+        );
+        this.bySource.set(source, { key, pipeline: q });
+        p = q;
+      }
+      this.compiledAs.set(key, same?.key ?? key);
+      p.catch(() => this.pipelines.delete(key));
       this.pipelines.set(key, p);
     }
     return p;
   }
 
+  /** The key whose compile `get(def, overrides, elem)` shares (the pipeline's label): the key itself unless the same text was asked for first under another. */
+  sharedKey(def: AnyKernelDef, overrides: Record<string, number>, elem: Elem): string {
+    const key = pipelineKey(def, overrides, elem);
+    return this.compiledAs.get(key) ?? key;
+  }
+
   /**
-   * The module of one pipeline key (its WGSL specialised by `specializedSource`), created now; `checked`
-   * rejects with its compile errors (scoped: reported here, with its lines, not as an uncaptured device error).
+   * The module of one pipeline (its WGSL: specializedSource), created now; `checked` rejects with its
+   * compile errors (scoped: reported here, with its lines, not as an uncaptured device error).
    */
-  private module(def: AnyKernelDef, ov: Record<string, number>, elem: Elem, key: string): { module: GPUShaderModule; checked: Promise<void> } {
-    let m = this.modules.get(key);
-    if (!m) {
-      const code = specializedSource(def, ov, elem);
-      this.device.pushErrorScope('validation');
-      const module = this.device.createShaderModule({ label: key, code });
-      const scoped = this.device.popErrorScope();
-      const checked = (async () => {
-        const [info, err] = await Promise.all([module.getCompilationInfo(), scoped]);
-        const msg = formatCompileInfo(`${def.id}.wgsl`, info, code) || err?.message;
-        if (msg) throw new DecoderError('compile', `${key} does not compile:\n${msg}`);
-      })();
-      checked.catch(() => this.modules.delete(key));
-      m = { module, checked };
-      this.modules.set(key, m);
-    }
-    return m;
+  private module(def: AnyKernelDef, code: string, key: string): { module: GPUShaderModule; checked: Promise<void> } {
+    this.device.pushErrorScope('validation');
+    const module = this.device.createShaderModule({ label: key, code });
+    const scoped = this.device.popErrorScope();
+    const checked = (async () => {
+      const [info, err] = await Promise.all([module.getCompilationInfo(), scoped]);
+      const msg = formatCompileInfo(`${def.id}.wgsl`, info, code) || err?.message;
+      if (msg) throw new DecoderError('compile', `${key} does not compile:\n${msg}`);
+    })();
+    return { module, checked };
   }
 
   /** Asks for the pipeline now (synchronously); the promise settles once it is compiled and checked. */
-  private create(def: AnyKernelDef, ov: Record<string, number>, elem: Elem, key: string): Promise<GPUComputePipeline> {
-    const { module, checked } = this.module(def, ov, elem, key);
+  private create(def: AnyKernelDef, code: string, key: string): Promise<GPUComputePipeline> {
+    const { module, checked } = this.module(def, code, key);
     this.device.pushErrorScope('validation');
     const pending = this.device.createComputePipelineAsync({
       label: key,

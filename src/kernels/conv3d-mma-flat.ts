@@ -22,6 +22,7 @@ import { DecoderError } from '../gpu/errors';
 import { wgslConst, type KernelDef } from '../gpu/kernel';
 import type { Conv3dParams } from './conv3d';
 import common from '../../shaders/conv3d-mma-common.wgsl?raw';
+import paramsWgsl from '../../shaders/conv3d-mma-params.wgsl?raw';
 import { conv3dMma, conv3dMmaTiles, mmaTilesFor } from './conv3d-mma';
 
 export type MmaOrder = 'tap-cb' | 'cb-tap';
@@ -83,7 +84,9 @@ export function flatGemmMain({ tm, tn, order }: MmaShape, ops: MatrixOps = tenso
       ...I.flatMap((i) => J.map((j) => `${ind}c_${i}_${j} = ${ops.mma(`a_${i}`, `r_${j}`, `c_${i}_${j}`, src)};`)),
     ].join('\n');
   // the temporal taps read from `src`: RING=1 reads t-2, t-1 from the packed ring and t from s; else all from s
-  const dts = (src: OperandSrc) => (src === 'ring' ? 'var dt = select(KT, prm.tap0, RING == 1u); dt + 1u < KT; dt++' : 'var dt = select(prm.tap0, max(prm.tap0, KT - 1u), RING == 1u); dt < KT; dt++');
+  // (prm.kt, prm.ring: uniforms, shaders/conv3d-mma-common.wgsl; without a ring the first loop runs no step)
+  const dts = (src: OperandSrc) =>
+    src === 'ring' ? 'var dt = select(prm.kt, prm.tap0, prm.ring == 1u); dt + 1u < prm.kt; dt++' : 'var dt = select(prm.tap0, max(prm.tap0, prm.kt - 1u), prm.ring == 1u); dt < prm.kt; dt++';
   const loops = (src: OperandSrc) =>
     order === 'tap-cb'
       ? `  for (${dts(src)}) {
@@ -162,7 +165,7 @@ export function conv3dMmaFlat(shape: MmaShape, { emulate = false }: { emulate?: 
   if (!(emulate || header.includes('enable chromium_experimental_subgroup_matrix')) || !shared.includes(`const TM: u32 = ${tm};`) || !shared.includes(`const TN: u32 = ${tn};`))
     throw new DecoderError('bad-input', 'conv3d-mma-flat: shaders/conv3d-mma.wgsl / conv3d-mma-common.wgsl no longer have the expected header and TM / TN lines');
   const id = `conv3d-mma-flat-${order}-${tm}x${tn}${emulate ? '-emu' : ''}`;
-  return { ...conv3dMma, id, wgsl: `${header}${flatGemmMain(shape, emulate ? emulatedOps : tensorCoreOps)}\n${shared}`, dispatch };
+  return { ...conv3dMma, id, wgsl: `${header}${flatGemmMain(shape, emulate ? emulatedOps : tensorCoreOps)}\n${shared}\n${paramsWgsl}`, dispatch };
 }
 
 /**

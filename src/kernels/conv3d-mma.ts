@@ -14,12 +14,36 @@ import emuF16 from '../../shaders/conv3d-mma-emu-f16.wgsl?raw';
 import common from '../../shaders/conv3d-mma-common.wgsl?raw';
 import pack from '../../shaders/conv3d-mma-pack.wgsl?raw';
 import packNorm from '../../shaders/conv3d-mma-pack-norm.wgsl?raw';
+import packCommon from '../../shaders/conv3d-mma-pack-common.wgsl?raw';
+import paramsWgsl from '../../shaders/conv3d-mma-params.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
-import { wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
+import { wgslConst, type Elem, type KernelDef, type ParamDef } from '../gpu/kernel';
 import { conv3d, type Conv3dParams } from './conv3d';
 import { mmaGeometry, mmaPaddedWidth } from './conv-layout';
 
 export { blockedConvWeightLength, mmaGeometry, mmaPaddedWidth, mmaScratchElems, packConvWeightBlocked } from './conv-layout';
+
+/**
+ * The conv call's form, shared by its pack and GEMM (one uniform slot per dispatch of a step), with the
+ * defaults: carried in Params (shaders/conv3d-mma-params.wgsl) instead of being pipeline constants, since
+ * none is a loop bound the compiler unrolls (the temporal loop starts at tap0, a uniform; the residual is
+ * an epilogue branch; the rest moves offsets): one pack, one pack-norm and one GEMM per tile shape and KS
+ * serve every conv of a decode (Wan2.1 480x832 on tensor cores: 16 pipelines -> 8, docs/performance.md
+ * "Pipeline variants and the empty-cache start-up"). The GEMM keeps KS a constant: its 3 x 3 spatial
+ * taps are unrolled straight-line code.
+ */
+export const MMA_FORM: Readonly<Record<string, number>> = { KT: 3, KS: 3, UP: 0, NORM: 0, SILU: 0, RING: 0, HAS_RES: 0 };
+
+/** conv3d's params, then the fields that carry MMA_FORM (struct Params of shaders/conv3d-mma-params.wgsl, in order). */
+export const MMA_PARAMS: readonly ParamDef<Conv3dParams>[] = [
+  ...conv3d.params,
+  ...(['KT', 'KS', 'UP', 'NORM', 'SILU', 'RING', 'HAS_RES'] as const).map((o) => ({ name: o.toLowerCase(), type: 'u32' as const, override: o })),
+];
+
+/** MMA_FORM without `baked` (what a kernel writes into its text instead). */
+function formUniforms(...baked: string[]): Record<string, number> {
+  return Object.fromEntries(Object.entries(MMA_FORM).filter(([k]) => !baked.includes(k)));
+}
 
 /** result tiles per subgroup along cout and along pixels (constants of the shader) */
 export const MMA_TM = wgslConst(common, 'TM');
@@ -45,7 +69,9 @@ const gemmBindings = [
   { name: 'ring', access: 'read' },
 ] as const;
 
-const gemmOverrides: Record<string, number> = { KT: 3, KS: 3, HAS_RES: 0, SG: 32, ROWS_OUTER: 0, RING: 0 };
+/** the GEMM's constants (KS: the unrolled spatial taps; SG: the workgroup size); the rest of MMA_FORM are uniforms */
+const gemmOverrides: Record<string, number> = { KS: 3, SG: 32, ROWS_OUTER: 0 };
+const gemmUniforms = formUniforms('KS');
 
 /** The useful work (not the padded blocks) and the bytes of the blocked operands read once. */
 function gemmCost(p: Conv3dParams, ov: Record<string, number>, elem: Elem = 'f16') {
@@ -63,10 +89,11 @@ function gemmCost(p: Conv3dParams, ov: Record<string, number>, elem: Elem = 'f16
 /** Tensor-core conv: blocked operands in, conv3d's output frame out (bias, residual HAS_RES 0/1/2). */
 export const conv3dMma: KernelDef<Conv3dParams> = {
   id: 'conv3d-mma',
-  wgsl: `${src}\n${common}`,
+  wgsl: `${src}\n${common}\n${paramsWgsl}`,
   bindings: gemmBindings,
-  params: conv3d.params,
+  params: MMA_PARAMS,
   overrides: gemmOverrides,
+  uniforms: gemmUniforms,
   dispatch: mmaDispatch(MMA_TM, MMA_TN),
   cost: gemmCost,
 };
@@ -74,10 +101,11 @@ export const conv3dMma: KernelDef<Conv3dParams> = {
 /** conv3dMma with scalar products: runs anywhere (slow); the CPU-reference test of the blocked layouts. */
 export const conv3dMmaEmu: KernelDef<Conv3dParams> = {
   id: 'conv3d-mma-emu',
-  wgsl: `${emu}\n${emuF16}\n${common}`,
+  wgsl: `${emu}\n${emuF16}\n${common}\n${paramsWgsl}`,
   bindings: gemmBindings,
-  params: conv3d.params,
+  params: MMA_PARAMS,
   overrides: gemmOverrides,
+  uniforms: gemmUniforms,
   dispatch: mmaDispatch(MMA_TM, MMA_TN),
   cost: gemmCost,
 };
@@ -121,18 +149,21 @@ const MMA_TILES_BY_COUT: Record<number, [number, number]> = {};
 /**
  * The operand copy of one conv call (the frames tap0..KT-1 of x and the cache ring, padding, UP, NORM);
  * RING=1: frame t alone (from x), for a GEMM that reads t-2 and t-1 from a packed ring (plan/conv-form.ts packedRing).
+ * Its text: the shared part of both copies (shaders/conv3d-mma-pack-common.wgsl), the Params, its main.
+ * Every MMA_FORM value is a uniform (HAS_RES is not read: it is the GEMM's, in the same slot).
  */
 export const conv3dMmaPack: KernelDef<Conv3dParams> = {
   id: 'conv3d-mma-pack',
-  wgsl: pack,
+  wgsl: `${packCommon}\n${paramsWgsl}\n${pack}`,
   bindings: [
     { name: 'x', access: 'read' },
     { name: 'cache', access: 'read' },
     { name: 'gamma', access: 'read' },
     { name: 's', access: 'read_write' },
   ],
-  params: conv3d.params,
-  overrides: { KT: 3, KS: 3, UP: 0, NORM: 0, SILU: 0, ROWS_OUTER: 0, RING: 0 },
+  params: MMA_PARAMS,
+  overrides: { ROWS_OUTER: 0 },
+  uniforms: formUniforms(),
   dispatch(p, ov) {
     const kt = ov.KT ?? 3,
       ks = ov.KS ?? 3;
@@ -158,14 +189,15 @@ const PACK_NORM_COLS = wgslConst(packNorm, 'COLS');
 /**
  * conv3dMmaPack with NORM for an input without an inverse-RMS row: the RMS statistics computed from the
  * frame itself (shaders/conv3d-mma-pack-norm.wgsl; plan/conv-form.ts assignStatsInPack). Same bindings and
- * Params; always normalised (no NORM override), SILU as the norm's.
+ * Params; always normalised (NORM is not read), SILU as the norm's.
  */
 export const conv3dMmaPackNorm: KernelDef<Conv3dParams> = {
   id: 'conv3d-mma-pack-norm',
-  wgsl: packNorm,
+  wgsl: `${packCommon}\n${paramsWgsl}\n${packNorm}`,
   bindings: conv3dMmaPack.bindings,
-  params: conv3d.params,
-  overrides: { KT: 3, KS: 3, UP: 0, SILU: 0, ROWS_OUTER: 0, RING: 0 },
+  params: MMA_PARAMS,
+  overrides: { ROWS_OUTER: 0 },
+  uniforms: formUniforms(),
   dispatch(p, ov) {
     const kt = ov.KT ?? 3,
       ks = ov.KS ?? 3;

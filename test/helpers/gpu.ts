@@ -142,7 +142,7 @@ export async function runKernel<P extends Record<string, number>>(
   const pipeline = await cache.get(def, overrides, elem);
   const counts = def.dispatch(p, resolveOverrides(def, overrides));
   checkDispatch(def, counts, device.limits);
-  const data = encodeParams(def, p);
+  const data = encodeParams(def, p, overrides);
   const params = device.createBuffer({ label: `${def.id} params`, size: data.byteLength, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
   try {
     device.queue.writeBuffer(params, 0, data);

@@ -4,7 +4,7 @@
 // the copies after a step (the ring push of a cached conv, a store entry). Dispatch sizes are checked
 // against the device's maxComputeWorkgroupsPerDimension when the decoder is built.
 import { DecoderError } from '../../gpu/errors';
-import { checkDispatch, encodeParams, type AnyKernelDef, type Elem, type PipelineCache } from '../../gpu/kernel';
+import { checkDispatch, encodeParams, resolveOverrides, type AnyKernelDef, type Elem, type PipelineCache } from '../../gpu/kernel';
 import type { Program, Step } from '../../plan/graph';
 import type { Plan, ProgramPlan } from '../../plan/planner';
 import { kindOf } from '../../plan/step-kinds';
@@ -15,6 +15,8 @@ import type { StoreWindow } from './store-window';
 interface EncodedKernel {
   def: AnyKernelDef;
   overrides: Record<string, number>;
+  /** every override and uniform resolved (what dispatch and cost read) */
+  resolved: Record<string, number>;
   pipeline: GPUComputePipeline;
   /** resolves once `pipeline` is set (rejects with its compile error) */
   ready: Promise<void>;
@@ -25,6 +27,31 @@ interface EncodedKernel {
 interface Encoded {
   step: Step;
   kernels: EncodedKernel[];
+  /** the step's uniform slot: the params layout of its kernels (the longest list; the others are prefixes) and the overrides its fields carry */
+  slot: { def: AnyKernelDef; overrides: Record<string, number> } | null;
+}
+
+/**
+ * The one uniform slot the kernels of a step share per dispatch: their params lists must agree field by
+ * field (one may be a prefix of another: the int8 dequant reads conv3d's fields of the tensor-core conv's
+ * Params); fields that carry an override (ParamDef `override`, a KernelDef's `uniforms`) take the value
+ * the step's kernels give it, which must be one (a pack and its GEMM both say KT).
+ */
+function stepSlot(label: string, ks: readonly { def: AnyKernelDef; overrides: Record<string, number> }[]): Encoded['slot'] {
+  if (!ks.length) return null;
+  const def = ks.reduce((a, k) => (k.def.params.length > a.params.length ? k.def : a), ks[0]!.def);
+  const field = (x: AnyKernelDef['params'][number]) => `${x.name}:${x.type}`;
+  if (ks.some((k) => k.def.params.some((x, i) => field(x) !== field(def.params[i]!))))
+    throw new DecoderError('unsupported', `${label}: the kernels ${ks.map((k) => k.def.id).join(', ')} of one step must share one params struct`);
+  const overrides: Record<string, number> = {};
+  for (const name of def.params.flatMap((x) => (x.override ? [x.override] : [])))
+    for (const k of ks) {
+      const v = k.overrides[name];
+      if (v === undefined) continue;
+      if (name in overrides && overrides[name] !== v) throw new DecoderError('unsupported', `${label}: its kernels give ${name} = ${overrides[name]} and ${v}, but share one uniform slot`);
+      overrides[name] = v;
+    }
+  return { def, overrides };
 }
 
 export interface EncodeOptions {
@@ -84,6 +111,7 @@ export class StepEncoder {
       mmaScratch: r.mmaScratch,
       wqScratch: r.wqScratch,
       winoScratch: r.winoScratch,
+      winoU: (s) => r.scratch(pp, s),
       storeEntry: (which) => this.store.entry(chunk, which),
       inPlace: (v, y) => r.inPlace(pp, v, y),
     };
@@ -116,16 +144,19 @@ export class StepEncoder {
         const ks = stepKernels(step, ctx);
         const perChunk = kind.perChunk(step);
         // the kernels of a step share one uniform slot per dispatch: one params layout
-        const names = (d: AnyKernelDef) => d.params.map((x) => `${x.name}:${x.type}`).join(',');
-        if (ks.some((k) => names(k.def) !== names(ks[0]!.def)))
-          throw new DecoderError('unsupported', `${step.label}: the kernels ${ks.map((k) => k.def.id).join(', ')} of one step must share one params struct`);
-        for (const prm of kind.params(step, () => 0)) for (const k of ks) checkDispatch(k.def, k.def.dispatch(prm, { ...k.def.overrides, ...k.overrides }), this.device.limits);
+        const slot = stepSlot(step.label, ks);
+        for (const prm of kind.params(step, () => 0)) for (const k of ks) checkDispatch(k.def, k.def.dispatch(prm, resolveOverrides(k.def, k.overrides)), this.device.limits);
         const kernels = ks.map((k, j) => {
-          const e = { def: k.def, overrides: k.overrides, group: perChunk ? null : this.group(j ? `${step.label} ${k.def.id}` : step.label, k.def, k.bindings) } as EncodedKernel;
+          const e = {
+            def: k.def,
+            overrides: k.overrides,
+            resolved: resolveOverrides(k.def, k.overrides),
+            group: perChunk ? null : this.group(j ? `${step.label} ${k.def.id}` : step.label, k.def, k.bindings),
+          } as EncodedKernel;
           jobs.push((e.ready = this.cache.get(k.def, k.overrides, this.elem).then((p) => void (e.pipeline = p))));
           return e;
         });
-        return { step, kernels };
+        return { step, kernels, slot };
       });
       this.encoded.set(pp.prog, list);
     }
@@ -207,10 +238,10 @@ export class StepEncoder {
           cp.setBindGroup(0, groups[0]!);
         }
         for (const prm of kind.params(s, ringCount)) {
-          uni.set(encodeParams(e.kernels[0]!.def, prm), slot * stride);
+          uni.set(encodeParams(e.slot!.def, prm, e.slot!.overrides), slot * stride);
           (pass as GPUComputePassEncoder).setBindGroup(1, this.paramsGroup, [slot++ * stride]);
           e.kernels.forEach((k, j) => {
-            const ov = { ...k.def.overrides, ...k.overrides };
+            const ov = k.resolved;
             let p = pass as GPUComputePassEncoder;
             if (passProfile.on) {
               (pass as GPUComputePassEncoder | null)?.end();

@@ -321,12 +321,20 @@ export class GpuDecoder {
         await prev.after();
       }
     };
+    // a run about to wait for pipelines still compiling (the build's overlap) first hands out the frames of
+    // the run before it, once that run's submission passed: the first frame waits for chunk 0's pipelines
+    // only, not for those of chunk 1 (H200, 2026-12-02, 0288184: the first frame came 130-210 ms after
+    // chunk 0 was placed where later pipelines were still compiling, 20-35 ms otherwise)
+    const early = async () => {
+      await this.verify();
+      await flush();
+    };
     try {
       if (p.opts.tile?.order !== 'tile-major') {
         for (let i = 0; i < T; i++) {
           check();
           const prog = p.programs[kindOf(i)]![0]!;
-          await submit((await this.run(prog, i, latentFrame(i), asm, firstFrame(i), check)).placed, () => emit(i, prog.prog.framesOut));
+          await submit((await this.run(prog, i, latentFrame(i), asm, firstFrame(i), check, early)).placed, () => emit(i, prog.prog.framesOut));
         }
         await this.verify(); // the last chunk's frames go out only once its submission passed
         await flush();
@@ -390,12 +398,24 @@ export class GpuDecoder {
    * readback, which the next runs need) with a promise that resolves when its output regions are read
    * back and placed (uses one of the two staging buffers: at most one run may be unread at a time).
    */
-  private async run(pp: ProgramPlan, chunk: number, latentFrame: Float32Array | null, asm: FrameAssembler, firstFrame: number, check?: () => void): Promise<{ placed: Promise<void> }> {
+  private async run(
+    pp: ProgramPlan,
+    chunk: number,
+    latentFrame: Float32Array | null,
+    asm: FrameAssembler,
+    firstFrame: number,
+    check?: () => void,
+    /** called (awaited) before this run waits for a pipeline that is still compiling */
+    beforeWait?: () => Promise<void>,
+  ): Promise<{ placed: Promise<void> }> {
     const p = this.plan;
     const r = this.res;
     // one submission, or (cache offload) one per tile: the tile's rings uploaded before, read back after;
     // while pipelines still compile (create's overlap), one per range of steps whose pipelines are there
-    if (this.park && this.compiling) await this.compiling; // (cache offload: its segments are whole tiles)
+    if (this.park && this.compiling) {
+      await beforeWait?.();
+      await this.compiling; // (cache offload: its segments are whole tiles)
+    }
     const dynamic = !this.park && this.compiling !== null;
     const segments: { from: number; to: number; tile: number | null }[] = this.park ? this.park.segments(pp) : dynamic ? [] : [{ from: 0, to: Infinity, tile: null }];
     const nSteps = pp.prog.steps.length;
@@ -407,6 +427,7 @@ export class GpuDecoder {
       if (dynamic) {
         // the steps from `from` whose pipelines are compiled (at least one: wait for the next)
         let to = this.encoder.readyEnd(pp, from);
+        if (to === from) await beforeWait?.();
         while (to === from) {
           await this.encoder.stepReady(pp, from);
           to = this.encoder.readyEnd(pp, from);

@@ -77,6 +77,9 @@ export function winoWeightLength(r: WinoR, cout: number, cin: number, kt: number
   return winoPositions(r) * kt * cin * Math.ceil(cout / 4) * 4;
 }
 
+/** Bytes the per-call weight transform (winograd-weights.ts winogradWeightsCall) moves per conv call: the f32 rows read, U (E values per weight, `uBytes` each) written. */
+export const winoCallBytes = (r: WinoR, cout: number, cin: number, kt: number, uBytes: number): number => cout * cin * kt * (4 * 9 + uBytes * winoPositions(r));
+
 /**
  * PyTorch weight [cout, cin, kt, 3, 3] (the upsample Conv2d's [cout, cin, 3, 3] is kt = 1) -> U =
  * G g G^T per (o, c, dt) in float64, rounded once to f32, laid out [E][dt*cin + c][cout4*4] (cout

@@ -126,20 +126,24 @@ export function weightOwners(p: Plan): WeightOwner[] | null {
   const tc = !!p.opts.tensorCores && p.opts.precision === 'f16';
   const acc = { conv: { bytes: 0, count: 0 }, winograd: { bytes: 0, count: 0 }, other: { bytes: 0, count: 0 } };
   let replaced = 0; // f32 bytes of the 3x3 weights the Winograd copies stand in for
+  let rows = 0; // Winograd convs with U made per call (conv-form.ts WinoPlan.u): their f32 3x3 rows held instead of U
   for (const w of weightBuffers(steps)) {
-    const o = w.wino ? acc.winograd : w.conv ? acc.conv : acc.other;
+    const o = w.wino || w.winoRows ? acc.winograd : w.conv ? acc.conv : acc.other;
     if (w.wino) replaced += w.wino.cout * w.wino.cin * w.wino.kt * 9 * p.elemBytes;
-    o.bytes += w.conv ? convWeightBytes(w.conv, wFormat, p.elemBytes, tc) : Math.ceil((w.elems * (w.wino?.f32 || (w.wino && p.elemBytes === 4) ? 4 : p.elemBytes)) / 4) * 4;
+    if (w.winoRows) rows++;
+    o.bytes += w.conv ? convWeightBytes(w.conv, wFormat, p.elemBytes, tc) : Math.ceil((w.elems * (w.wino?.f32 || w.winoRows || (w.wino && p.elemBytes === 4) ? 4 : p.elemBytes)) / 4) * 4;
     o.count++;
   }
   if (acc.conv.bytes + acc.winograd.bytes + acc.other.bytes !== p.memory.weights) return null; // an owner this view does not know: show the total only
   const wp = p.opts.weightsPrecision ?? p.opts.precision;
   const out: WeightOwner[] = [{ owner: 'conv', ...acc.conv, text: `conv weights (${wp})` }];
+  const held = acc.winograd.count - rows;
+  const heldText = `Winograd-transformed weights of the ${held} conv layers run as Winograd (--conv), held instead of their ${(replaced / MiB).toFixed(1)} MiB of 3x3 weights`;
   if (acc.winograd.count)
     out.push({
       owner: 'winograd',
       ...acc.winograd,
-      text: `Winograd-transformed weights of the ${acc.winograd.count} conv layers run as Winograd (--conv), held instead of their ${(replaced / MiB).toFixed(1)} MiB of 3x3 weights`,
+      text: rows ? `f32 3x3 weights of the ${rows} conv layers run as Winograd (--conv) with U made per call${held ? `; ${heldText}` : ''}` : heldText,
     });
   out.push({ owner: 'other', ...acc.other, text: 'biases and norm scales' });
   return out.filter((o) => o.count > 0);

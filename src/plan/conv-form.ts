@@ -9,7 +9,7 @@
 import type { ConvWeightFormat } from '../model/quantize';
 import type { OptionValue } from '../options/schema';
 import { tiledShapeError, type TiledShape } from '../kernels/conv3d-tiled-shape';
-import { winoPositions, type WinoR, type WinoScratch } from '../kernels/winograd-transforms';
+import { winoPositions, winoWeightLength, type WinoR, type WinoScratch } from '../kernels/winograd-transforms';
 
 /** The --conv option (src/options/schema.ts). */
 export type ConvOption = OptionValue<'conv'>;
@@ -103,6 +103,12 @@ export interface WinoPlan {
   scratch?: WinoScratch;
   /** set: the conv runs on tensor cores (form 'wino-mma', winoMmaPlanFor); U in the GEMM's blocked layout */
   mma?: boolean;
+  /**
+   * 'call': U made per conv call (kernels/winograd-weights.ts winogradWeightsCall, before the first band's GEMM)
+   * from the conv's f32 rows, held as a weight instead of U, into the plan's one U scratch (assignWinoU);
+   * absent: U held, made at upload (exec/wino-weights.ts)
+   */
+  u?: 'call';
 }
 
 /** Output tiles of an h x w frame. */
@@ -142,6 +148,58 @@ export function winoScratchFor(r: WinoR, elemBytes: number): WinoScratch {
 
 /** Bytes of one scratch (and U) element. */
 export const winoScratchBytes = (sc: WinoScratch | undefined, elemBytes: number): number => (sc === 'f32' ? 4 : elemBytes);
+
+// ---------------------------------------------------------------------------------------------------
+// Winograd: U held or made per conv call
+
+/** Where a plan's Winograd U lives (PlanOptions.winoU): 'auto' = assignWinoU's choice, 'held' = made at upload, 'call' = made per conv call wherever it can. */
+export type WinoUOption = 'auto' | 'held' | 'call';
+
+/** Bytes of a Winograd conv's U ([E][kt*cin][cout4], in its scratch type). */
+export const winoUBytes = (wp: WinoPlan, s: Pick<ConvShape, 'cout' | 'cin' | 'kt'>, elemBytes: number): number =>
+  Math.ceil((winoWeightLength(wp.r, s.cout, s.cin, s.kt) * winoScratchBytes(wp.scratch, elemBytes)) / 4) * 4;
+
+/** Bytes of the f32 rows ([cout][cin][kt][3][3], the model's order) that a conv with U made per call holds instead of U. */
+export const winoRowsBytes = (s: Pick<ConvShape, 'cout' | 'cin' | 'kt'>): number => s.cout * s.cin * s.kt * 9 * 4;
+
+/**
+ * Where the plan's Winograd convs (form 'winograd') keep U, decided over all the plan's steps at once (a weight is
+ * held once however many programs name it). U made per call (WinoPlan.u = 'call'; kernels/winograd-weights.ts
+ * winogradWeightsCall, in the conv's first band) on the convs whose U fits one binding of WINO_SCRATCH_BYTES and,
+ * under 'auto', whose f32 rows take fewer bytes than U (F(4x4) U is 4x the rows in f32; F(2x2) U is 16/9 of them
+ * in f32 and 8/9 in f16 storage: those stay held). U then lives only during its conv's step, in an activation
+ * slot the planner gives it by liveness like a tensor's (planner.ts assignSlots: a slot free at that step, most
+ * often one of the full-resolution tensors' while the low-resolution convs run). 'auto' takes it where that cannot
+ * cost bytes: the rows plus the largest U (the most the slots can grow by) under every U held. The bands stay.
+ * Wan2.1 480x832x81 f32 default: 5065.6 -> 4594.8 MiB planned, under the 4.5 GiB target; the per-call transform
+ * moves 4-80 MB per conv call (winoCallBytes), under 1% of the call at the H200's bandwidth.
+ */
+export function assignWinoU(steps: Iterable<{ kind: string }>, o: WinoUOption, elemBytes: number): void {
+  if (o === 'held') return;
+  type S = ConvShape & { kind: 'conv'; wkey: string; form?: ConvForm; wino?: WinoPlan };
+  const call: (S & { wino: WinoPlan })[] = [];
+  for (const s of steps) {
+    const c = s as S;
+    if (s.kind !== 'conv' || c.form !== 'winograd' || !c.wino) continue;
+    const u = winoUBytes(c.wino, c, elemBytes);
+    if (u <= WINO_SCRATCH_BYTES && (o === 'call' || winoRowsBytes(c) < u)) call.push(c as S & { wino: WinoPlan });
+  }
+  if (!call.length) return;
+  if (o === 'auto') {
+    const held = new Map<string, number>(),
+      rows = new Map<string, number>();
+    let uMax = 0;
+    for (const s of call) {
+      const u = winoUBytes(s.wino, s, elemBytes);
+      held.set(`${s.wkey}.${s.wino.r}`, u);
+      rows.set(s.wkey, winoRowsBytes(s));
+      uMax = Math.max(uMax, u);
+    }
+    const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+    if (sum(rows) + uMax >= sum(held)) return;
+  }
+  for (const s of call) s.wino = { ...s.wino, u: 'call' };
+}
 
 /** Bands (dispatches of each of the three kernels) of a conv with an h x w output. */
 export const winoBandCount = (wp: WinoPlan, h: number, w: number): number => Math.ceil(winoTiles(wp.r, h, w) / wp.band);

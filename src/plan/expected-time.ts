@@ -10,6 +10,8 @@
 // checked against every recorded H200 decode by test/plan/expected-time-h200.node.test.ts.
 import type { ConvStep, Step } from './graph';
 import { kindOf } from './step-kinds';
+import { winoScratchBytes } from './conv-form';
+import { winoCallBytes } from '../kernels/winograd-transforms';
 import { runOrder } from './weight-stream';
 import type { Plan } from './planner';
 
@@ -29,6 +31,9 @@ import type { Plan } from './planner';
  *   wqFlops           the portable conv over packed int8 / f16 weights (levers-2026-12-01-fc373eb, 14.1 s whole frames)
  *   winoMmaFlops      Winograd F(2x2) on tensor cores: NOT measured yet; priced at 2.25x fewer multiplies than
  *                     tensorCoreFlops at 60% of its rate (F(4x4) portable keeps 75.7 of 28.5 x 4 = 66%)
+ *   winoCallBytes     winograd-u, U made per conv call (conv-form.ts WinoPlan.u): NOT measured yet; its bytes (the f32
+ *                     rows read, U written: kernels/winograd-transforms.ts winoCallBytes) at 3 TB/s, ~60% of the H200's
+ *                     4.8 TB/s; its dispatch rides in its conv's first uniform slot (dispatchSeconds is per slot)
  *   normSeconds       per normed value: full (statistics + apply) f32 331 ms / 3.38e10 values, f16 293 ms; statistics
  *                     only (norm fused into the next conv's load) 155 ms
  *   attnF32Flops / attnF16Flops  the middle block's attention: 252 / 210 ms for 1.26 TFLOP
@@ -52,6 +57,7 @@ export const EXPECTED_RATES = {
   tensorCoreInt8Flops: 47.7e12,
   wqFlops: 19.8e12,
   winoMmaFlops: 103e12 * 2.25 * 0.6,
+  winoCallBytes: 3e12,
   normF32Seconds: 9.8e-12,
   normF16Seconds: 8.7e-12,
   normStatsSeconds: 4.6e-12,
@@ -92,10 +98,17 @@ export function convRate(s: Pick<ConvStep, 'form' | 'wino' | 'cout'>, o: Pick<Pl
   }
 }
 
+/** Seconds of the per-call weight transform of a Winograd conv with U made per call (winograd-u, by its bytes), else 0. */
+function winoCallSeconds(s: ConvStep, o: Pick<Plan['opts'], 'precision'>): number {
+  if (s.wino?.u !== 'call') return 0;
+  const uBytes = winoScratchBytes(s.wino.scratch, o.precision === 'f16' ? 2 : 4);
+  return winoCallBytes(s.wino.r, s.cout, s.cin, s.kt, uBytes) / EXPECTED_RATES.winoCallBytes;
+}
+
 /** Seconds of one step of a plan with options `o`, without the per-dispatch cost. */
 function stepCompute(s: Step, o: Pick<Plan['opts'], 'precision'>): number {
   const R = EXPECTED_RATES;
-  if (s.kind === 'conv') return (2 * s.cout * s.cin * s.kt * s.ks * s.ks * s.h * s.w) / convRate(s, o);
+  if (s.kind === 'conv') return (2 * s.cout * s.cin * s.kt * s.ks * s.ks * s.h * s.w) / convRate(s, o) + winoCallSeconds(s, o);
   if (s.kind === 'norm') return s.c * s.hw * (s.stats ? R.normStatsSeconds : o.precision === 'f16' ? R.normF16Seconds : R.normF32Seconds);
   if (s.kind === 'attn') return (4 * s.n * s.n * s.c) / (o.precision === 'f16' ? R.attnF16Flops : R.attnF32Flops);
   return 0;

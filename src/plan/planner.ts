@@ -6,12 +6,12 @@ import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
 import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type Program, type Step, type TilePlan, type View } from './graph';
 import { convWeightFormat } from '../model/quantize';
-import { assignConvForms, assignStatsInPack, countsInt8Scratch, countsMmaScratch, planOnTensorCores, tensorCoresAllowed, type ConvFormContext } from './conv-form';
-import { convWeightBytes, kindOf, mmaScratchOf, winoScratchOf, weightBuffers, wqScratchOf } from './step-kinds';
+import { assignConvForms, assignStatsInPack, assignWinoU, countsInt8Scratch, countsMmaScratch, planOnTensorCores, tensorCoresAllowed, type ConvFormContext } from './conv-form';
+import { convWeightBytes, kindOf, mmaScratchOf, stepScratchBytes, winoScratchOf, weightBuffers, wqScratchOf } from './step-kinds';
 import { makeTiles, type Tile } from './tiling';
 import { tiledOverhead, tileWindows, type LevelWindow } from './tile-windows';
 import { withWeightStream } from './weight-stream';
-import type { BusTraffic, HostBreakdown, MemoryBreakdown, ParkedTile, Plan, PlanOptions, ProgramPlan, RingPlan, Slot } from './types';
+import type { BusTraffic, HostBreakdown, MemoryBreakdown, ParkedTile, Plan, PlanOptions, ProgramPlan, RingPlan, ScratchPlace, Slot } from './types';
 import { BUS_BYTES_PER_S } from './types';
 import { optionError, problem } from '../options/check';
 import { WAN22_CACHE_OFF } from '../options/schema';
@@ -69,15 +69,23 @@ function inPlaceCandidates(g: Program, live: [number, number][]): Map<number, nu
   return m;
 }
 
+/** Byte alignment of a step's scratch inside its slot (bound at an offset: WebGPU's minStorageBufferOffsetAlignment upper bound). */
+const SCRATCH_ALIGN = 256;
+
 /**
  * Assign the tensors of every program to slots, greedy by size (the shared-objects heuristic of
  * Pisarchyk & Lee 2020): an in-place output and its input form one group (one buffer over both live
  * ranges); the groups of all programs are placed largest first into the smallest slot that is free over
  * the group's live range in its program (programs never run at the same time) and big enough, else into
  * the largest free slot (grown), else into a new slot. Largest first keeps the big full-resolution
- * tensors together instead of growing every slot to their size. Returns each program's slotOf.
+ * tensors together instead of growing every slot to their size.
+ * Then each step's step-local scratch (stepScratchBytes: a per-call Winograd U), live at that step alone:
+ * at the end of a slot, past what the slot's groups live at that step take (a 146 MiB slot holding a
+ * 73 MiB tensor of a low-resolution level has room for U), the smallest slot where it fits, else the
+ * slot it grows least (or a new one where that is less). The tensors' placement is the same with or
+ * without scratch. Returns each program's slotOf and scratchOf (by step index).
  */
-function assignSlots(progs: Program[], elemBytes: number, slots: Slot[]): Int32Array[] {
+function assignSlots(progs: Program[], elemBytes: number, slots: Slot[]): { slotOfs: Int32Array[]; scratchOfs: (ScratchPlace | undefined)[][] } {
   interface Group {
     prog: number;
     members: number[];
@@ -86,6 +94,7 @@ function assignSlots(progs: Program[], elemBytes: number, slots: Slot[]): Int32A
     bytes: number;
   }
   const all: Group[] = [];
+  const scratchAll: { prog: number; step: number; bytes: number }[] = [];
   // programs with the same tensor sizes, live ranges and in-place pairs (tiles of one size) share one
   // assignment: they never run at the same time, so the first stands for all (keeps tiled plans fast)
   const twinOf = new Map<string, number>();
@@ -93,7 +102,8 @@ function assignSlots(progs: Program[], elemBytes: number, slots: Slot[]): Int32A
   const slotOfs = progs.map((g, pi) => {
     const live = liveness(g);
     const inPlace = inPlaceCandidates(g, live);
-    const sig = `${g.tensors.map((t) => `${t.io ? 'io' : t.elems}@${live[t.id]}`).join(';')}|${[...inPlace].join(';')}`;
+    const scratch = g.steps.map((s) => stepScratchBytes(s, elemBytes));
+    const sig = `${g.tensors.map((t) => `${t.io ? 'io' : t.elems}@${live[t.id]}`).join(';')}|${[...inPlace].join(';')}${scratch.some((b) => b) ? `|${scratch.join(';')}` : ''}`;
     const twin = twinOf.get(sig);
     if (twin !== undefined) {
       twins.push([pi, twin]);
@@ -116,11 +126,23 @@ function assignSlots(progs: Program[], elemBytes: number, slots: Slot[]): Int32A
       groups.set(r, grp);
     }
     for (const grp of groups.values()) all.push(grp); // not push(...): a frame-major program of 144 tiles has >100k groups (stack overflow)
+    scratch.forEach((b, i) => b && scratchAll.push({ prog: pi, step: i, bytes: align4(b) }));
     return new Int32Array(g.tensors.length).fill(-1);
   });
-  // live ranges placed in each slot, per program
-  const busy: Map<number, [number, number][]>[] = [];
+  // live ranges placed in each slot, per program, with the bytes they take from the slot's start
+  const busy: Map<number, [number, number, number][]>[] = [];
   const free = (k: number, grp: Group) => (busy[k]!.get(grp.prog) ?? []).every(([s, e]) => e < grp.start || s > grp.end);
+  const place = (k: number, prog: number, start: number, end: number, top: number) => {
+    slots[k]!.bytes = Math.max(slots[k]!.bytes, top);
+    const list = busy[k]!.get(prog) ?? [];
+    list.push([start, end, top]);
+    busy[k]!.set(prog, list);
+  };
+  const newSlot = () => {
+    slots.push({ index: slots.length, bytes: 0 });
+    busy.push(new Map());
+    return slots.length - 1;
+  };
   all.sort((a, b) => b.bytes - a.bytes || a.prog - b.prog || a.start - b.start);
   for (const grp of all) {
     let best = -1;
@@ -135,19 +157,29 @@ function assignSlots(progs: Program[], elemBytes: number, slots: Slot[]): Int32A
       if (fits && (!bestFits || slots[k]!.bytes < slots[best]!.bytes)) best = k;
       else if (!fits && !bestFits && slots[k]!.bytes > slots[best]!.bytes) best = k;
     }
-    if (best < 0) {
-      best = slots.length;
-      slots.push({ index: best, bytes: 0 });
-      busy.push(new Map());
-    }
-    slots[best]!.bytes = Math.max(slots[best]!.bytes, grp.bytes);
-    const list = busy[best]!.get(grp.prog) ?? [];
-    list.push([grp.start, grp.end]);
-    busy[best]!.set(grp.prog, list);
+    if (best < 0) best = newSlot();
+    place(best, grp.prog, grp.start, grp.end, grp.bytes);
     for (const m of grp.members) slotOfs[grp.prog]![m] = best;
   }
-  for (const [pi, twin] of twins) slotOfs[pi] = slotOfs[twin]!;
-  return slotOfs;
+  const scratchOfs: (ScratchPlace | undefined)[][] = progs.map(() => []);
+  for (const sc of scratchAll) {
+    // per slot: the offset past its groups live at this step, and the bytes the slot would grow by
+    let best = -1,
+      bestOff = 0,
+      bestGrow = sc.bytes; // a new slot grows the plan by the scratch itself
+    for (let k = 0; k < slots.length; k++) {
+      let used = 0;
+      for (const [s, e, top] of busy[k]!.get(sc.prog) ?? []) if (s <= sc.step && e >= sc.step) used = Math.max(used, top);
+      const off = Math.ceil(used / SCRATCH_ALIGN) * SCRATCH_ALIGN;
+      const grow = Math.max(0, off + sc.bytes - slots[k]!.bytes);
+      if (grow < bestGrow || (grow === bestGrow && best >= 0 && grow === 0 && slots[k]!.bytes < slots[best]!.bytes)) [best, bestOff, bestGrow] = [k, off, grow];
+    }
+    if (best < 0) [best, bestOff] = [newSlot(), 0];
+    place(best, sc.prog, sc.step, sc.step, bestOff + sc.bytes);
+    scratchOfs[sc.prog]![sc.step] = { slot: best, offset: bestOff };
+  }
+  for (const [pi, twin] of twins) ((slotOfs[pi] = slotOfs[twin]!), (scratchOfs[pi] = scratchOfs[twin]!));
+  return { slotOfs, scratchOfs };
 }
 
 /**
@@ -268,10 +300,21 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const slots: Slot[] = [];
   // every conv's form, recorded on its step (conv-form.ts; Winograd: banded scratch below)
   for (const p of all) assignConvForms(p.steps, forms);
+  // the Winograd convs' U: held, or made per conv call into one U scratch (conv-form.ts assignWinoU: all programs at once)
+  assignWinoU(
+    all.flatMap((g) => g.steps),
+    opts.winoU ?? 'auto',
+    elemBytes,
+  );
   for (const p of all) assignStatsInPack(p);
-  const slotOfs = assignSlots(all, elemBytes, slots);
+  const { slotOfs, scratchOfs } = assignSlots(all, elemBytes, slots);
   let next = 0;
-  for (const k of kinds) for (const pp of programs[k]!) pp.slotOf = slotOfs[next++]!;
+  for (const k of kinds)
+    for (const pp of programs[k]!) {
+      const sc = scratchOfs[next]!;
+      pp.slotOf = slotOfs[next++]!;
+      if (sc.length) pp.scratchOf = sc;
+    }
   const { rings, tileRingKeys, ringBuffers, park, parkStagingBytes } = planRings(all, opts, elemBytes, tiles);
   // stage 5, accounting
   const H = h * cfg.scale,
@@ -306,7 +349,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const memory: MemoryBreakdown = {
     // conv weights by the weights precision (int8: 1 byte per weight + a 4-byte scale per output channel)
     weights: weightBuffers(weightSteps(programs)).reduce(
-      (a, w) => a + (w.conv ? convWeightBytes(w.conv, wFormat, elemBytes, planOnTensorCores(opts)) : align4(w.elems * (w.wino?.f32 ? 4 : elemBytes))),
+      (a, w) => a + (w.conv ? convWeightBytes(w.conv, wFormat, elemBytes, planOnTensorCores(opts)) : align4(w.elems * (w.wino?.f32 || w.winoRows ? 4 : elemBytes))),
       0,
     ),
     // cache offload: the shared buffers of one tile's rings (+ the latent-rate part's rings)

@@ -5,7 +5,7 @@
 // Adding or re-laying-out an op is an edit of its record there and here (as ONNX Runtime's op table).
 // Pure planning: no kernel module carrying shaders (test/structure/no-cycles.node.test.ts).
 import { blockedConvWeightLength, mmaFrameElems, mmaScratchElems, packConvWeight, packConvWeightBlocked, packedConvWeightLength } from '../kernels/conv-layout';
-import { onTensorCores, packedRing, winoBandCount, winoBandParams, winoScratchBytes, winoScratchElems } from './conv-form';
+import { onTensorCores, packedRing, winoBandCount, winoBandParams, winoScratchBytes, winoScratchElems, winoUBytes } from './conv-form';
 import { packWinogradWeight, winoWeightLength } from '../kernels/winograd-transforms';
 import { winoMmaWeightLayout } from '../kernels/winograd-mma-layout';
 import { int8BlockedBytes, packedWeightBytes } from '../model/quantize';
@@ -26,6 +26,8 @@ export interface WeightUse {
   conv?: { cout: number; rows: number; blocked: number; cin: number };
   /** a Winograd conv's U (in the storage type, or f32 where `f32`: the conv's scratch type, conv-form.ts winoScratchFor): made on the GPU from the model's weight `src` where the executor can (exec/wino-weights.ts) */
   wino?: { r: 2 | 4; src: string; cout: number; cin: number; kt: number; f32: boolean; mma?: boolean };
+  /** a Winograd conv with U made per call (conv-form.ts WinoPlan.u): its 3x3 weights as the model's f32 rows [cout][cin][kt][3][3], f32 in every storage type */
+  winoRows?: { cout: number; cin: number; kt: number };
 }
 
 export interface StepKind<S extends Step> {
@@ -74,24 +76,36 @@ function winoWeight(s: ConvStep, r: 2 | 4, f32: boolean, mma = false): WeightUse
   };
 }
 
+/** A Winograd conv's 3x3 weights held for U made per call: the model's f32 rows as they are (winograd-u reads them). */
+function winoRows(s: ConvStep): WeightUse {
+  return {
+    key: `${s.wkey}.weight.rows`,
+    elems: s.cout * s.cin * s.kt * 9,
+    winoRows: { cout: s.cout, cin: s.cin, kt: s.kt },
+    data: (w) => w.get(`${s.wkey}.weight`, s.up ? [s.cout, s.cin, 3, 3] : [s.cout, s.cin, s.kt, 3, 3]).data,
+  };
+}
+
 const conv: StepKind<ConvStep> = {
   views: (s) => (s.res ? [s.x, s.y, s.res] : [s.x, s.y]),
   // conv3d HAS_RES=2: the conv reads its residual at the output pixel only, so y may take its slot
   inPlace: (s) => (s.res && s.res.t !== s.x.t ? [s.res, s.y] : null),
   weights: (s) => [
-    s.wino
-      ? winoWeight(s, s.wino.r, s.wino.scratch === 'f32', !!s.wino.mma)
-      : {
-          key: `${s.wkey}.weight`,
-          elems: packedConvWeightLength(s.cout, s.cin, s.kt, s.ks),
-          conv: { cout: s.cout, cin: s.cin, rows: s.kt * s.ks * s.ks * s.cin, blocked: blockedConvWeightLength(s.cout, s.cin, s.kt, s.ks) },
-          data(w, mma) {
-            const t = w.get(`${s.wkey}.weight`);
-            const want = s.up ? [s.cout, s.cin, 3, 3] : t.shape.length === 4 ? [s.cout, s.cin, 1, 1] : [s.cout, s.cin, s.kt, s.ks, s.ks];
-            w.get(`${s.wkey}.weight`, want);
-            return mma && onTensorCores(s) ? packConvWeightBlocked(t.data, s.cout, s.cin, s.kt, s.ks) : packConvWeight(t.data, s.cout, s.cin, s.kt, s.ks);
+    s.wino?.u === 'call'
+      ? winoRows(s)
+      : s.wino
+        ? winoWeight(s, s.wino.r, s.wino.scratch === 'f32', !!s.wino.mma)
+        : {
+            key: `${s.wkey}.weight`,
+            elems: packedConvWeightLength(s.cout, s.cin, s.kt, s.ks),
+            conv: { cout: s.cout, cin: s.cin, rows: s.kt * s.ks * s.ks * s.cin, blocked: blockedConvWeightLength(s.cout, s.cin, s.kt, s.ks) },
+            data(w, mma) {
+              const t = w.get(`${s.wkey}.weight`);
+              const want = s.up ? [s.cout, s.cin, 3, 3] : t.shape.length === 4 ? [s.cout, s.cin, 1, 1] : [s.cout, s.cin, s.kt, s.ks, s.ks];
+              w.get(`${s.wkey}.weight`, want);
+              return mma && onTensorCores(s) ? packConvWeightBlocked(t.data, s.cout, s.cin, s.kt, s.ks) : packConvWeight(t.data, s.cout, s.cin, s.kt, s.ks);
+            },
           },
-        },
     { key: `${s.wkey}.bias`, elems: s.cout, data: (w) => w.get(`${s.wkey}.bias`, [s.cout]).data },
     // the norm's gamma, which its statistics step (dropped: conv-form.ts assignStatsInPack) listed otherwise
     ...(s.norm?.inPack ? [{ key: s.norm.gkey, elems: s.cin, data: (w: Weights) => w.get(s.norm!.gkey, [s.cin]).data }] : []),
@@ -209,4 +223,13 @@ export function winoScratchOf(steps: Iterable<Step>, elemBytes: number): number 
   let elems = 0;
   for (const s of steps) if (s.kind === 'conv' && s.wino) elems = Math.max(elems, winoScratchElems(s.wino.r, s.wino.band, s.cin, s.cout, s.kt) * winoScratchBytes(s.wino.scratch, elemBytes));
   return elems;
+}
+
+/**
+ * Bytes of the step-local scratch of step `s`, a buffer live during that step only that the planner places in an
+ * activation slot by liveness (planner.ts assignSlots; ProgramPlan.scratchSlotOf): the U of a Winograd conv with U
+ * made per call (conv-form.ts WinoPlan.u; winograd-u writes it, winograd-gemm reads it). 0: none.
+ */
+export function stepScratchBytes(s: Step, elemBytes: number): number {
+  return s.kind === 'conv' && s.wino?.u === 'call' ? winoUBytes(s.wino, s, elemBytes) : 0;
 }

@@ -4,7 +4,7 @@
 import type { DecoderConfig } from '../model/config';
 import type { WeightsPrecision } from '../model/quantize';
 import type { OptionValue } from '../options/schema';
-import type { ConvOption } from './conv-form';
+import type { ConvOption, WinoUOption } from './conv-form';
 import type { ChunkKind, NormMode, Program } from './graph';
 import type { Tile } from './tiling';
 
@@ -68,6 +68,8 @@ export interface PlanOptions {
   tensorCores?: boolean;
   /** f32 portable plans: the 3x3 convs' form (conv-form.ts convFormFor; default 'direct': the API and CLI pass the option's default, 'auto'); others stay direct */
   conv?: ConvOption;
+  /** where the Winograd convs' U lives (conv-form.ts assignWinoU): 'auto' (default), 'held' (made at upload) or 'call' (made per conv call) */
+  winoU?: WinoUOption;
   /** conv weights stay in CPU memory and stream through a ring of GPU buffers (weight-stream.ts); exact */
   weightsStream?: boolean;
   /** ring slots of the weight stream (>= 2); default: the fewest with which no program run uploads a group twice */
@@ -85,10 +87,18 @@ export interface Slot {
   bytes: number;
 }
 
+/** Where a step's step-local scratch lives: a range of an activation slot from byte `offset` (a multiple of 256). */
+export interface ScratchPlace {
+  slot: number;
+  offset: number;
+}
+
 export interface ProgramPlan {
   prog: Program;
   /** slot index of each tensor id (-1 for io tensors) */
   slotOf: Int32Array;
+  /** the step-local scratch of each step (step-kinds.ts stepScratchBytes: a per-call Winograd U) by step index: its slot and byte offset there; absent: none */
+  scratchOf?: (ScratchPlace | undefined)[];
 }
 
 export type MemoryBreakdown = {

@@ -96,9 +96,14 @@ function rows(file: string): Row[] {
         weightsPrecision: o.weightsPrecision,
         conv,
       } as PlanOptions;
-      let p = plan(cfgs[r.version]!, opts);
+      // the plan of today, else (decodes recorded before the Winograd U was made per conv call) the one with U held
       const slots = /streamed through (\d+) ring slots/.exec(r.plan ?? '')?.[1];
-      if (slots) p = withWeightStream(p, true, Number(slots));
+      const planned = (winoU: PlanOptions['winoU']) => {
+        const p = plan(cfgs[r.version!]!, { ...opts, winoU });
+        return slots ? withWeightStream(p, true, Number(slots)) : p;
+      };
+      let p = planned('auto');
+      if (p.memory.total !== r.plannedPeakGpuBytes) p = planned('held');
       out.push({ file, name: j.name ?? `line ${i + 1}`, measured: r.seconds, expected: expectedSeconds(p).total, planned: p.memory.total, recorded: r.plannedPeakGpuBytes });
     });
   return out;

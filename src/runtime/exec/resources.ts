@@ -1,12 +1,13 @@
 // Allocation: every GPU buffer a Plan lists, created once through the arena (weights, cache rings,
 // activation slots, the latent-rate store, io, readback staging, uniforms; the tensor-core operand copy
 // when conv3d-mma runs), and the lookups from a step's views to buffers. Nothing here runs per frame.
+import { DecoderError } from '../../gpu/errors';
 import type { Elem } from '../../gpu/kernel';
 import type { Weights } from '../../model/weights';
 import { Arena } from '../arena';
-import type { View } from '../../plan/graph';
+import type { Program, Step, View } from '../../plan/graph';
 import type { Plan, ProgramPlan } from '../../plan/planner';
-import { mmaScratchOf, winoScratchOf, wqScratchOf } from '../../plan/step-kinds';
+import { mmaScratchOf, stepScratchBytes, winoScratchOf, wqScratchOf } from '../../plan/step-kinds';
 import { convWeightFormat } from '../../model/quantize';
 import { readbackUsage, storageUsage } from './usage';
 import { WeightStream } from './weight-stream';
@@ -105,6 +106,16 @@ export class Resources {
     if (v.t.io === 'latent') return this.latent;
     return this.slots[pp.slotOf[v.t.id]!]!;
   }
+
+  /** The step-local scratch of step `s` of `pp` (a per-call Winograd U): the range of a slot the planner gave it (ProgramPlan.scratchOf). */
+  scratch(pp: ProgramPlan, s: Step): GPUBufferBinding {
+    let index = this.stepIndex.get(pp.prog);
+    if (!index) this.stepIndex.set(pp.prog, (index = new Map(pp.prog.steps.map((x, i) => [x, i]))));
+    const at = pp.scratchOf?.[index.get(s) ?? -1];
+    if (!at) throw new DecoderError('unsupported', `${s.label}: planned with U made per call, but its plan gives the step no scratch`);
+    return { buffer: this.slots[at.slot]!, offset: at.offset, size: Math.ceil(stepScratchBytes(s, this.plan.elemBytes) / 4) * 4 };
+  }
+  private readonly stepIndex = new WeakMap<Program, Map<Step, number>>();
 
   /** True when the planner gave output `y` the slot of input `v` in program `pp` (an in-place update). */
   inPlace(pp: ProgramPlan, v: View | undefined, y: View): boolean {

@@ -12,6 +12,7 @@ import { conv3dHead } from '../../kernels/conv3d-head';
 import { conv3dMmaPack, conv3dMmaPackNorm } from '../../kernels/conv3d-mma';
 import { kernels } from '../../kernels/index';
 import { winogradGemm, winogradIn, winogradOut, winoGemmShape, winoOverrides } from '../../kernels/winograd';
+import { winogradWeightsCall } from '../../kernels/winograd-weights';
 import { WINO_MMA_TILES, winogradMmaGemm, winogradMmaIn, winoMmaOverrides } from '../../kernels/winograd-mma';
 import { DecoderError } from '../../gpu/errors';
 import { invMaxFor } from '../../kernels/rms-norm';
@@ -43,6 +44,8 @@ export interface BindCtx {
   mmaScratch: GPUBuffer | null;
   /** portable plans with Winograd convs: V + M of one band (winoScratchOf) */
   winoScratch?: GPUBuffer | null;
+  /** a Winograd conv with U made per call: its U, the step-local scratch the planner placed in a slot (ProgramPlan.scratchOf) */
+  winoU?: (s: Step) => GPUBufferBinding;
   /** tensor cores with int8 weights: the f16 blocked weights of one conv (dequant-int8 writes, the GEMM reads; wqScratchOf) */
   wqScratch?: GPUBuffer | null;
   /** store entry `which` of the chunk being encoded (a bound range: the store is bound one entry at a time) */
@@ -75,9 +78,13 @@ const conv: Kernels<ConvStep> = (s, c): StepKernel[] => {
     const ov = winoOverrides({ KT: s.kt, UP: s.up, HAS_RES: res, NORM: load.NORM, SILU: load.SILU });
     const shape = winoGemmShape(s.cout, c.maxInvocations)!;
     const sc = s.wino.scratch ?? 'elem';
+    // U made per call (conv-form.ts WinoPlan.u): winograd-u writes it from the f32 rows into the U scratch in the first band
+    const perCall = s.wino.u === 'call';
+    const u = perCall ? c.winoU!(s) : c.weight(`${s.wkey}.weight.wino${s.wino.r}`);
     return [
+      ...(perCall ? [{ def: winogradWeightsCall(s.wino.r, sc), overrides: { KT: s.kt }, bindings: [c.weight(`${s.wkey}.weight.rows`), u] }] : []),
       { def: winogradIn(s.wino.r, sc), overrides: ov.in, bindings: [c.view(s.x), ring, gamma, c.winoScratch!] },
-      { def: winogradGemm(s.wino.r, shape, sc), overrides: ov.gemm, bindings: [c.winoScratch!, c.weight(`${s.wkey}.weight.wino${s.wino.r}`)] },
+      { def: winogradGemm(s.wino.r, shape, sc), overrides: ov.gemm, bindings: [c.winoScratch!, u] },
       { def: winogradOut(s.wino.r, sc), overrides: ov.out, bindings: [c.winoScratch!, b, resBuf, c.view(s.y)] },
     ];
   }

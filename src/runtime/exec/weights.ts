@@ -30,7 +30,7 @@ export function packWeight(w: WeightUse, weights: Weights, elem: Elem, mma: bool
   }
   const data = w.data(weights, blocked);
   const packed = w.conv && format === 'int8' ? packInt8(data, w.conv.cout, w.conv.rows) : w.conv && format === 'f16' ? packF16Pairs(data) : null;
-  return packed ? new Uint8Array(packed.buffer as ArrayBuffer) : storageBytes(data, w.wino?.f32 ? 'f32' : elem);
+  return packed ? new Uint8Array(packed.buffer as ArrayBuffer) : storageBytes(data, w.wino?.f32 || w.winoRows ? 'f32' : elem);
 }
 
 /**

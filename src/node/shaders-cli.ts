@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { requestDecoderDevice } from '../gpu/device';
 import { DecoderError } from '../gpu/errors';
-import { pipelineKey, resolveOverrides, specializedSource, type AnyKernelDef, type Elem } from '../gpu/kernel';
+import { bakedOverrides, pipelineKey, specializedSource, type AnyKernelDef, type Elem } from '../gpu/kernel';
 import { conv3dTuning, conv3dTuningFor } from '../kernels/conv3d';
 import { inferConfig } from '../model/config';
 import { OFFICIAL, syntheticWeights } from '../model/synthetic';
@@ -25,6 +25,8 @@ export interface PlanShader {
   /** `<kernel>.<elem>.<NAME><value>-...wgsl` (a `.2`, `.3` ... before `.wgsl` where per-shape kernels share a name) */
   file: string;
   key: string;
+  /** the first key of the plan with the same WGSL and bindings (itself if none): PipelineCache compiles those once */
+  compiledAs: string;
   def: AnyKernelDef;
   overrides: Record<string, number>;
   elem: Elem;
@@ -39,12 +41,15 @@ export interface ShaderTarget {
 }
 
 /**
- * Every distinct pipeline of `p`'s steps, in step order: what GpuDecoder builds for this plan on `target`.
- * Bindings are not looked at (stand-in buffers); two steps with one pipeline key give one shader.
+ * Every distinct pipeline of `p`'s steps, in step order (the order GpuDecoder asks for them: the first
+ * chunk's program first): what it builds for this plan on `target`. Bound buffers are not looked at
+ * (stand-ins); two steps with one pipeline key give one shader, and keys whose WGSL and bindings are the
+ * same text name the first of them in `compiledAs` (one compile: gpu/kernel.ts PipelineCache).
  */
 export function planShaders(p: Plan, target: ShaderTarget): PlanShader[] {
   const elem = p.opts.precision;
   const byKey = new Map<string, PlanShader>();
+  const bySource = new Map<string, string>(); // bindings + code -> first key
   const names = new Map<string, string>(); // file -> code
   const mma = p.opts.tensorCores && elem === 'f16' ? target.mma : null;
   for (const { kernels } of planStepKernels(p, { ...target, mma }))
@@ -52,7 +57,9 @@ export function planShaders(p: Plan, target: ShaderTarget): PlanShader[] {
       const key = pipelineKey(k.def, k.overrides, elem);
       if (byKey.has(key)) continue;
       const code = specializedSource(k.def, k.overrides, elem);
-      const ov = resolveOverrides(k.def, k.overrides);
+      const ov = bakedOverrides(k.def, k.overrides);
+      const source = `${k.def.bindings.map((b) => b.access).join(',')}\n${code}`;
+      if (!bySource.has(source)) bySource.set(source, key);
       const base = `${k.def.id}.${elem}${Object.keys(ov).length ? '.' : ''}${Object.keys(ov)
         .sort()
         .map((n) => `${n}${ov[n]}`)
@@ -60,7 +67,7 @@ export function planShaders(p: Plan, target: ShaderTarget): PlanShader[] {
       let file = `${base}.wgsl`;
       for (let i = 2; names.has(file) && names.get(file) !== code; i++) file = `${base}.${i}.wgsl`;
       names.set(file, code);
-      byKey.set(key, { file, key, def: k.def, overrides: k.overrides, elem, code });
+      byKey.set(key, { file, key, compiledAs: bySource.get(source)!, def: k.def, overrides: k.overrides, elem, code });
     }
   return [...byKey.values()];
 }
@@ -70,7 +77,14 @@ export function dumpShaders(dir: string, shaders: readonly PlanShader[]): string
   try {
     mkdirSync(dir, { recursive: true });
     for (const s of shaders) writeFileSync(join(dir, s.file), s.code);
-    const index = shaders.map((s) => ({ file: s.file, key: s.key, kernel: s.def.id, elem: s.elem, constants: resolveOverrides(s.def, s.overrides) }));
+    const index = shaders.map((s) => ({
+      file: s.file,
+      key: s.key,
+      kernel: s.def.id,
+      elem: s.elem,
+      constants: bakedOverrides(s.def, s.overrides),
+      ...(s.compiledAs !== s.key ? { compiledAs: s.compiledAs } : {}),
+    }));
     writeFileSync(join(dir, 'index.json'), `${JSON.stringify(index, null, 1)}\n`);
   } catch (e) {
     throw new DecoderError('bad-input', `--dump ${dir}: cannot write there: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
@@ -97,7 +111,9 @@ export async function planFromFlags(a: Args): Promise<{ plan: Plan; target: Shad
   const flags = typeof a['dawn-flags'] === 'string' ? [a['dawn-flags']] : [];
   const view = await planAdapter(a, which, flags);
   const { fit } = planFor(cfg, { frames: T, h: H / cfg.scale, w: W / cfg.scale }, a, view);
-  let target: ShaderTarget = { tuning: { ...conv3dTuning.gpu }, maxInvocations: 256, mma: view.tensorCores ? { subgroupSize: 32 } : null };
+  // an assumed adapter: the GPU conv tuning, subgroups of 32; the H200's Dawn device allows 1024 invocations
+  // per workgroup (its release timelines name the 16x24 Winograd GEMM blocks, which need more than 256)
+  let target: ShaderTarget = { tuning: { ...conv3dTuning.gpu }, maxInvocations: which === 'h200' ? 1024 : 256, mma: view.tensorCores ? { subgroupSize: 32 } : null };
   if (which === 'found' && view.assumed === null) {
     // the adapter found: its conv tuning (by adapter class), invocation limit and subgroup size, as a decode here
     const d = await requestDecoderDevice();
@@ -114,9 +130,10 @@ async function shadersCmd(a: Args): Promise<number> {
   dumpShaders(a.dump, shaders);
   const o = plan.opts;
   const what = `Wan${plan.cfg.version} ${plan.height}x${plan.width}, ${plan.framesOut} frames, ${o.precision}${o.tensorCores && o.precision === 'f16' && target.mma ? ', tensor cores' : ''}${o.tile ? `, tiles ${o.tile.th}x${o.tile.tw}` : ''}`;
-  if (a.json) console.log(JSON.stringify({ dir: a.dump, adapter, plan: what, shaders: shaders.map((s) => ({ file: s.file, key: s.key })) }));
+  const compiles = shaders.filter((s) => s.compiledAs === s.key).length;
+  if (a.json) console.log(JSON.stringify({ dir: a.dump, adapter, plan: what, compiles, shaders: shaders.map((s) => ({ file: s.file, key: s.key, ...(s.compiledAs !== s.key ? { compiledAs: s.compiledAs } : {}) })) }));
   else {
-    console.log(`wrote ${shaders.length} shaders of the plan (${what}; ${adapter}) to ${a.dump} (index.json lists their pipeline keys)`);
+    console.log(`wrote ${shaders.length} shaders of the plan (${what}; ${adapter}) to ${a.dump} (index.json lists their pipeline keys); ${compiles} compiles (keys with the same text share one), + the weight preparations'`);
     const perKernel = new Map<string, number>();
     for (const s of shaders) perKernel.set(s.def.id, (perKernel.get(s.def.id) ?? 0) + 1);
     console.log(`  ${[...perKernel].map(([k, n]) => `${k} x${n}`).join(', ')}`);

@@ -27,7 +27,7 @@ export interface WeightUse {
   /** a Winograd conv's U (in the storage type, or f32 where `f32`: the conv's scratch type, conv-form.ts winoScratchFor): made on the GPU from the model's weight `src` where the executor can (exec/wino-weights.ts) */
   wino?: { r: 2 | 4; src: string; cout: number; cin: number; kt: number; f32: boolean; mma?: boolean };
   /** a Winograd conv with U made per call (conv-form.ts WinoPlan.u): its 3x3 weights as the model's f32 rows [cout][cin][kt][3][3], f32 in every storage type */
-  winoRows?: { cout: number; cin: number; kt: number };
+  winoRows?: { src: string; cout: number; cin: number; kt: number };
 }
 
 export interface StepKind<S extends Step> {
@@ -81,7 +81,7 @@ function winoRows(s: ConvStep): WeightUse {
   return {
     key: `${s.wkey}.weight.rows`,
     elems: s.cout * s.cin * s.kt * 9,
-    winoRows: { cout: s.cout, cin: s.cin, kt: s.kt },
+    winoRows: { src: `${s.wkey}.weight`, cout: s.cout, cin: s.cin, kt: s.kt },
     data: (w) => w.get(`${s.wkey}.weight`, s.up ? [s.cout, s.cin, 3, 3] : [s.cout, s.cin, s.kt, 3, 3]).data,
   };
 }

@@ -257,7 +257,7 @@ export class GpuDecoder {
     if (mode === 'gpu' && jobs.some((j) => !j.portable && !j.wino) && this.res.mmaScratch) ask(weightsBlock, {}, 'f32');
     const portable = jobs.find((j) => j.portable);
     if (portable && staging) ask(weightsPack, { F16: portable.portable === 'f16' ? 1 : 0 }, 'f32');
-    if (this.res.winoScratch) for (const j of jobs) if (j.wino) ask(winogradWeights(j.wino), {}, j.winoElem ?? 'f32');
+    if (this.res.winoScratch) for (const j of jobs) if (j.wino && !j.winoRows) ask(winogradWeights(j.wino), {}, j.winoElem ?? 'f32');
   }
 
   /**

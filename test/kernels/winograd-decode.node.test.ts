@@ -68,7 +68,7 @@ describe('winograd decode with the GPU tuning: U made on the GPU (exec/wino-weig
     const weights = syntheticWeights({ version: '2.1', dim: 24, zDim: 16, seed: 9 });
     const cfg = inferConfig(weights);
     const run = async (conv: 'direct' | 'winograd4', tuning: Record<string, number>) => {
-      const p = plan(cfg, { frames: 2, h: 3, w: 4, cache: 'on', precision: 'f32', norm: 'fused', conv });
+      const p = plan(cfg, { frames: 2, h: 3, w: 4, cache: 'on', precision: 'f32', norm: 'fused', conv, winoU: 'held' }); // U made at upload (per call: winograd-u-call.node.test.ts)
       const dec = await GpuDecoder.create(gpu!.device, p, weights, { tuning });
       const frames: Float32Array[] = [];
       try {

@@ -2,7 +2,7 @@
 // preparation reads each conv weight ahead (Weights.prefetch: into one reused staging buffer, 16-bit files
 // converted into one reused f32 buffer) and writes every weight buffer bit for bit as the same file loaded
 // into memory does, on every path of the preparation: the GPU tuning's staged chunks, a CPU adapter's JS
-// packing, the Winograd convs' U (exec/wino-weights.ts). F32 and BF16 files (lavapipe).
+// packing, the Winograd convs' U (exec/wino-weights.ts) or, with U made per call, their rows. F32 and BF16 files (lavapipe).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,15 +45,17 @@ function writeFile(w: Weights, dtype: 'F32' | 'BF16', path: string): void {
 }
 
 describe('GpuDecoder.create from lazy weights over a file = from the same file in memory', () => {
-  for (const [dtype, tuning, conv] of [
-    ['F32', 'gpu', 'direct'],
-    ['F32', 'cpu', 'direct'],
-    ['BF16', 'gpu', 'direct'],
-    ['BF16', 'cpu', 'direct'],
-    ['BF16', 'gpu', 'winograd4'],
-    ['F32', 'cpu', 'winograd4'],
+  // (winograd4 'auto': U made per conv call, the rows read ahead and uploaded as they are; 'held': U made at upload)
+  for (const [dtype, tuning, conv, winoU] of [
+    ['F32', 'gpu', 'direct', 'auto'],
+    ['F32', 'cpu', 'direct', 'auto'],
+    ['BF16', 'gpu', 'direct', 'auto'],
+    ['BF16', 'cpu', 'direct', 'auto'],
+    ['BF16', 'gpu', 'winograd4', 'auto'],
+    ['BF16', 'gpu', 'winograd4', 'held'],
+    ['F32', 'cpu', 'winograd4', 'auto'],
   ] as const)
-    it(`${dtype} file, ${tuning} tuning, conv ${conv}: every weight buffer equal, conv weights read ahead into the reused buffers`, async (ctx) => {
+    it(`${dtype} file, ${tuning} tuning, conv ${conv}${conv === 'direct' ? '' : `, U ${winoU}`}: every weight buffer equal, conv weights read ahead into the reused buffers`, async (ctx) => {
       const { device } = needDevice(ctx, gpu);
       const path = join(dir, `w-${dtype}.safetensors`);
       writeFile(syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 5 }), dtype, path);
@@ -64,7 +66,7 @@ describe('GpuDecoder.create from lazy weights over a file = from the same file i
       const readInto = src.readInto!;
       src.readInto = (o, n, into) => (staged++, readInto(o, n, into));
       const lazy = await openWeights(src);
-      const p = plan(inferConfig(inMemory), { frames: 1, h: 4, w: 6, cache: 'on', precision: 'f32', conv });
+      const p = plan(inferConfig(inMemory), { frames: 1, h: 4, w: 6, cache: 'on', precision: 'f32', conv, winoU });
       const build = (w: Weights) => GpuDecoder.create(device, p, w, { tuning: { ...conv3dTuning[tuning] } });
       const ref = await build(inMemory);
       const dec = await build(lazy);

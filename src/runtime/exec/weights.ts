@@ -95,6 +95,12 @@ export function uploadWeights(
       defer(w, w.wino.src, cout, cin, kt * 9, Math.ceil((w.elems * (uElem === 'f16' ? 2 : 4)) / 4) * 4, { wino: r, winoElem: uElem, winoMma: w.wino.mma });
       continue;
     }
+    // Winograd convs with U made per call: their f32 rows as they are, read ahead and uploaded by the Winograd preparation (exec/wino-weights.ts)
+    if (jobs && mode === 'gpu' && w.winoRows) {
+      const { src, cout, cin, kt } = w.winoRows;
+      defer(w, src, cout, cin, kt * 9, w.elems * 4, { wino: 2, winoRows: true }); // (`wino` routes the job to the Winograd preparation)
+      continue;
+    }
     // portable convs, conv weights stored in `elem`: conv3d's layout, prepared on the GPU from the f32 rows (exec/weights-pack.ts)
     if (jobs && mode === 'gpu' && w.conv && !mma && convWeightFormat(elem, weightsPrecision) === 'elem') {
       const { cout, cin, rows } = w.conv;
@@ -125,10 +131,12 @@ export interface BlockedWeightJob extends BlockedShape {
   winoElem?: Elem;
   /** with wino: U in the tensor-core GEMM's layout (kernels/winograd-mma-layout.ts), not packWinogradWeight's */
   winoMma?: boolean;
+  /** with wino: no U, the f32 rows as they are (a conv with U made per call, plan/conv-form.ts WinoPlan.u) */
+  winoRows?: boolean;
 }
 
 /** What a job prepares beyond conv3d-mma's blocked layout (none set: the blocked layout). */
-type JobKind = Pick<BlockedWeightJob, 'portable' | 'wino' | 'winoElem' | 'winoMma'>;
+type JobKind = Pick<BlockedWeightJob, 'portable' | 'wino' | 'winoElem' | 'winoMma' | 'winoRows'>;
 
 /**
  * How the blocked f16 weights of tensor-core plans are prepared: 'gpu' (default) uploads the f32 rows and

@@ -3,6 +3,8 @@
 // scratch (V + M of one band, exec/resources.ts; nothing in it is read before the decode writes it), and
 // one dispatch per part writes U. Before: packWinogradWeight in JS plus the upload of U (16/9 or 4x the
 // weights' bytes). Where no staging is given (CPU adapters) or one output channel does not fit it: JS.
+// Convs with U made per call (plan/conv-form.ts WinoPlan.u) hold their f32 rows instead: read ahead and
+// uploaded as they are here (the decode's winograd-u makes U from them before each call's GEMM).
 import { encodeParams, type PipelineCache } from '../../gpu/kernel';
 import { winogradWeights } from '../../kernels/winograd-weights';
 import { winogradMmaWeights } from '../../kernels/winograd-mma';
@@ -12,7 +14,8 @@ import { storageBytes } from '../f16';
 import type { BlockedWeightJob, PrepCounts } from './weights';
 
 /**
- * Writes the U buffer of every job (jobs with `wino` set; `taps` = kt * 9): one part (whole output
+ * Writes the U buffer of every job (jobs with `wino` set; `taps` = kt * 9; `winoRows`: the f32 rows as they are, for a
+ * conv with U made per call, counted in uploadedBytes only): one part (whole output
  * channels that fit `staging`) per submission, its params in slot 0 of `uniforms` (the decoder's params
  * buffer, rewritten per run: queue order keeps them apart). Resolves once everything is submitted, with
  * what it did (the decoder's GpuDecoder.build.wino; `chunks`: the parts, one submission each).
@@ -23,6 +26,13 @@ export async function prepareWinoWeights(device: GPUDevice, cache: PipelineCache
   const words = staging ? Math.floor(Math.min(staging.size, device.limits.maxStorageBufferBindingSize) / 4) : 0;
   const params = staging ? device.createBindGroup({ layout: cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uniforms, size: 256 } }] }) : null;
   for (const j of jobs) {
+    if (j.winoRows) {
+      // a conv with U made per call (winograd-u makes it before its GEMM): its rows as they are, read ahead as U's are
+      await j.prefetch?.();
+      device.queue.writeBuffer(j.buf, 0, j.data as Float32Array<ArrayBuffer>);
+      last.uploadedBytes += j.data.byteLength;
+      continue;
+    }
     const r = j.wino!;
     const kt = j.taps / 9;
     const row = j.cin * j.taps; // words of one output channel

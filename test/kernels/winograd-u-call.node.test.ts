@@ -9,7 +9,8 @@
 //     its slot live at its step, inside the slot; f16 storage keeps F(2x2) (f16 U, 8/9 of the rows) held; tensor-core
 //     plans have no Winograd conv and plan the same bytes either way;
 //  3. whole decodes (generated Wan2.1 decoder at dim 24, 2 latent frames, norm fused, the GPU tuning: the held U made
-//     by the GPU kernel too): U per call against U held, every output float equal bit for bit, peak GPU = planned.
+//     by the GPU kernel too; f32, and f16 storage with F(4x4)'s f32 U): U per call against U held, every output
+//     float equal bit for bit, peak GPU = planned.
 // Why a wrong implementation fails: U's values are O(0.1-1) and equality is exact; a scratch placed over a live
 // tensor, a U written for the wrong conv's rows / shape or after its GEMM, or a first band taken for another,
 // changes the video; a planner that placed no scratch fails the placement checks (and the executor throws).
@@ -27,7 +28,7 @@ import type { BlockedWeightJob } from '../../src/runtime/exec/weights';
 import { prepareWinoWeights } from '../../src/runtime/exec/wino-weights';
 import { GpuDecoder } from '../../src/runtime/gpu-decoder';
 import { getTestDevice, withDevice } from '../helpers/gpu';
-import { needDevice } from '../helpers/need';
+import { needDevice, needF16 } from '../helpers/need';
 import { randn } from '../helpers/random';
 
 const gpu = await getTestDevice();
@@ -174,14 +175,16 @@ describe('planner: U per call', () => {
 
 describe('whole decodes: U per call against U held, bit for bit', () => {
   it.for([
-    ['winograd4', 4],
-    ['winograd', 2],
-  ] as const)('--conv %s, f32, GPU tuning: every output float equal, peak = planned', async ([conv, r], ctx) => {
-    needDevice(ctx, gpu);
+    ['winograd4', 4, 'f32'],
+    ['winograd', 2, 'f32'],
+    ['winograd4', 4, 'f16'],
+  ] as const)('--conv %s (F(%d)), %s storage, GPU tuning: every output float equal, peak = planned', async ([conv, r, precision], ctx) => {
+    if (precision === 'f16') needF16(ctx, gpu);
+    else needDevice(ctx, gpu);
     const weights = syntheticWeights({ version: '2.1', dim: 24, zDim: 16, seed: 9 });
     const cfg = inferConfig(weights);
     const run = async (winoU: WinoUOption) => {
-      const p = plan(cfg, { frames: 2, h: 3, w: 4, cache: 'on', precision: 'f32', norm: 'fused', conv, winoU });
+      const p = plan(cfg, { frames: 2, h: 3, w: 4, cache: 'on', precision, norm: 'fused', conv, winoU });
       const dec = await GpuDecoder.create(gpu!.device, p, weights, { tuning: conv3dTuning.gpu });
       const frames: Float32Array[] = [];
       try {
@@ -209,7 +212,7 @@ describe('whole decodes: U per call against U held, bit for bit', () => {
     expect(held.peak).toBe(held.p.memory.total);
     expect(call.peak).toBe(call.p.memory.total);
     console.info(
-      `dim 24 --conv ${conv}: ${perCall} conv steps with U per call (${places.filter((x) => x.offset > 0).length} of their scratches past live tensors), ${call.frames.length} frames equal bit for bit; peak = planned ${call.peak} B (held ${held.peak} B)`,
+      `dim 24 --conv ${conv} ${precision}: ${perCall} conv steps with U per call (${places.filter((x) => x.offset > 0).length} of their scratches past live tensors), ${call.frames.length} frames equal bit for bit; peak = planned ${call.peak} B (held ${held.peak} B)`,
     );
   });
 });

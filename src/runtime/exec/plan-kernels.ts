@@ -33,6 +33,7 @@ export function* planStepKernels(p: Plan, target: KernelTarget): Generator<PlanS
       rgba: buf,
       mmaScratch: buf,
       winoScratch: buf,
+      winoU: () => ({ buffer: buf }),
       wqScratch: buf,
       storeEntry: () => ({ buffer: buf }),
       inPlace: (v, y) => !!v && v.t !== y.t && !v.t.io && pp.slotOf[v.t.id] === pp.slotOf[y.t.id],

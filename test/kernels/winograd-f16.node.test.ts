@@ -94,8 +94,9 @@ describe('f16 storage plans: the Winograd forms of f32, F(4x4) with an f32 scrat
       .flatMap((pp) => pp.prog.steps)
       .filter((s): s is Extract<typeof s, { kind: 'conv' }> => s.kind === 'conv');
   it('portable f16 at 480x832: the same convs as f32 auto; the scratch and U bytes follow the scratch type; tensor cores stay direct', () => {
-    const f32 = plan(wan21, { ...base, precision: 'f32', conv: 'auto' });
-    const f16 = plan(wan21, { ...base, precision: 'f16', conv: 'auto' });
+    // U held (made at upload): the U bytes by scratch type below (U made per call: winograd-u-call.node.test.ts)
+    const f32 = plan(wan21, { ...base, precision: 'f32', conv: 'auto', winoU: 'held' });
+    const f16 = plan(wan21, { ...base, precision: 'f16', conv: 'auto', winoU: 'held' });
     const forms = (p: Plan) => convs(p).map((s) => (s.wino ? `${s.label} F${s.wino.r}` : ''));
     expect(forms(f16)).toEqual(forms(f32));
     const w4 = convs(f16).filter((s) => s.wino?.r === 4);
@@ -123,7 +124,7 @@ describe('f16 storage plans: the Winograd forms of f32, F(4x4) with an f32 scrat
     expect(f32.memory.weights - f16.memory.weights - f2Half).toBeLessThan(f32direct.memory.weights - f16direct.memory.weights);
     expect(f16.memory.weights).toBeGreaterThan(f16direct.memory.weights * 2);
     // --conv winograd (F(2x2)) in f16: an f16 scratch and U
-    const w2 = plan(wan21, { ...base, precision: 'f16', conv: 'winograd' });
+    const w2 = plan(wan21, { ...base, precision: 'f16', conv: 'winograd', winoU: 'held' });
     expect(
       new Set(
         convs(w2)

@@ -6,8 +6,9 @@
 // neighbouring invocations write neighbouring output channels. The transform runs in f32 (the JS path in
 // float64): U differs by a few ulp (test/kernels/winograd-weights.node.test.ts).
 // winograd-u (U made per conv call, conv-form.ts WinoPlan.u): the same transform of every row of one conv, from
-// its f32 rows held as a weight buffer into the plan's U scratch, dispatched with the conv's Winograd params
-// before the GEMM of its first band (the same code per element: the same U as the upload's, bit for bit).
+// its f32 rows held as a weight buffer into a scratch the planner places in an activation slot, dispatched with the conv's Winograd params
+// before the GEMM of its first band (the same code per element: on lavapipe the same U as the upload's bit for bit,
+// test/kernels/winograd-u-call.node.test.ts).
 import { elemBytes, type KernelDef } from '../gpu/kernel';
 import common from '../../shaders/winograd-common.wgsl?raw';
 import { range } from './conv3d-tiled';
@@ -91,10 +92,10 @@ export function winogradWeights(r: WinoR): KernelDef<WinoWeightsParams> {
 
 /**
  * winograd-u F(r x r, 3x3): U of one conv (every output channel and row, the padding columns of cout4 zero) made
- * per conv call into the plan's U scratch, in the conv's scratch type `sc` (S: f32, or the storage type).
+ * per conv call into the conv step's scratch (a range of an activation slot), in the conv's scratch type `sc` (S: f32, or the storage type).
  * Dispatched with the conv's Winograd params (WinoParams: cin, cout; KT), once per band as the step's other kernels
  * are, with work only in the first band (t0 = 0; the other bands' dispatches are empty). Bindings: src (the conv's
- * f32 rows [cout][cin][KT][3][3], a weight buffer), u (the U scratch, written).
+ * f32 rows [cout][cin][KT][3][3], a weight buffer), u (the step's scratch, written).
  */
 export function winogradWeightsCall(r: WinoR, sc: WinoScratch = 'elem'): KernelDef<WinoParams> {
   const id = `winograd-u${r}${sc === 'f32' ? '-s32' : ''}`;

@@ -105,7 +105,7 @@ export interface WinoPlan {
   mma?: boolean;
   /**
    * 'call': U made per conv call (kernels/winograd-weights.ts winogradWeightsCall, before the first band's GEMM)
-   * from the conv's f32 rows, held as a weight instead of U, into the plan's one U scratch (assignWinoU);
+   * from the conv's f32 rows, held as a weight instead of U, into a scratch live during the conv's step (assignWinoU);
    * absent: U held, made at upload (exec/wino-weights.ts)
    */
   u?: 'call';
@@ -171,7 +171,7 @@ export const winoRowsBytes = (s: Pick<ConvShape, 'cout' | 'cin' | 'kt'>): number
  * slot the planner gives it by liveness like a tensor's (planner.ts assignSlots: a slot free at that step, most
  * often one of the full-resolution tensors' while the low-resolution convs run). 'auto' takes it where that cannot
  * cost bytes: the rows plus the largest U (the most the slots can grow by) under every U held. The bands stay.
- * Wan2.1 480x832x81 f32 default: 5065.6 -> 4594.8 MiB planned, under the 4.5 GiB target; the per-call transform
+ * Wan2.1 480x832x81 f32 default: 5065.6 -> 4597.7 MiB planned, under the 4.5 GiB target; the per-call transform
  * moves 4-80 MB per conv call (winoCallBytes), under 1% of the call at the H200's bandwidth.
  */
 export function assignWinoU(steps: Iterable<{ kind: string }>, o: WinoUOption, elemBytes: number): void {

@@ -300,7 +300,7 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const slots: Slot[] = [];
   // every conv's form, recorded on its step (conv-form.ts; Winograd: banded scratch below)
   for (const p of all) assignConvForms(p.steps, forms);
-  // the Winograd convs' U: held, or made per conv call into one U scratch (conv-form.ts assignWinoU: all programs at once)
+  // the Winograd convs' U: held, or made per conv call into a step-local scratch (conv-form.ts assignWinoU: all programs at once; assignSlots places it)
   assignWinoU(
     all.flatMap((g) => g.steps),
     opts.winoU ?? 'auto',

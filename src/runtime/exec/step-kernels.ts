@@ -78,7 +78,7 @@ const conv: Kernels<ConvStep> = (s, c): StepKernel[] => {
     const ov = winoOverrides({ KT: s.kt, UP: s.up, HAS_RES: res, NORM: load.NORM, SILU: load.SILU });
     const shape = winoGemmShape(s.cout, c.maxInvocations)!;
     const sc = s.wino.scratch ?? 'elem';
-    // U made per call (conv-form.ts WinoPlan.u): winograd-u writes it from the f32 rows into the U scratch in the first band
+    // U made per call (conv-form.ts WinoPlan.u): winograd-u writes it from the f32 rows into the step's scratch (a slot range) in the first band
     const perCall = s.wino.u === 'call';
     const u = perCall ? c.winoU!(s) : c.weight(`${s.wkey}.weight.wino${s.wino.r}`);
     return [

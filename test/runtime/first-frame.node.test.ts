@@ -4,7 +4,7 @@
 // cache would be, and frame 0 must reach onFrame before the first of them is compiled. Before, a chunk's
 // frames went out only once the next chunk had been submitted, which waited for its pipelines (H200,
 // 2026-12-02, 0288184: first frame 130-210 ms after chunk 0 was placed where later pipelines were still
-// compiling). Frames equal the non-overlapped build, bit for bit.
+// compiling). They are asked for after every pipeline of chunk 0. Frames equal the non-overlapped build, bit for bit.
 import { describe, expect, it } from 'vitest';
 import { pipelineKey } from '../../src/gpu/kernel';
 import { conv3dTuning } from '../../src/kernels/conv3d';
@@ -46,8 +46,10 @@ describe('the first frame with pipelines still compiling', () => {
     const want = await collect(ref);
     ref.dispose();
     const released: number[] = [];
+    const requested: string[] = [];
     const pipe = device.createComputePipelineAsync;
     device.createComputePipelineAsync = function (this: GPUDevice, d: GPUComputePipelineDescriptor) {
+      requested.push(String(d.label));
       const made = pipe.call(this, d);
       if (!later.includes(String(d.label))) return made;
       return made.then((x) => new Promise<GPUComputePipeline>((ok) => setTimeout(() => (released.push(performance.now()), ok(x)), HELD_MS)));
@@ -59,6 +61,9 @@ describe('the first frame with pipelines still compiling', () => {
       delete (device as Partial<GPUDevice>).createComputePipelineAsync;
     }
     try {
+      // asked for in program order: every pipeline of chunk 0 before those of the later chunks only
+      const lastFirst = Math.max(...requested.map((k, i) => (first.has(k) ? i : -1)));
+      expect(Math.min(...later.map((k) => requested.indexOf(k)))).toBeGreaterThan(lastFirst);
       const times: number[] = [];
       const got = await collect(dec, times);
       expect(released.length).toBe(later.length);

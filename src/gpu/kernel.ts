@@ -121,7 +121,8 @@ export function specializedSource(def: AnyKernelDef, overrides: Record<string, n
   const missing = Object.keys(ov).filter((k) => !seen.has(k));
   if (missing.length) throw new DecoderError('unsupported', `${def.id}: override ${missing.join(', ')} listed by the KernelDef is not declared in its WGSL`);
   const declared = Object.keys(def.uniforms ?? {}).filter((k) => new RegExp(`^override\\s+${k}\\s*:`, 'm').test(shaderSource(def, elem)));
-  if (declared.length) throw new DecoderError('unsupported', `${def.id}: ${declared.join(', ')} ${declared.length > 1 ? 'are' : 'is'} carried in Params (uniforms) but declared as an override in its WGSL`);
+  if (declared.length)
+    throw new DecoderError('unsupported', `${def.id}: ${declared.join(', ')} ${declared.length > 1 ? 'are' : 'is'} carried in Params (uniforms) but declared as an override in its WGSL`);
   if (/^\s*override\s/m.test(code.replace(/\/\/.*$/gm, '')))
     throw new DecoderError('unsupported', `${def.id}: an override declaration is not of the form 'override NAME: u32|i32|f32 = value;' at a line start`);
   return code;
@@ -163,7 +164,14 @@ export function encodeParams<P extends Record<string, number>>(def: KernelDef<P>
   const bytes = new Uint8Array(paramsSize(def));
   const view = new DataView(bytes.buffer);
   const carried = def.params.some((x) => x.override !== undefined);
-  if (carried && !overrides) throw new DecoderError('unsupported', `${def.id}: its Params carry overrides (${def.params.filter((x) => x.override).map((x) => x.override).join(', ')}): encodeParams needs the dispatch's overrides`);
+  if (carried && !overrides)
+    throw new DecoderError(
+      'unsupported',
+      `${def.id}: its Params carry overrides (${def.params
+        .filter((x) => x.override)
+        .map((x) => x.override)
+        .join(', ')}): encodeParams needs the dispatch's overrides`,
+    );
   const ov = carried ? resolveOverrides(def, overrides) : {};
   def.params.forEach(({ name, type, override }, i) => {
     const v = override !== undefined ? ov[override] : (p as Record<string, number>)[name];

@@ -131,9 +131,14 @@ async function shadersCmd(a: Args): Promise<number> {
   const o = plan.opts;
   const what = `Wan${plan.cfg.version} ${plan.height}x${plan.width}, ${plan.framesOut} frames, ${o.precision}${o.tensorCores && o.precision === 'f16' && target.mma ? ', tensor cores' : ''}${o.tile ? `, tiles ${o.tile.th}x${o.tile.tw}` : ''}`;
   const compiles = shaders.filter((s) => s.compiledAs === s.key).length;
-  if (a.json) console.log(JSON.stringify({ dir: a.dump, adapter, plan: what, compiles, shaders: shaders.map((s) => ({ file: s.file, key: s.key, ...(s.compiledAs !== s.key ? { compiledAs: s.compiledAs } : {}) })) }));
+  if (a.json)
+    console.log(
+      JSON.stringify({ dir: a.dump, adapter, plan: what, compiles, shaders: shaders.map((s) => ({ file: s.file, key: s.key, ...(s.compiledAs !== s.key ? { compiledAs: s.compiledAs } : {}) })) }),
+    );
   else {
-    console.log(`wrote ${shaders.length} shaders of the plan (${what}; ${adapter}) to ${a.dump} (index.json lists their pipeline keys); ${compiles} compiles (keys with the same text share one), + the weight preparations'`);
+    console.log(
+      `wrote ${shaders.length} shaders of the plan (${what}; ${adapter}) to ${a.dump} (index.json lists their pipeline keys); ${compiles} compiles (keys with the same text share one), + the weight preparations'`,
+    );
     const perKernel = new Map<string, number>();
     for (const s of shaders) perKernel.set(s.def.id, (perKernel.get(s.def.id) ?? 0) + 1);
     console.log(`  ${[...perKernel].map(([k, n]) => `${k} x${n}`).join(', ')}`);

@@ -13,7 +13,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const jsonFile = join(tmpdir(), `wan-vae-vitest-${process.pid}-${Date.now()}.json`);
+// WAN_TEST_REPORT=FILE keeps vitest's JSON report there (per-file durations: which files make the run long)
+const keepReport = process.env.WAN_TEST_REPORT;
+const jsonFile = keepReport ? resolve(keepReport) : join(tmpdir(), `wan-vae-vitest-${process.pid}-${Date.now()}.json`);
 const vitestBin = join(root, 'node_modules', 'vitest', 'vitest.mjs');
 const extra = process.argv.slice(2);
 const wgpuOnly = extra.length > 0 && extra.every((a) => /^(\.\/)?test\/wgpu(\/|$)/.test(a));
@@ -93,7 +95,7 @@ try {
 } catch {
   // missing or unreadable: vitest crashed before writing it
 }
-rmSync(jsonFile, { force: true });
+if (!keepReport) rmSync(jsonFile, { force: true });
 
 if (!report) {
   const why = run.error ? run.error.message : run.signal ? `signal ${run.signal}` : `exit code ${run.status}`;

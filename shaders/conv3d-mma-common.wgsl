@@ -38,11 +38,14 @@ override SG: u32 = 32; // workgroup size = the subgroup size (one subgroup per w
 // channel blocks of a row side by side: one conv's 9 spatial taps x all channel blocks of a frame read a
 // 3-row window instead of cb planes a whole frame apart). Must equal conv3d-mma-pack's ROWS_OUTER.
 override ROWS_OUTER: u32 = 0;
-// prm.kt, prm.has_res (0 none, 1 from res, 2 from y in place) and prm.ring are uniforms, not constants: the
-// temporal loop starts at prm.tap0 (a runtime loop either way), the residual is an epilogue branch, and
-// prm.ring = 1 (KT = 3, the straight-line GEMM only: frames t-2 and t-1 from the conv's packed ring `ring`
-// at prev2_off / prev1_off (elements), frame t from s at 0; conv3d-mma-pack ring = 1, src/plan/conv-form.ts
-// packedRing) only moves the frame offset (frame_off): one pipeline per tile shape and KS serves them all.
+// KT (temporal taps) and RING (1: the conv's cache ring of two packed frames (t-2, t-1) in the layout of s,
+// frames t-2 and t-1 read from `ring` at prev2_off / prev1_off (elements), frame t from s at 0; conv3d-mma-pack
+// ring = 1, src/plan/conv-form.ts packedRing) are constants: as uniforms (79fde42) the straight-line GEMM
+// keeps both of its temporal loops (ring and s) with run-time bounds, and that build's tensor-core decodes
+// were 3-7 % slower on the H200 (release-2026-12-02-8fa000e). prm.has_res (0 none, 1 from res, 2 from y in
+// place) stays a uniform: an epilogue branch.
+override KT: u32 = 3;
+override RING: u32 = 0;
 
 // 3 x 2 with the column-major operand (H200, bench/results/h200/mma-2026-12-01-e96e7c0/mma-layout.jsonl, uniform
 // bounds): 91 / 75 / 75 / 49 TFLOP/s at the four ANCHORS shapes, 2 x 2: 91 / 57 / 79 / 49
@@ -76,11 +79,11 @@ fn wp(g: Geo) -> u32 {
   return g.xb * 16u + KS - 1u;
 }
 
-// Element offset of temporal tap dt's operand frame, channel block 0: frame dt of s, or (prm.ring = 1)
+// Element offset of temporal tap dt's operand frame, channel block 0: frame dt of s, or (RING = 1)
 // frames t-2 / t-1 (dt < KT - 1) at prev2_off / prev1_off of ring and frame t at 0 of s.
 fn frame_off(g: Geo, dt: u32) -> u32 {
-  let ringed = select(0u, select(prm.prev1_off, prm.prev2_off, dt == 0u), dt + 1u < prm.kt);
-  return select(dt * g.cb * g.rows * wp(g) * 16u, ringed, prm.ring == 1u);
+  let ringed = select(0u, select(prm.prev1_off, prm.prev2_off, dt == 0u), dt + 1u < KT);
+  return select(dt * g.cb * g.rows * wp(g) * 16u, ringed, RING == 1u);
 }
 
 // Element offset of the operand tile (column-major, stride 16) of pixel block n (linear over rows x xb)

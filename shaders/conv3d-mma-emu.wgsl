@@ -23,7 +23,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     let m = (e % 256u) / 16u;
     let col = e % 16u;
     var acc = 0.0;
-    for (var dt = prm.tap0; dt < prm.kt; dt++) {
+    for (var dt = prm.tap0; dt < KT; dt++) {
       for (var dy = 0u; dy < KS; dy++) {
         for (var dx = 0u; dx < KS; dx++) {
           let tap = (dt * KS + dy) * KS + dx;

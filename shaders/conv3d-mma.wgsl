@@ -26,7 +26,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
   for (var j = 0u; j < TN; j++) { nn[j] = min(n0 + j, g.tiles - 1u); }
   var acc: array<array<subgroup_matrix_result<f32, 16, 16>, TN>, TM>;
   let bs = b_cb_stride(g);
-  for (var dt = prm.tap0; dt < prm.kt; dt++) {
+  for (var dt = prm.tap0; dt < KT; dt++) {
     for (var dy = 0u; dy < KS; dy++) {
       for (var dx = 0u; dx < KS; dx++) {
         let tap = (dt * KS + dy) * KS + dx;

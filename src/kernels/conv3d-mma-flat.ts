@@ -84,9 +84,8 @@ export function flatGemmMain({ tm, tn, order }: MmaShape, ops: MatrixOps = tenso
       ...I.flatMap((i) => J.map((j) => `${ind}c_${i}_${j} = ${ops.mma(`a_${i}`, `r_${j}`, `c_${i}_${j}`, src)};`)),
     ].join('\n');
   // the temporal taps read from `src`: RING=1 reads t-2, t-1 from the packed ring and t from s; else all from s
-  // (prm.kt, prm.ring: uniforms, shaders/conv3d-mma-common.wgsl; without a ring the first loop runs no step)
-  const dts = (src: OperandSrc) =>
-    src === 'ring' ? 'var dt = select(prm.kt, prm.tap0, prm.ring == 1u); dt + 1u < prm.kt; dt++' : 'var dt = select(prm.tap0, max(prm.tap0, prm.kt - 1u), prm.ring == 1u); dt < prm.kt; dt++';
+  // (KT, RING: constants, shaders/conv3d-mma-common.wgsl: without a ring the first loop is dead code)
+  const dts = (src: OperandSrc) => (src === 'ring' ? 'var dt = select(KT, prm.tap0, RING == 1u); dt + 1u < KT; dt++' : 'var dt = select(prm.tap0, max(prm.tap0, KT - 1u), RING == 1u); dt < KT; dt++');
   const loops = (src: OperandSrc) =>
     order === 'tap-cb'
       ? `  for (${dts(src)}) {

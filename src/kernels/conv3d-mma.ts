@@ -25,12 +25,12 @@ export { blockedConvWeightLength, mmaGeometry, mmaPaddedWidth, mmaScratchElems, 
 
 /**
  * The conv call's form, shared by its pack and GEMM (one uniform slot per dispatch of a step), with the
- * defaults: carried in Params (shaders/conv3d-mma-params.wgsl) instead of being pipeline constants, since
- * none is a loop bound the compiler unrolls (the temporal loop starts at tap0, a uniform; the residual is
- * an epilogue branch; the rest moves offsets): one pack, one pack-norm and one GEMM per tile shape and KS
- * serve every conv of a decode (Wan2.1 480x832 on tensor cores: 16 pipelines -> 8, docs/performance.md
- * "Pipeline variants and the empty-cache start-up"). The GEMM keeps KS a constant: its 3 x 3 spatial
- * taps are unrolled straight-line code.
+ * defaults: carried in Params (shaders/conv3d-mma-params.wgsl) instead of being pipeline constants where
+ * none is a loop bound the compiler can use (the residual is an epilogue branch; up, norm and SiLU are
+ * branches of the memory-bound pack): one pack and one pack-norm serve every conv of a decode. The GEMM
+ * bakes KS (its 3 x 3 spatial taps are unrolled straight-line code), KT and RING (its temporal loops,
+ * shaders/conv3d-mma-common.wgsl): Wan2.1 480x832 on tensor cores 16 pipelines -> 10 (8 with KT and RING
+ * as uniforms too; docs/performance.md "Pipeline variants and the empty-cache start-up").
  */
 export const MMA_FORM: Readonly<Record<string, number>> = { KT: 3, KS: 3, UP: 0, NORM: 0, SILU: 0, RING: 0, HAS_RES: 0 };
 
@@ -69,9 +69,12 @@ const gemmBindings = [
   { name: 'ring', access: 'read' },
 ] as const;
 
-/** the GEMM's constants (KS: the unrolled spatial taps; SG: the workgroup size); the rest of MMA_FORM are uniforms */
-const gemmOverrides: Record<string, number> = { KS: 3, SG: 32, ROWS_OUTER: 0 };
-const gemmUniforms = formUniforms('KS');
+/**
+ * the GEMM's constants (KS: the unrolled spatial taps; KT, RING: its temporal loops, see
+ * shaders/conv3d-mma-common.wgsl; SG: the workgroup size); the rest of MMA_FORM are uniforms
+ */
+const gemmOverrides: Record<string, number> = { KS: 3, KT: 3, RING: 0, SG: 32, ROWS_OUTER: 0 };
+const gemmUniforms = formUniforms('KS', 'KT', 'RING');
 
 /** The useful work (not the padded blocks) and the bytes of the blocked operands read once. */
 function gemmCost(p: Conv3dParams, ov: Record<string, number>, elem: Elem = 'f16') {

@@ -5,19 +5,35 @@
 #   .h200/dist/     dist/cli.js, dist/chunks/, dist/bench-node.js (vite.cli.config.ts)
 #   .h200/COMMIT    the short commit, read by bench/h200/run.sh
 #   .h200/cudnn-conv-anchor.py   the same-lease cuDNN anchor (../shared/gpu), where that file exists
+#   --into DIR: DIR/dist and DIR/COMMIT instead of .h200/dist and .h200/COMMIT (a second build beside the first,
+#           e.g. .h200/ab/NAME for bench/h200/scenarios/abn.sh; nothing else written)
 #   --pool: .h200/pool/pool-throughput.js (bench/levers/vite.pool.config.ts) and .h200/pool/vk/ (Mesa's
 #           device-select Vulkan layer with the libraries it needs; the pool-x2 scenario installs it)
 # Then carry ".h200" in the device call (docs/gpu-runs.md); its size is printed last.
 set -eu
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 root=$PWD
-commit=$(git rev-parse --short "${1:-HEAD}")
-pool=; for a in "$@"; do [ "$a" = --pool ] && pool=1; done
+rev=HEAD pool= into=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --pool) pool=1 ;;
+    --into) into=$2; shift ;;
+    *) rev=$1 ;;
+  esac
+  shift
+done
+commit=$(git rev-parse --short "$rev")
 grep -qx '/.h200/' .git/info/exclude 2>/dev/null || echo '/.h200/' >> .git/info/exclude
 tmp=$(mktemp -d /tmp/h200-build.XXXX)
 git archive "$commit" | tar -x -C "$tmp"
 ln -s "$root/node_modules" "$tmp/node_modules"
 (cd "$tmp" && npx vite build --config vite.cli.config.ts --logLevel warn)
+if [ -n "$into" ]; then
+  rm -rf "$into/dist" && mkdir -p "$into" && cp -r "$tmp/dist" "$into/dist" && echo "$commit" > "$into/COMMIT"
+  rm -rf "$tmp"
+  echo "built $into from $commit: $(du -sb "$into" | cut -f1) bytes"
+  exit 0
+fi
 rm -rf .h200/dist && mkdir -p .h200 && cp -r "$tmp/dist" .h200/dist
 echo "$commit" > .h200/COMMIT
 [ -f ../shared/gpu/cudnn-conv-anchor.py ] && cp ../shared/gpu/cudnn-conv-anchor.py .h200/

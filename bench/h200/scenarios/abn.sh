@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# N builds side by side: CLI decodes (--json seconds) of each build in .h200/ab/NAME/dist, alternating, each build with its own shader cache (empty, then filled), and a profile of each.
+# The builds: `bash bench/h200/build.sh COMMIT --into .h200/ab/NAME` for every NAME of AB (default: every folder
+# under .h200/ab, sorted); .h200/ab/NAME/COMMIT says which commit it is. Rounds alternate the builds (A B C A B C ...)
+# so that a drift of the machine falls on all of them alike. STEPS (default "empty filled prof"):
+#   empty   one decode per build with a new shader cache (the compile cost included); outputs compared with the first build's
+#   filled  ROUNDS (default 3) more decodes per build, the cache of its empty run filled
+#   prof    bench-node --profile of each build (one timed pass per dispatch; PROF_ARGS, default the tc decode's flags)
+# ARGS: the decode (default Wan2.1 480x832x81 f16, tensor cores where the adapter has them).
+# Dry run: W21=2x2x3 SKIPBOOT=1 (lavapipe; F= a flag set lavapipe takes, e.g. DAWN_FLAGS=enable-dawn-features=allow_unsafe_apis).
+W21=${W21:-21x60x104}
+S=" ${STEPS:-empty filled prof} "
+ROUNDS=${ROUNDS:-3}
+ARGS=${ARGS:---synthetic 2.1 --latent-size $W21 --precision f16}
+PROF_ARGS=${PROF_ARGS:---model 2.1 --latent $W21 --precision f16 --tensor-cores on --norm fused}
+names=${AB:-$(ls .h200/ab 2> /dev/null | sort)}
+[ -n "$names" ] || { echo "abn: no builds under .h200/ab (bench/h200/build.sh COMMIT --into .h200/ab/NAME)" >&2; return 1 2> /dev/null || exit 1; }
+declare -A CACHE
+for n in $names; do
+  [ -d .h200/ab/$n/dist ] || { echo "abn: .h200/ab/$n/dist is missing" >&2; continue; }
+  CACHE[$n]=$(fresh)
+  echo "$n $(cat .h200/ab/$n/COMMIT 2> /dev/null)" >> "$OUT/builds.txt"
+done
+swap() { rm -rf dist && cp -r ".h200/ab/$1/dist" dist; }
+first=
+if [[ $S == *" empty "* ]]; then
+  for n in $names; do
+    swap "$n" && __GL_SHADER_DISK_CACHE_PATH=${CACHE[$n]} dec "ab-$n-empty" 90 $ARGS
+    if [ -z "$first" ]; then first=$n; else cmp "ab-$first-empty" "ab-$n-empty"; rm -f "/tmp/ab-$n-empty.npy"; fi
+  done
+  rm -f /tmp/ab-*.npy
+fi
+if [[ $S == *" filled "* ]]; then
+  for r in $(seq 1 "$ROUNDS"); do
+    for n in $names; do swap "$n" && __GL_SHADER_DISK_CACHE_PATH=${CACHE[$n]} dec "ab-$n-filled-$r" 90 $ARGS; rm -f /tmp/ab-*.npy; done
+  done
+fi
+if [[ $S == *" prof "* ]]; then
+  for n in $names; do
+    swap "$n" && COMMIT=$(cat .h200/ab/$n/COMMIT 2> /dev/null || echo "$n") prof "ab-$n" 120 "${CACHE[$n]}" $PROF_ARGS
+  done
+fi
+# what the runner's later steps expect in dist/: this build's own
+[ -d .h200/dist ] && rm -rf dist && cp -r .h200/dist dist
+finish

@@ -2,7 +2,8 @@
 # N builds side by side: CLI decodes (--json seconds) of each build in .h200/ab/NAME/dist, alternating, each build with its own shader cache (empty, then filled), and a profile of each.
 # The builds: `bash bench/h200/build.sh COMMIT --into .h200/ab/NAME` for every NAME of AB (default: every folder
 # under .h200/ab, sorted); .h200/ab/NAME/COMMIT says which commit it is. Rounds alternate the builds (A B C A B C ...)
-# so that a drift of the machine falls on all of them alike. STEPS (default "empty filled prof"):
+# so that a drift of the machine falls on all of them alike. A device call that carries .h200/ab.tar.xz instead
+# (`tar cJf .h200/ab.tar.xz -C .h200 ab`: ~0.5 MB for three builds, 2.5 MB each unpacked) has it unpacked here. STEPS (default "empty filled prof"):
 #   empty   one decode per build with a new shader cache (the compile cost included); outputs compared with the first build's
 #   filled  ROUNDS (default 3) more decodes per build, the cache of its empty run filled
 #   prof    bench-node --profile of each build (one timed pass per dispatch; PROF_ARGS, default the tc decode's flags)
@@ -13,6 +14,7 @@ S=" ${STEPS:-empty filled prof} "
 ROUNDS=${ROUNDS:-3}
 ARGS=${ARGS:---synthetic 2.1 --latent-size $W21 --precision f16}
 PROF_ARGS=${PROF_ARGS:---model 2.1 --latent $W21 --precision f16 --tensor-cores on --norm fused}
+[ -d .h200/ab ] || { [ -f .h200/ab.tar.xz ] && tar xJf .h200/ab.tar.xz -C .h200; }
 names=${AB:-$(ls .h200/ab 2> /dev/null | sort)}
 [ -n "$names" ] || { echo "abn: no builds under .h200/ab (bench/h200/build.sh COMMIT --into .h200/ab/NAME)" >&2; return 1 2> /dev/null || exit 1; }
 declare -A CACHE

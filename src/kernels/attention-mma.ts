@@ -151,7 +151,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
   // Vᵀ tile t of key tile j: (k, c) = v[c0 + 16 t + c, k0 + 16 j + k] at vb + (16 t + c) n + k0 + 16 j + k
   let vb = (2u * ch + c0) * n;
   init_stats(lid);
-${C.map((t) => `  var o_${t}: ${ops.result};`).join('\n')}
+  // every accumulator zeroed by its constructor: a subgroup matrix declared without an initializer is not zero
+  // on the H200 (Dawn + NVIDIA 580; bench/probes/attention-mma-ops.ts, 2026-12-02: accumulated over the earlier values)
+${C.map((t) => `  var o_${t} = ${ops.result}();`).join('\n')}
 ${loop}
 ${storeO('  ')}
   workgroupBarrier();

@@ -8,6 +8,7 @@
 # submissions, ms from the build's start; overlappedSubmits: submissions made while pipelines compiled);
 # the summary prints them per decode (ready, chunk0-submit, pipelines-compiled, chunk0-placed, all ms from
 # the build's start); step 4b times the first frame on a built decoder.
+# SKIP_CLI=1: only the official decode, the full-size fidelity and the checkpoint (steps 1, 3, 5).
 # Results (<= 8 files): cli.jsonl, pytorch.jsonl, checkpoint.jsonl, decode.jsonl, skipped.txt, logs.tar.gz.
 STOCK=enable-dawn-features=vulkan_enable_f16_on_nvidia
 FULL=enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia
@@ -21,9 +22,11 @@ python3 -c 'import einops' 2>/dev/null || { python3 -m pip install -q --no-index
 [ -n "${NO_OFFICIAL:-}" ] || WAN_REF_DIR=$SP/wan-ref timeout 120 python3 $SP/official-decode-time.py 2.1:bf16:21:60:104 2.1:fp32:21:60:104 2.2:bf16:31:44:80 >> "$OUT/pytorch.jsonl" 2> "$OUT/logs/official.err"
 cut -c1-200 "$OUT/pytorch.jsonl"
 # 2. Wan2.1 480x832x81
-both w21-stock-f32 60 "$STOCK" $S21 --precision f32
-both w21-stock-f16 60 "$STOCK" $S21 --precision f16
-both w21-tc-f16 60 "$FULL" $S21 --precision f16
+if [ -z "${SKIP_CLI:-}" ]; then
+  both w21-stock-f32 60 "$STOCK" $S21 --precision f32
+  both w21-stock-f16 60 "$STOCK" $S21 --precision f16
+  both w21-tc-f16 60 "$FULL" $S21 --precision f16
+fi
 # 3. full-size fidelity of the stock paths against the official fp32 decode without TF32
 if ! late fullsize-2.1; then
   d=/tmp/fs21
@@ -35,6 +38,7 @@ if ! late fullsize-2.1; then
   done
   rm -rf $d
 fi
+if [ -z "${SKIP_CLI:-}" ]; then
 # 4. Wan2.2 704x1280x121 and Wan2.1 720x1280x81
 both w22-tc-f16 90 "$FULL" $S22 --precision f16
 F=$STOCK cli w22-stock-f16 120 "$(fresh)" $S22 --precision f16
@@ -50,6 +54,7 @@ F=$STOCK tim w21-stock-f32-timing 60 "$(fresh)" --model 2.1 --latent 21x60x104 -
   && node -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")) { const j = JSON.parse(l);
     console.log(j.name, "run", j.run, "cold", j.cold, "s", j.seconds, "firstFrameMs", j.firstFrameMs, "readyMs", j.build && Math.round(j.build.readyMs), "overlapped", j.build && j.build.overlappedSubmits); }' "$OUT/timing.jsonl"
 [ -f "$OUT/timing.jsonl" ] && mv "$OUT/timing.jsonl" "$OUT/logs/"
+fi
 # 5. a real checkpoint at full size (Wan2.1: a torch.save .pth of encoder + decoder, and safetensors); checkpoint.sh ends the call
 [ -f "$OUT/boot.log" ] && mv "$OUT/boot.log" "$OUT/logs/"
 F=$STOCK V=${CKV:-2.1} LAT=${CKLAT:-21x60x104} source bench/h200/scenarios/checkpoint.sh

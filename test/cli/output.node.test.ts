@@ -1,7 +1,7 @@
 // The CLI's output writers (src/node/output/): PNG bytes decode back to the frames, the contact sheet's
 // layout, the GIF's block structure, a folder of frames, ffmpeg through a fake ffmpeg that records its
 // arguments and input, the message when ffmpeg is missing, progress lines on a fake clock; and the CLI
-// end to end on the CPU reference (`--out x.png` of the generated dim-16 model's 9 frames); outputs streamed
+// end to end on WebGPU (`--out x.png` of the generated dim-16 model's 9 frames); outputs streamed
 // frame by frame during the decode (DIR/, .npy, ffmpeg) on a dim-4 generated model's 9 frames of 32x32.
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -201,13 +201,13 @@ describe('progress', () => {
   });
 });
 
-describe('wan-vae decode (CPU reference, the generated dim-16 model and latent)', () => {
+describe('wan-vae decode (WebGPU, the generated dim-16 model and latent)', () => {
   it('--out x.png writes a contact sheet of the 9 frames; a bad --fps fails before decoding', async () => {
     const d = tmp();
-    expect(await main(['decode', '--sample', 'generated', '--backend', 'cpu', '--out', join(d, 'sheet.png'), '--progress', 'off'])).toBe(0);
+    expect(await main(['decode', '--sample', 'generated', '--out', join(d, 'sheet.png'), '--progress', 'off'])).toBe(0);
     const p = readPng(readFileSync(join(d, 'sheet.png')));
     expect([p.width, p.height]).toEqual([3 * 64 + 8, 3 * 64 + 8]);
-    expect(await main(['decode', '--sample', 'generated', '--backend', 'cpu', '--out', join(d, 'v.gif'), '--fps', '0'])).toBe(2);
+    expect(await main(['decode', '--sample', 'generated', '--out', join(d, 'v.gif'), '--fps', '0'])).toBe(2);
     expect(existsSync(join(d, 'v.gif'))).toBe(false);
   });
 });

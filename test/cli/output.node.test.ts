@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { contactSheet, frameRgb, frameRgba, type Video } from '../../src/node/output/frames';
 import { crc32, encodePng } from '../../src/node/output/png';
 import { encodeGif } from '../../src/node/output/gif';
@@ -19,7 +19,7 @@ import { npyHeader, parseNpy, writeNpy } from '../../src/model/npy';
 import { WanVaeDecoder, type DecodeOptions } from '../../src/decoder';
 import { writeSafetensors } from '../../src/model/safetensors';
 import { syntheticLatents, syntheticWeights } from '../../src/model/synthetic';
-import { notOnThisAdapter } from '../helpers/need';
+import { needGpu, notOnThisAdapter } from '../helpers/need';
 import { decodeGif } from './gif-decode';
 
 /** A [3, F, H, W] video whose values encode (channel, frame, y, x), in [-1, 1]. */
@@ -202,6 +202,7 @@ describe('progress', () => {
 });
 
 describe('wan-vae decode (WebGPU, the generated dim-16 model and latent)', () => {
+  beforeEach(async (ctx) => void (await needGpu(ctx))); // the CLI's default backend needs the same adapter
   it('--out x.png writes a contact sheet of the 9 frames; a bad --fps fails before decoding', async () => {
     const d = tmp();
     expect(await main(['decode', '--sample', 'generated', '--out', join(d, 'sheet.png'), '--progress', 'off'])).toBe(0);

@@ -73,11 +73,11 @@ export async function pthIndex(src: WeightSource, wanted?: (names: string[]) => 
       s *= t.shape[i]!;
     }
     const file = dir.get(`${prefix}data/${st.key}`);
-    if (!file) throw new DecoderError('bad-input', `${what}: its storage data/${st.key} is not in the archive; truncated or corrupt`);
+    if (!file) throw new DecoderError('bad-input', `${what}: its storage data/${printable(st.key)} is not in the archive; truncated or corrupt`);
     if (file.size < st.numel * st.bytes || (t.offset + numel) * st.bytes > st.numel * st.bytes)
       throw new DecoderError(
         'bad-input',
-        `${what}: elements ${t.offset}..${t.offset + numel} do not fit its storage data/${st.key} (${st.numel} elements, ${file.size} bytes in the archive); corrupt`,
+        `${what}: elements ${t.offset}..${t.offset + numel} do not fit its storage data/${printable(st.key)} (${st.numel} elements, ${file.size} bytes in the archive); corrupt`,
       );
     let base = storageAt.get(st.key);
     if (base === undefined) storageAt.set(st.key, (base = await entryDataOffset(src, file)));

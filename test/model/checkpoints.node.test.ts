@@ -84,6 +84,12 @@ describe('torch.save checkpoints', () => {
     const z = b.slice();
     for (let i = 0; i + 4 < z.length; i++) if (z[i] === 0x50 && z[i + 1] === 0x4b && z[i + 2] === 0x01 && z[i + 3] === 0x02) z[i + 10] = 8;
     expect(await oneLine(open('deflated.pth', z))).toMatch(/compressed \(method 8\)/);
+    // a storage key holding a line break (the pickle's BINUNICODE '0' -> '\n'): escaped, not a second line
+    const k = file('latents-dict.pt');
+    const at = k.findIndex((_, i) => [0x58, 1, 0, 0, 0, 0x30, 0x71].every((v, j) => k[i + j] === v));
+    expect(at).toBeGreaterThan(0);
+    k[at + 5] = 0x0a;
+    expect(await oneLine(readLatents(k, 'key.pt'))).toMatch(/storage data\/\\n is not in the archive/);
     // the legacy format (a bare pickle)
     expect(await oneLine(open('legacy.pth', new Uint8Array([0x80, 2, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, 0x2e, 0, 0, 0, 0, 0])))).toMatch(
       /legacy torch.save format/,

@@ -7,6 +7,7 @@
 import { DecoderError } from '../gpu/errors';
 import { bytesToF32 } from './checkpoint';
 import { parseNpy } from './npy';
+import { printable } from './printable';
 import { pthIndex } from './pth';
 import { parseSafetensors, toFloat32 } from './safetensors';
 import { bytesSource } from './weight-source';
@@ -46,6 +47,17 @@ function toLatents(shape: number[], data: Float32Array, source: string): Latents
   return { data, shape: s as [number, number, number, number], source };
 }
 
+/** Up to 8 tensor names of a file, as they may appear in an error line. */
+const listed = (names: Iterable<string>): string => {
+  const all = [...names];
+  return (
+    all
+      .slice(0, 8)
+      .map((n) => printable(n, 40))
+      .join(', ') + (all.length > 8 ? ', ...' : '')
+  );
+};
+
 /**
  * Parse latents. For safetensors, `key` picks the tensor; without it: `@latents`, `latents`, or the only tensor.
  */
@@ -63,13 +75,13 @@ export function parseLatents(bytes: Uint8Array, source: string, key?: string): L
     else
       throw new DecoderError(
         'bad-input',
-        `${source}: ${f.tensors.size} tensors and none named ${LATENT_KEYS.map((k) => `'${k}'`).join(', ')}: pass the tensor name (--latents-key; has: ${[...f.tensors.keys()].slice(0, 8).join(', ')}${f.tensors.size > 8 ? ', ...' : ''})`,
+        `${source}: ${f.tensors.size} tensors and none named ${LATENT_KEYS.map((k) => `'${k}'`).join(', ')}: pass the tensor name (--latents-key; has: ${listed(f.tensors.keys())})`,
       );
   }
   const t = f.tensors.get(name);
-  if (!t && f.skipped?.has(name)) throw new DecoderError('bad-input', `${source}: tensor '${name}' has dtype ${f.skipped.get(name)}, expected a float dtype (F32, F16, BF16 or F64)`);
-  if (!t) throw new DecoderError('bad-input', `${source}: no tensor named '${name}' (has: ${[...f.tensors.keys()].slice(0, 8).join(', ')}${f.tensors.size > 8 ? ', ...' : ''})`);
-  const lat = toLatents(t.shape, toFloat32(t), `${source}:${name}`);
+  if (!t && f.skipped?.has(name)) throw new DecoderError('bad-input', `${source}: tensor '${printable(name)}' has dtype ${f.skipped.get(name)}, expected a float dtype (F32, F16, BF16 or F64)`);
+  if (!t) throw new DecoderError('bad-input', `${source}: no tensor named '${printable(name)}' (has: ${listed(f.tensors.keys())})`);
+  const lat = toLatents(t.shape, toFloat32(t), `${source}:${printable(name)}`);
   lat.format = f.tensors.has('latent_format_version_0') || name === 'latent_tensor' ? 'comfyui-latent' : 'safetensors';
   if (f.tensors.has('@mean') || f.tensors.has('@std')) lat.stats = parseStats(bytes, source);
   return lat;
@@ -97,12 +109,12 @@ export async function readLatents(bytes: Uint8Array, source: string, key?: strin
   const idx = await pthIndex(src);
   const names = [...idx.tensors.keys()];
   const name = key ?? LATENT_KEYS.find((k) => idx.tensors.has(k) || idx.skipped.has(k)) ?? (names.length === 1 ? names[0] : undefined);
-  const has = `has: ${[...names, ...idx.skipped.keys()].slice(0, 8).join(', ')}`;
+  const has = `has: ${listed([...names, ...idx.skipped.keys()])}`;
   if (!name) throw new DecoderError('bad-input', `${source}: ${names.length} tensors and none named ${LATENT_KEYS.map((k) => `'${k}'`).join(', ')}: pass the tensor name (--latents-key; ${has})`);
-  if (idx.skipped.has(name)) throw new DecoderError('bad-input', `${source}: tensor '${name}' has dtype ${idx.skipped.get(name)}, expected a float dtype (F32, F16, BF16 or F64)`);
+  if (idx.skipped.has(name)) throw new DecoderError('bad-input', `${source}: tensor '${printable(name)}' has dtype ${idx.skipped.get(name)}, expected a float dtype (F32, F16, BF16 or F64)`);
   const t = idx.tensors.get(name);
-  if (!t) throw new DecoderError('bad-input', `${source}: no tensor named '${name}' (${has})`);
-  const lat = toLatents(t.shape, bytesToF32(t, src.readSync!(t.offset, t.byteLength), false), name === 'tensor' && names.length === 1 ? source : `${source}:${name}`);
+  if (!t) throw new DecoderError('bad-input', `${source}: no tensor named '${printable(name)}' (${has})`);
+  const lat = toLatents(t.shape, bytesToF32(t, src.readSync!(t.offset, t.byteLength), false), name === 'tensor' && names.length === 1 ? source : `${source}:${printable(name)}`);
   lat.format = 'pt';
   return lat;
 }

@@ -6,6 +6,7 @@
 import { DecoderError } from '../gpu/errors';
 import { bytesToF32, indexCheckpoint, tensorBytesSync, type CheckpointIndex, type IndexedTensor } from './checkpoint';
 import { isDiffusersWan22, toOriginalKey } from './keys';
+import { printable } from './printable';
 import { parseSafetensors, toFloat32, type StFile } from './safetensors';
 import type { WeightSource } from './weight-source';
 
@@ -186,7 +187,7 @@ export function weightsFromSafetensors(file: StFile, source: string): Weights {
   for (const [name, t] of file.tensors) {
     const k = toOriginalKey(name, d22);
     if (!k) continue;
-    if (map.has(k)) throw new DecoderError('bad-input', `${source}: tensors ${name} and another both map to ${k}`);
+    if (map.has(k)) throw new DecoderError('bad-input', `${source}: tensors ${printable(name)} and another both map to ${printable(k)}`);
     map.set(k, { shape: t.shape, data: toFloat32(t), dtype: t.dtype });
   }
   if (!map.size) throw new DecoderError('bad-input', `${source}: no decoder tensors found (expected keys like decoder.conv1.weight or decoder.conv_in.weight)`);
@@ -219,7 +220,7 @@ export async function openWeights(src: WeightSource, o: { onProgress?: WeightsPr
   for (const [name, t] of index.tensors) {
     const k = toOriginalKey(name, d22);
     if (!k) continue;
-    if (picked.has(k)) throw new DecoderError('bad-input', `${src.name}: tensors ${name} and another both map to ${k}`);
+    if (picked.has(k)) throw new DecoderError('bad-input', `${src.name}: tensors ${printable(name)} and another both map to ${printable(k)}`);
     picked.set(k, t);
   }
   if (!picked.size)

@@ -3,10 +3,11 @@
 // (DecoderError 'bad-input' for files; an Error with a one-line message naming the recipe for the demo's
 // parsers) or a success whose tensors lie inside the file (no tensor larger than the file from a lying
 // header), each within a time bound (no hang).
-// Time-bounded: WAN_VAE_FUZZ_SECONDS per property (default 2 s, as in CI); a longer run:
+// Time-bounded, with a fixed seed (test/fuzz/budget.ts: WAN_VAE_FUZZ_SECONDS, WAN_VAE_FUZZ_SEED); a longer run:
 //   WAN_VAE_FUZZ_SECONDS=120 npx vitest run --project node test/fuzz/parsers.node.test.ts
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { FUZZ_SECONDS as SECONDS, FUZZ_SEED, fuzzBudget } from './budget';
 import { DecoderError } from '../../src/gpu/errors';
 import { parseLatents, parseStats } from '../../src/model/latents';
 import { parseNpy, writeNpy } from '../../src/model/npy';
@@ -19,8 +20,7 @@ import { DEFAULT_OPTIONS } from '../../src/demo/options';
 /** the value type of an arbitrary */
 type Arb<A> = A extends fc.Arbitrary<infer T> ? T : never;
 
-const SECONDS = Number(process.env.WAN_VAE_FUZZ_SECONDS ?? 2);
-const budget = { interruptAfterTimeLimit: SECONDS * 1000, numRuns: 1_000_000, markInterruptAsFailure: false };
+const budget = fuzzBudget;
 /** the slowest single parse allowed: a hang or a blow-up shows here (generous: GC pauses and 2 shared cores, the slowest seen is reported) */
 const MAX_MS = 2000;
 const stats = { runs: 0, ok: 0, typed: 0, slowestMs: 0 };
@@ -364,7 +364,7 @@ describe('fuzz: the demo recipe (JSON file) and the #recipe= URL hash', () => {
   });
 
   it('reports the run', () => {
-    console.log(`fuzz: ${stats.runs} parses (${SECONDS} s per property): ${stats.ok} accepted, ${stats.typed} typed errors, slowest ${stats.slowestMs.toFixed(1)} ms`);
+    console.log(`fuzz (seed ${FUZZ_SEED}): ${stats.runs} parses (${SECONDS} s per property): ${stats.ok} accepted, ${stats.typed} typed errors, slowest ${stats.slowestMs.toFixed(1)} ms`);
     expect(stats.runs).toBeGreaterThan(0);
   });
 });

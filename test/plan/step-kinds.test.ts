@@ -14,6 +14,19 @@ import { plan, type PlanOptions } from '../../src/plan/planner';
 import { kindOf } from '../../src/plan/step-kinds';
 import { planStepKernels } from '../../src/runtime/exec/plan-kernels';
 
+// The checks below run for every step of every plan (~10^5 of them): each is made in plain JS and goes
+// through vitest's expect (same matcher, same message) only where it fails, which keeps the file at
+// seconds instead of a minute of assertion overhead.
+function is(actual: unknown, expected: unknown, label: () => string): void {
+  if (!Object.is(actual, expected)) expect(actual, label()).toBe(expected);
+}
+function has(obj: object, key: string, label: () => string): void {
+  if (!Object.prototype.hasOwnProperty.call(obj, key) || (obj as Record<string, unknown>)[key] === undefined || key.includes('.') || key.includes('[')) expect(obj, label()).toHaveProperty(key);
+}
+function contains(list: readonly unknown[], item: unknown, label: () => string): void {
+  if (!list.includes(item)) expect(list, label()).toContain(item);
+}
+
 const CASES = [
   { version: '2.1', dim: 4, zDim: 4 },
   { version: '2.2', dim: 4, zDim: 8 },
@@ -42,29 +55,30 @@ describe.each(CASES)('step-kind table, Wan$version', (spec) => {
       for (const { pp, step: s, kernels } of planStepKernels(p, { tuning: conv3dTuning.cpu, maxInvocations: 256, mma })) {
         steps++;
         const kind = kindOf(s);
-        const label = `${pp.prog.name} ${pp.prog.kind} ${s.label}`;
+        const label = () => `${pp.prog.name} ${pp.prog.kind} ${s.label}`;
         const params = kind.params(s, () => 1);
-        expect(params.length, label).toBe(kind.dispatches(s));
+        is(params.length, kind.dispatches(s), label);
         for (const k of kernels as { def: AnyKernelDef; bindings: unknown[]; overrides: Record<string, number> }[]) {
-          expect(k.bindings.length, `${label} ${k.def.id} bindings`).toBe(k.def.bindings.length);
+          is(k.bindings.length, k.def.bindings.length, () => `${label()} ${k.def.id} bindings`);
+          const named = { ...k.def.overrides, ...k.def.uniforms };
           for (const f of k.def.params) {
             // a field carrying an override (gpu/kernel.ts ParamDef.override: a uniform of the conv's form) takes the
             // resolved override value, so the step's params need not give it; the KernelDef must know the name
-            if (f.override) expect({ ...k.def.overrides, ...k.def.uniforms }, `${label} ${k.def.id} param ${f.name} override`).toHaveProperty(f.override);
-            else for (const prm of params) expect(typeof prm[f.name], `${label} ${k.def.id} param ${f.name}`).toBe('number');
+            if (f.override) has(named, f.override, () => `${label()} ${k.def.id} param ${f.name} override`);
+            else for (const prm of params) is(typeof prm[f.name], 'number', () => `${label()} ${k.def.id} param ${f.name}`);
           }
-          for (const o of Object.keys(k.overrides)) expect({ ...k.def.overrides, ...k.def.uniforms }, `${label} ${k.def.id} override ${o}`).toHaveProperty(o);
+          for (const o of Object.keys(k.overrides)) has(named, o, () => `${label()} ${k.def.id} override ${o}`);
         }
         const views = kind.views(s);
         const push = kind.ringPush(s),
           sw = kind.storeWrite(s);
-        if (push) expect(views, `${label} ring source`).toContain(push.x);
-        if (sw) expect(views, `${label} store source`).toContain(sw.x);
+        if (push) contains(views, push.x, () => `${label()} ring source`);
+        if (sw) contains(views, sw.x, () => `${label()} store source`);
         const pair = kind.inPlace(s);
-        if (pair) for (const v of pair) expect(views, `${label} in-place pair`).toContain(v);
+        if (pair) for (const v of pair) contains(views, v, () => `${label()} in-place pair`);
         for (const w of kind.weights(s)) {
           const data = w.data(weights, false);
-          expect(data.length, `${label} ${w.key}`).toBe(w.elems);
+          is(data.length, w.elems, () => `${label()} ${w.key}`);
         }
       }
     expect(steps).toBeGreaterThan(100);

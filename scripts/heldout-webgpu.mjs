@@ -8,9 +8,11 @@
 // --latents DIR/NAME.latents.npy --source DIR/NAME.source.npy --json` (one process per clip, the CLI's own
 // plan and defaults), then the PSNR/SSIM per clip and per set (photo clips, unseen photograph, procedural,
 // all 24 validation clips = photo + procedural) next to PyTorch's figure for the same clip (train.py's
-// validation rows in --torch-report, the float32 decode of the same f16 weights). Prints a markdown table.
+// validation rows in --torch-report, the float32 decode of the same f16 weights; for an evalset.py index, its clips'
+// psnrTorch, and --torch-report is not read). Prints a markdown table.
 // Options: --cli PATH (a built dist/cli.js; default the repository's), --only a,b, --timeout S (per clip),
-// --resume PREV.json (rows already decoded by an earlier run are kept), --keep DIR (each decode kept as DIR/NAME.decode.npy).
+// --resume PREV.json (rows already decoded by an earlier run are kept; one without a PyTorch figure takes the index's),
+// --keep DIR (each decode kept as DIR/NAME.decode.npy).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,7 +67,9 @@ const rows = [];
 for (const c of index.clips) {
   if (only && !only.has(c.name)) continue;
   if (done.has(c.name)) {
-    rows.push(done.get(c.name));
+    // a kept row without PyTorch's figure takes it from this index (figures added to the index after that run)
+    const kept = done.get(c.name);
+    rows.push(typeof kept.psnrTorch === 'number' ? kept : { ...kept, psnrTorch: c.psnrTorch ?? torchPsnr(c.name) });
     continue;
   }
   const t0 = Date.now();
@@ -142,7 +146,7 @@ const summary = sets.map(([label, f]) => {
 const report = {
   date: new Date().toISOString(),
   weights: weights.replace(root + '/', ''),
-  torchReport: torchReport.replace(root + '/', ''),
+  torchReport: index.sets ? null : torchReport.replace(root + '/', ''), // an evalset.py index carries its own figures
   clipFrames: index.frames,
   clipSize: index.size,
   seed: index.seed,

@@ -4,6 +4,7 @@
 // A new decode switch (tile, tileMode, norm mode, memory budget) is one line in MATRIX_SWITCHES; its
 // first value is the exact reference the others are compared with.
 import type { DecodeScenario, KernelScenario, MatrixScenario, ModelSpec, OrtScenario, Scenario, SuiteConfig } from './lib/types';
+import { attentionOverrides } from '../src/kernels/attention';
 
 const WAN21: ModelSpec = { version: '2.1', dim: 96, zDim: 16, seed: 1 };
 const WAN22: ModelSpec = { version: '2.2', dim: 256, zDim: 48, seed: 1 };
@@ -142,6 +143,7 @@ function normAttnScenarios(quick: boolean): KernelScenario[] {
       group: 'attention',
       kernel: 'attention',
       shape: { c: ac, n: an, scale: 1 / Math.sqrt(ac) },
+      overrides: attentionOverrides(ac),
       elems: ['f32', 'f16'],
       runs,
       warmup,

@@ -8,7 +8,7 @@
 //      workgroup memory CK = 16 channels at a time;
 //   2. invocations kj = 0 update the running max m and sum l of their query and turn scores into
 //      probabilities exp(s - m) (flash-attention rescaling by alpha = exp(m_old - m_new));
-//   3. invocation lid owns output channels lid + 256·jj (jj < 4) for all 16 queries in registers and
+//   3. invocation lid owns output channels lid + 256·jj (jj < NJ) for all 16 queries in registers and
 //      adds P · V, reading V straight from storage (each V row segment once per workgroup).
 alias Elem = f32;
 
@@ -21,7 +21,10 @@ struct Params { c: u32, n: u32, scale: f32 }
 const BQ: u32 = 16;
 const BKV: u32 = 16;
 const CK: u32 = 16;
-const NJ: u32 = 4; // channel slots per invocation: C <= 256 * NJ
+// channel slots per invocation: C <= 256 * NJ; baked per head dim (kernels/attention.ts attentionOverrides:
+// NJ = ceil(C / 256)): the P·V loop is unrolled over NJ x BKV x BQ, so a smaller NJ compiles faster and
+// holds fewer registers (Wan2.1, C 384: NJ 2; Wan2.2, C 1024: NJ 4)
+override NJ: u32 = 4;
 const MASKED: f32 = -3.0e38; // score of a key past N; exp(MASKED - m) == 0
 
 var<workgroup> q_s: array<f32, CK * BQ>; // [channel][query]

@@ -13,7 +13,13 @@ export interface AttentionParams extends Record<string, number> {
 }
 
 const BQ = wgslConst(src, 'BQ');
-const MAX_C = 256 * wgslConst(src, 'NJ');
+/** NJ's largest value: 4 channel slots of 256 invocations */
+const MAX_C = 1024;
+
+/** The overrides for head dim `c`: NJ = ceil(c / 256) channel slots per invocation (the shader's unrolled P·V loop). */
+export function attentionOverrides(c: number): Record<string, number> {
+  return { NJ: Math.max(1, Math.ceil(c / 256)) };
+}
 
 export const attention: KernelDef<AttentionParams> = {
   id: 'attention',
@@ -27,9 +33,11 @@ export const attention: KernelDef<AttentionParams> = {
     { name: 'n', type: 'u32' },
     { name: 'scale', type: 'f32' },
   ],
-  overrides: {},
-  dispatch(p) {
+  overrides: { NJ: 4 },
+  dispatch(p, ov) {
     if (p.c > MAX_C) throw new DecoderError('unsupported', `attention: head dim ${p.c} > ${MAX_C}`);
+    const nj = ov?.NJ ?? 4;
+    if (p.c > 256 * nj) throw new DecoderError('unsupported', `attention: head dim ${p.c} needs NJ >= ${Math.ceil(p.c / 256)}, the pipeline has NJ ${nj}`);
     return [Math.ceil(p.n / BQ), 1, 1];
   },
   cost(p, _ov, elem: Elem = 'f32') {

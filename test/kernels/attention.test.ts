@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { attentionCore as cpuAttentionCore } from '../../src/cpu/ops';
 import { attention as attentionRef, tensor } from '../../src/cpu/ops';
 import type { Elem } from '../../src/gpu/kernel';
-import { attention, type AttentionParams } from '../../src/kernels/attention';
+import { attention, attentionOverrides, type AttentionParams } from '../../src/kernels/attention';
 import { conv3d, conv3dTuning, packConvWeight } from '../../src/kernels/conv3d';
 import { rmsNorm } from '../../src/kernels/rms-norm';
 import { expectClose } from '../helpers/compare';
@@ -31,19 +31,20 @@ const cases = [
 ];
 const name = (c: (typeof cases)[number]) => `c${c.c} n${c.n} std${c.std}`;
 
-async function runCore(k: (typeof cases)[number], elem: Elem) {
+/** `ov`: the decoder's overrides for the head dim (NJ = ceil(c / 256)) unless given (the shader's default NJ 4). */
+async function runCore(k: (typeof cases)[number], elem: Elem, ov: Record<string, number> = attentionOverrides(k.c)) {
   const qkv = roundToElem(randn(3 * k.c * k.n, 41, k.std), elem);
   const scale = 1 / Math.sqrt(k.c);
   const want = attentionCore(qkv, k.c, k.n, scale);
   const got = await withDevice(async (s) => {
     const o = s.zeros(k.c * k.n, elem === 'f16' ? 2 : 4);
     const p: AttentionParams = { c: k.c, n: k.n, scale };
-    await s.run(attention, p, {}, elem, [s.upload(qkv, elem, 'qkv'), o]);
+    await s.run(attention, p, ov, elem, [s.upload(qkv, elem, 'qkv'), o]);
     return s.read(o, elem, k.c * k.n);
   });
   const tol = elem === 'f32' ? { atol: 1e-5, rtol: 1e-4, nmse: 1e-7 } : { nmse: 1e-4 };
-  const r = expectClose(got, want, { ...tol, label: `${name(k)} ${elem}` });
-  console.info(`attention ${name(k)} ${elem}: max|err| ${r.maxAbs.toExponential(2)} at ${r.maxAbsAt}, nmse ${r.nmse.toExponential(2)}`);
+  const r = expectClose(got, want, { ...tol, label: `${name(k)} ${elem} NJ ${ov.NJ}` });
+  console.info(`attention ${name(k)} ${elem} NJ ${ov.NJ}: max|err| ${r.maxAbs.toExponential(2)} at ${r.maxAbsAt}, nmse ${r.nmse.toExponential(2)}`);
 }
 
 /** The AttentionBlock of one frame [C, h, w] composed from the kernels, against ops.attention. */
@@ -84,7 +85,14 @@ describe('attention', () => {
     return runCore(c, 'f16');
   });
   it('f32 AttentionBlock c12 3x5 composed from kernels vs ops.attention', () => runBlock(12, 3, 5));
-  it('rejects head dim > 1024', () => {
-    expect(() => attention.dispatch({ c: 1025, n: 4, scale: 1 }, {})).toThrow(/head dim/);
+  it('f32 with NJ 4 for every head dim (the shader default: spare channel slots idle)', async () => {
+    for (const k of cases.filter((x) => x.c === 5 || x.c === 130)) await runCore(k, 'f32', { NJ: 4 });
+  });
+  it('NJ per head dim: ceil(c / 256), 1 to 4 (Wan2.1 C 384 -> 2, Wan2.2 C 1024 -> 4)', () => {
+    expect([1, 256, 257, 384, 512, 513, 1024].map((c) => attentionOverrides(c).NJ)).toEqual([1, 1, 2, 2, 2, 3, 4]);
+  });
+  it('rejects head dim > 1024, and a head dim over its pipeline NJ', () => {
+    expect(() => attention.dispatch({ c: 1025, n: 4, scale: 1 }, { NJ: 4 })).toThrow(/head dim/);
+    expect(() => attention.dispatch({ c: 384, n: 4, scale: 1 }, { NJ: 1 })).toThrow(/needs NJ >= 2/);
   });
 });

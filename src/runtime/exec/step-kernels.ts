@@ -16,6 +16,7 @@ import { winogradWeightsCall } from '../../kernels/winograd-weights';
 import { WINO_MMA_TILES, winogradMmaGemm, winogradMmaIn, winoMmaOverrides } from '../../kernels/winograd-mma';
 import { DecoderError } from '../../gpu/errors';
 import { invMaxFor } from '../../kernels/rms-norm';
+import { attentionOverrides } from '../../kernels/attention';
 import { attentionMmaFor } from '../../kernels/attention-mma';
 import { convWeightFormat, wqOverride, type WeightsPrecision } from '../../model/quantize';
 import type { DecoderConfig } from '../../model/config';
@@ -159,7 +160,7 @@ const norm: Kernels<NormStep> = (s, c) => {
 const attn: Kernels<AttnStep> = (s, c): StepKernel[] => {
   const mma = c.mma && c.elem === 'f16' ? attentionMmaFor(s, !!c.mma.emulate) : null;
   const bindings = [c.view(s.qkv), c.view(s.o)];
-  return [mma && c.mma ? { def: mma, overrides: { SG: c.mma.subgroupSize }, bindings } : { def: kernels.attention, overrides: {}, bindings }];
+  return [mma && c.mma ? { def: mma, overrides: { SG: c.mma.subgroupSize }, bindings } : { def: kernels.attention, overrides: attentionOverrides(s.c), bindings }];
 };
 const dupadd: Kernels<DupAddStep> = (s, c) => [{ def: kernels.dupUpAdd, overrides: {}, bindings: [c.view(s.x), c.view(s.y)] }];
 const store: Kernels<StoreStep> = () => []; // a buffer copy

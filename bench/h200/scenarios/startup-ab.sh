@@ -4,14 +4,14 @@
 # decodes, f16 on tensor cores and the stock f32 default, each with an empty NVIDIA shader cache then the cache
 # it filled (cli.jsonl: seconds, firstFrameSeconds, startup events); the compile probe (compile.sh's) on every
 # dump in .h200/compile/; the f16 tensor-core decode of A and B compared (compare.jsonl); a second round of
-# CLI decodes (B then A, to see drift).
+# CLI decodes (B then A, to see drift). Dry run here: SKIPBOOT=1 LAT=2x4x4 SKIP_ROWS=1 F= OUT=/tmp/o bash bench/h200/run.sh startup-ab
 STOCK=enable-dawn-features=vulkan_enable_f16_on_nvidia
-S21="--synthetic 2.1 --latent-size 21x60x104"
+S21="--synthetic 2.1 --latent-size ${LAT:-21x60x104}"
 mkdir -p "$OUT/logs"
 use() { rm -rf dist && cp -r ".h200/$1" dist; }
 both() { local n=$1 t=$2 fl=$3; shift 3; local c; c=$(fresh); F=$fl cli "$n-empty" "$t" "$c" "$@"; F=$fl cli "$n-filled" "$t" "$c" "$@"; }
 round() { for d in "$@"; do use "$d"; both "$d-$R-tc" 60 "$F" $S21 --precision f16; both "$d-$R-stock" 60 "$STOCK" $S21 --precision f32; done; }
-for d in dist-shipped dist; do use "$d"; rows "attn-$d" 60 --only attention --runs 20; done
+[ -n "${SKIP_ROWS:-}" ] || for d in dist-shipped dist; do use "$d"; rows "attn-$d" 60 --only attention --runs 20; done
 R=r1 round dist-shipped dist
 for D in .h200/compile/*/; do
   for way in serial all; do

@@ -1,9 +1,9 @@
 // Probe (issue 24, start-up): do Dawn's asynchronous pipeline compiles run side by side on this machine?
 // The decoder asks for every pipeline at once (src/gpu/kernel.ts PipelineCache); with an empty driver
-// shader cache the tensor-core decode's 11 pipelines resolved one after another, ~60-170 ms apart, over
+// shader cache the tensor-core decode's pipelines resolved one after another, ~60-170 ms apart, over
 // ~0.85 s on the H200 (bench/results/h200/release-2026-12-03-6e9a2d5, cli.jsonl startup events). This
-// compiles the decoder's own texts (`startup-time.ts --dump DIR`: overrides baked, as the decoder compiles
-// them; layout 'auto') in one of three ways and prints one JSON line:
+// compiles a plan's own texts (`wan-vae shaders --dump DIR --adapter h200 ...`: constants written in, as the
+// decoder compiles them; keys that share a text once; layout 'auto') in one of three ways, one JSON line:
 //   all        every createComputePipelineAsync at once, then await them all (what the decoder does)
 //   serial     one at a time, each awaited before the next is asked for
 //   workers N  N worker threads, each with its own GPU device, compiling a share (largest text first,
@@ -62,8 +62,9 @@ if (!isMainThread) {
   const pos = args.filter((a, i) => a !== '--flags' && args[i - 1] !== '--flags');
   const [dir, way = 'all', nArg] = pos;
   if (!dir) throw new Error('usage: compile-parallel.mjs DIR all|serial|workers [N] [--flags F]');
-  const index = JSON.parse(readFileSync(`${dir}/index.json`, 'utf8'));
-  const texts = index.pipelines.map((p) => readFileSync(`${dir}/${p.file}`, 'utf8'));
+  // wan-vae shaders' index.json: [{file, key, compiledAs?}]; a key with compiledAs shares another key's compile
+  const index = JSON.parse(readFileSync(`${dir}/index.json`, 'utf8')).filter((p) => !p.compiledAs);
+  const texts = index.map((p) => readFileSync(`${dir}/${p.file}`, 'utf8'));
   const row = { dir, way, pipelines: texts.length, wgslKiB: Math.round(texts.reduce((a, t) => a + t.length, 0) / 1024), cache: process.env.__GL_SHADER_DISK_CACHE_PATH ?? null };
   const t0 = performance.now();
   if (way === 'workers') {
@@ -86,7 +87,7 @@ if (!isMainThread) {
     const { device, adapter } = await openDevice(flags);
     const deviceMs = Math.round(performance.now() - t0);
     const r = await compile(device, texts, way === 'serial');
-    Object.assign(row, { adapter, deviceMs, ...r, labels: index.pipelines.map((p) => p.key) });
+    Object.assign(row, { adapter, deviceMs, ...r, labels: index.map((p) => p.key) });
     device.destroy();
   }
   console.log(JSON.stringify(row));

@@ -9,10 +9,9 @@
 //   compileMs       createShaderModule + createComputePipelineAsync of every distinct pipeline on THIS
 //                   adapter, all requested at once (as StepEncoder.build does), and each one alone
 //                   (Dawn reuses what it compiled already: ~0 ms), and behind 1 s of busy JS (overlap or not)
-//   --dump DIR      write the distinct pipelines' WGSL (as compiled) and exit, for compile-parallel.mjs
 // Run (RAW-LOADER: an ESM loader hook serving '*.wgsl?raw' as a string module, as vite does):
 //   node --import tsx --experimental-loader RAW-LOADER bench/probes/startup-time.ts [2.1|2.2] [TxHxW] [f32|f16] [--tc] [--tuning cpu] [--conv auto|direct|...]
-import { PipelineCache, pipelineKey, shaderSource, specializedSource, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
+import { PipelineCache, pipelineKey, shaderSource, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
 import { requestDecoderDevice } from '../../src/gpu/device';
 import { conv3dTuning } from '../../src/kernels/conv3d';
 import { inferConfig } from '../../src/model/config';
@@ -24,7 +23,7 @@ import { packWeight } from '../../src/runtime/exec/weights';
 import { installNodeWebGPU } from '../../src/node/install-webgpu';
 
 const args = process.argv.slice(2);
-const pos = args.filter((a, i) => !a.startsWith('--') && !['--tuning', '--conv', '--dump'].includes(args[i - 1]!));
+const pos = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--tuning' && args[i - 1] !== '--conv');
 const v = (pos[0] ?? '2.1') as '2.1' | '2.2';
 const [T, h, w] = (pos[1] ?? '21x60x104').split('x').map(Number) as [number, number, number];
 const elem = (pos[2] ?? 'f32') as Elem;
@@ -52,8 +51,7 @@ const ctx: BindCtx = {
   cfg,
   tuning,
   maxInvocations: args.includes('--tuning') ? device.limits.maxComputeInvocationsPerWorkgroup : 1024,
-  // --dump writes the H200's tensor-core texts; compiling here (a CPU adapter) needs the emulated ones
-  mma: tc ? { subgroupSize: 32, emulate: !args.includes('--dump') } : null,
+  mma: tc ? { subgroupSize: 32, emulate: true } : null,
   view: () => fake,
   weight: () => fake,
   ring: () => fake,
@@ -77,22 +75,6 @@ for (const s of steps)
     if (e) e.uses++;
     else pipes.set(key, { def: k.def, overrides: k.overrides, uses: 1, label: s.label });
   }
-// --dump DIR: every distinct pipeline's WGSL as the decoder compiles it (overrides baked) into DIR, with
-// DIR/index.json ({key, label, uses, file}), then exit: bench/probes/compile-parallel.mjs compiles them on
-// another machine (the tensor-core texts need subgroup matrices, which this adapter may not have)
-if (args.includes('--dump')) {
-  const { mkdirSync, writeFileSync } = await import('node:fs');
-  const dir = args[args.indexOf('--dump') + 1]!;
-  mkdirSync(dir, { recursive: true });
-  const index = [...pipes].map(([key, x], i) => {
-    const file = `${String(i).padStart(2, '0')}-${x.def.id}.wgsl`;
-    writeFileSync(`${dir}/${file}`, specializedSource(x.def, x.overrides, elem));
-    return { key, label: x.label, uses: x.uses, file };
-  });
-  writeFileSync(`${dir}/index.json`, JSON.stringify({ model: v, latent: [T, h, w], elem, tensorCores: tc, conv, pipelines: index }, null, 1));
-  console.log(`startup-time: ${index.length} pipelines of ${steps.length} steps written to ${dir}`);
-  process.exit(0);
-}
 const modules = new Map<string, number>();
 const tg = performance.now();
 for (const { def } of pipes.values()) modules.set(`${def.id}|${elem}`, shaderSource(def, elem).length);

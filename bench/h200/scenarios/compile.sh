@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Pipeline compiles: all at once, one at a time, or across worker devices, empty and filled driver cache.
-# bench/probes/compile-parallel.mjs on the decoder's own WGSL (overrides baked), dumped on the development
-# machine into .h200/compile/<plan>/ by bench/probes/startup-time.ts --dump (docs/gpu-runs.md):
-#   tc   Wan2.1 480x832x81 f16 on tensor cores (11 pipelines)     f32  the default stock f32 plan (24)
+# bench/probes/compile-parallel.mjs on a plan's own WGSL (constants written in), dumped on the development
+# machine into .h200/compile/<plan>/ by `wan-vae shaders --dump` (docs/gpu-runs.md), e.g.
+#   tc   node bin/wan-vae.mjs shaders --dump .h200/compile/tc --adapter h200 --precision f16
+#   f32  node bin/wan-vae.mjs shaders --dump .h200/compile/f32 --adapter h200 --tensor-cores off
 # Each way in a new process with an empty NVIDIA shader cache; `all` once more on the cache its first run
 # filled (what is left: Tint, Dawn and the driver's cache lookups). One JSON line per run in compile.jsonl.
 for plan in ${PLANS:-tc f32}; do

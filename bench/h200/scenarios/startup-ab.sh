@@ -3,7 +3,7 @@
 # In this order (STOP_AFTER ends it early): the attention kernel rows of each build; Wan2.1 480x832x81 CLI
 # decodes, f16 on tensor cores and the stock f32 default, each with an empty NVIDIA shader cache then the cache
 # it filled (cli.jsonl: seconds, firstFrameSeconds, startup events); the compile probe (compile.sh's) on every
-# dump in .h200/compile/; the f16 tensor-core decode of A and B compared (compare.jsonl); a second round of
+# `wan-vae shaders --dump` folder in .h200/compile/; the f16 tensor-core decode of A and B compared (compare.jsonl); a second round of
 # CLI decodes (B then A, to see drift). Dry run here: SKIPBOOT=1 LAT=2x4x4 SKIP_ROWS=1 F= OUT=/tmp/o bash bench/h200/run.sh startup-ab
 STOCK=enable-dawn-features=vulkan_enable_f16_on_nvidia
 S21="--synthetic 2.1 --latent-size ${LAT:-21x60x104}"

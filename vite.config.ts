@@ -2,12 +2,14 @@
 // `node` (Dawn + lavapipe through test/setup-node.ts) and `browser` (headless Chromium + SwiftShader).
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import type { BrowserCommand } from 'vitest/node';
 import { playwright } from '@vitest/browser-playwright';
 import { chromiumFlags } from './scripts/chromium-flags.ts';
+import { LongestFirstSequencer } from './test/sequencer.ts';
 
 const repoRoot = dirname(fileURLToPath(import.meta.url));
 /** ../shared (goldens, reference); WAN_SHARED_DIR overrides (e.g. /nonexistent: the tests that need it skip, and fail under CI=1). Tests read it through test/helpers/files.ts and need.ts. */
@@ -28,6 +30,14 @@ const sharedExists: BrowserCommand<[]> = () => existsSync(sharedDir);
 
 const testFiles = ['test/**/*.test.ts'];
 const isCI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
+/**
+ * Node test files run at a time (vitest's default is one core less than the machine has: 1 on 2 cores).
+ * A test file keeps about one core busy on average (lavapipe and SwiftShader dispatches are short, and
+ * the rest is JS: the CPU reference, reading goldens, comparisons, builds, npm), so on 2 cores two node
+ * files plus the browser project's one page, all at once, fill the CPU that one file at a time left idle.
+ * WAN_TEST_WORKERS=N overrides (1: one node file at a time, beside the browser project's page).
+ */
+const nodeWorkers = Number(process.env.WAN_TEST_WORKERS) || Math.max(2, availableParallelism() - 1);
 
 export default defineConfig({
   // vitest runs from the repo root; `vite` / `vite build` serve and build the demo.
@@ -50,12 +60,15 @@ export default defineConfig({
     hookTimeout: 300_000,
     teardownTimeout: 60_000,
     provide: { CI: isCI, sharedDir },
+    // the longest files first (test/durations.json on a fresh clone): no long file starts last
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         extends: true,
         test: {
           name: 'node',
           environment: 'node',
+          maxWorkers: nodeWorkers,
           include: testFiles,
           setupFiles: ['test/setup-node.ts'],
         },
@@ -66,10 +79,13 @@ export default defineConfig({
           name: 'browser',
           include: testFiles,
           exclude: ['**/node_modules/**', 'test/**/*.node.test.ts', 'test/plan/**'],
-          // one page at a time: the 2-core CPU is the GPU, parallel pages only slow each other down
-          fileParallelism: false,
+          // the node project's worker count, so that both projects are one group and run at the same time
+          // (vitest runs projects of different maxWorkers one after the other); pages still go one at a time
+          maxWorkers: nodeWorkers,
           browser: {
             enabled: true,
+            // one page at a time: the 2-core CPU is the GPU, parallel pages only slow each other down
+            fileParallelism: false,
             headless: true,
             provider: playwright({
               launchOptions: { executablePath: '/usr/bin/chromium', args: chromiumFlags() },

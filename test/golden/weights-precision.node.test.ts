@@ -5,7 +5,7 @@
 //  2. what it costs: max |err| and PSNR against the f32-weight decode and against the official float64
 //     @video, printed, with a floor below the values measured on lavapipe (2026-12-01; README);
 //  3. the planner counts the packed bytes and the arena allocates exactly them (peak = planned).
-// Node only (Dawn + lavapipe): three decodes per case.
+// Node only (Dawn + lavapipe): five decodes per case (the f32-weight one shared by its two tests).
 import { describe, expect, it } from 'vitest';
 import type { DecodeOptions } from '../../src/decoder';
 import { weightsAs } from '../../src/model/quantize';
@@ -20,6 +20,14 @@ const CASES = ['wan21-tiny', 'wan21-small', 'wan22-tiny', 'wan22-small'] as cons
 
 const run = (f: StFile, w: Weights, gpu: TestGpu, opts: DecodeOptions) => decodeGolden(f, w, gpu, opts);
 
+/** the f32-weight decode of a case, made once for its int8 and f16 tests (the same weights, options and device) */
+const f32Decodes = new Map<string, ReturnType<typeof run>>();
+function f32Decode(name: string, f: StFile, w: Weights, gpu: TestGpu): ReturnType<typeof run> {
+  let d = f32Decodes.get(name);
+  if (!d) f32Decodes.set(name, (d = run(f, w, gpu, {})));
+  return d;
+}
+
 /** PSNR floor per weights precision: a few dB under the lowest value measured on these cases */
 const FLOOR = { int8: 38, f16: 60 } as const;
 
@@ -28,7 +36,7 @@ describe.each(CASES)('weights precision, golden %s', (name) => {
     const f = await needGolden(ctx, name);
     const gpu = await needGpu(ctx);
     const w = weightsFromSafetensors(f, name);
-    const base = await run(f, w, gpu, {});
+    const base = await f32Decode(name, f, w, gpu);
     const packed = await run(f, w, gpu, { weightsPrecision: wp });
     const ref = await run(f, weightsAs(w, wp), gpu, {});
     const official = toFloat32(f.tensors.get('@video')!).map((v) => Math.min(1, Math.max(-1, v)));

@@ -2,7 +2,6 @@
 // `node` (Dawn + lavapipe through test/setup-node.ts) and `browser` (headless Chromium + SwiftShader).
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { dirname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
@@ -31,13 +30,13 @@ const sharedExists: BrowserCommand<[]> = () => existsSync(sharedDir);
 const testFiles = ['test/**/*.test.ts'];
 const isCI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
 /**
- * Node test files run at a time (vitest's default is one core less than the machine has: 1 on 2 cores).
- * A test file keeps about one core busy on average (lavapipe and SwiftShader dispatches are short, and
- * the rest is JS: the CPU reference, reading goldens, comparisons, builds, npm), so on 2 cores two node
- * files plus the browser project's one page, all at once, fill the CPU that one file at a time left idle.
- * WAN_TEST_WORKERS=N overrides (1: one node file at a time, beside the browser project's page).
+ * WAN_TEST_WORKERS=N (N > 1): node test files at a time (unset: vitest's default, one core less than the
+ * machine has, 1 on 2 cores); the browser project runs after the node project either way. Measured on this
+ * 2-core machine (2026-12-03, with other load on it): the browser project's Chromium beside the node files
+ * (its GPU process runs SwiftShader at a raised priority) made them 2-4x slower (golden/tiling 119 -> 501 s,
+ * consumers 153 -> 563 s), a loss over one file at a time.
  */
-const nodeWorkers = Number(process.env.WAN_TEST_WORKERS) || Math.max(2, availableParallelism() - 1);
+const nodeWorkers = Number(process.env.WAN_TEST_WORKERS) > 1 ? Number(process.env.WAN_TEST_WORKERS) : undefined;
 
 export default defineConfig({
   // vitest runs from the repo root; `vite` / `vite build` serve and build the demo.
@@ -60,7 +59,7 @@ export default defineConfig({
     hookTimeout: 300_000,
     teardownTimeout: 60_000,
     provide: { CI: isCI, sharedDir },
-    // the longest files first (test/durations.json on a fresh clone): no long file starts last
+    // the longest files first (test/durations.json on a fresh clone): with several workers no long file starts last
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
@@ -68,7 +67,7 @@ export default defineConfig({
         test: {
           name: 'node',
           environment: 'node',
-          maxWorkers: nodeWorkers,
+          ...(nodeWorkers ? { maxWorkers: nodeWorkers } : {}),
           include: testFiles,
           setupFiles: ['test/setup-node.ts'],
         },
@@ -79,13 +78,10 @@ export default defineConfig({
           name: 'browser',
           include: testFiles,
           exclude: ['**/node_modules/**', 'test/**/*.node.test.ts', 'test/plan/**'],
-          // the node project's worker count, so that both projects are one group and run at the same time
-          // (vitest runs projects of different maxWorkers one after the other); pages still go one at a time
-          maxWorkers: nodeWorkers,
+          // one page at a time: the 2-core CPU is the GPU, parallel pages only slow each other down
+          fileParallelism: false,
           browser: {
             enabled: true,
-            // one page at a time: the 2-core CPU is the GPU, parallel pages only slow each other down
-            fileParallelism: false,
             headless: true,
             provider: playwright({
               launchOptions: { executablePath: '/usr/bin/chromium', args: chromiumFlags() },

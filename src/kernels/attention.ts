@@ -13,8 +13,9 @@ export interface AttentionParams extends Record<string, number> {
 }
 
 const BQ = wgslConst(src, 'BQ');
-/** NJ's largest value: 4 channel slots of 256 invocations */
-const MAX_C = 1024;
+/** NJ's largest value (the shader's default): 4 channel slots of 256 invocations */
+const NJ_MAX = 4;
+const MAX_C = 256 * NJ_MAX;
 
 /** The overrides for head dim `c`: NJ = ceil(c / 256) channel slots per invocation (the shader's unrolled P·V loop). */
 export function attentionOverrides(c: number): Record<string, number> {
@@ -33,10 +34,10 @@ export const attention: KernelDef<AttentionParams> = {
     { name: 'n', type: 'u32' },
     { name: 'scale', type: 'f32' },
   ],
-  overrides: { NJ: 4 },
+  overrides: { NJ: NJ_MAX },
   dispatch(p, ov) {
     if (p.c > MAX_C) throw new DecoderError('unsupported', `attention: head dim ${p.c} > ${MAX_C}`);
-    const nj = ov?.NJ ?? 4;
+    const nj = ov.NJ ?? NJ_MAX;
     if (p.c > 256 * nj) throw new DecoderError('unsupported', `attention: head dim ${p.c} needs NJ >= ${Math.ceil(p.c / 256)}, the pipeline has NJ ${nj}`);
     return [Math.ceil(p.n / BQ), 1, 1];
   },

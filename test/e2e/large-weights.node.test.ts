@@ -277,9 +277,9 @@ describe.skipIf(skip)('a > 2.2 GiB Wan2.2 f32 checkpoint in headless Chromium (F
       const used = decoderShapes(OFFICIAL['2.2']).filter(([k]) => !k.includes('.time_conv.'));
       const usedBytes = used.reduce((a, [, s]) => a + s.reduce((x, y) => x * y, 4), 0);
       for (const [r, held] of [
-      [viaFile, fileHeld],
-      [viaUrl, urlHeld],
-    ] as const) {
+        [viaFile, fileHeld],
+        [viaUrl, urlHeld],
+      ] as const) {
         expect(r.shape).toEqual([3, 1, 32, 32]);
         expect(r.reads).toBe(used.length);
         expect(r.lastRead!.bytesDone).toBe(usedBytes);

@@ -1,12 +1,13 @@
 // conv3d-common: what shaders/conv3d.wgsl, shaders/conv3d-mma.wgsl and the generated conv3d-tiled
 // (src/kernels/conv3d-tiled.ts) share, appended to each by its
 // KernelDef (WGSL has no imports; module-scope names may be used before they are declared): the Params,
-// the binding table, the overrides of the operation, and the operand addressing (taps, padding,
+// the binding table, the overrides of the operation (HAS_RES: each kernel's own, a constant or Params' has_res), and the operand addressing (taps, padding,
 // nearest-2x, cache frames, the fused norm). Elem is the including shader's `alias Elem = f32;`.
 
 struct Params {
   cin: u32, cout: u32, h: u32, w: u32,
   x_off: u32, prev2_off: u32, prev1_off: u32, res_off: u32, y_off: u32, tap0: u32,
+  has_res: u32, // the residual as a value: read by conv3d-tiled (one pipeline for 0, 1, 2); conv3d and conv3d-head bake HAS_RES
 }
 
 @group(0) @binding(0) var<storage, read> x: array<Elem>;
@@ -21,7 +22,6 @@ struct Params {
 override KT: u32 = 3;
 override KS: u32 = 3;
 override UP: u32 = 0;
-override HAS_RES: u32 = 0; // 0 none, 1 from res, 2 from y (in place)
 override NORM: u32 = 0; // 1: RMS_norm applied to the operands while loading (--norm fused)
 override SILU: u32 = 0; // with NORM=1: SiLU after the norm
 

@@ -79,7 +79,7 @@ export async function runCandidatesCase(ctx: KernelContext, s: KernelScenario, e
     owned.push(...bufs);
     const y2 = device.createBuffer({ label: 'y candidate', size: bufs[5]!.size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
     owned.push(y2);
-    const data = encodeParams(conv3d, params as never);
+    const data = encodeParams(conv3d, params as never, op);
     const uni = device.createBuffer({ label: 'params', size: 256, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     owned.push(uni);
     device.queue.writeBuffer(uni, 0, data);

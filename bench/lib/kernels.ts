@@ -106,7 +106,7 @@ async function runCase(ctx: KernelContext, s: KernelScenario, elem: Elem): Promi
     const pipeline = await ctx.cache.get(def, ov, elem);
     const bufs = sizes.map((n, i) => randomBuffer(device, n, elem, `${def.id} ${def.bindings[i]!.name}`, 17 + i));
     owned.push(...bufs);
-    const data = encodeParams(def, params);
+    const data = encodeParams(def, params, ov);
     const uni = device.createBuffer({ label: `${def.id} params`, size: 256, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     owned.push(uni);
     device.queue.writeBuffer(uni, 0, data);
@@ -388,7 +388,7 @@ async function againstPortable(ctx: KernelContext, bufs: GPUBuffer[], params: Re
   const y = device.createBuffer({ size: bufs[5]!.size, usage: STORAGE() });
   const uni = device.createBuffer({ size: 256, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
   try {
-    const data = encodeParams(ref, params);
+    const data = encodeParams(ref, params, rov);
     device.queue.writeBuffer(uni, 0, data);
     const pipeline = await ctx.cache.get(ref, rov, elem);
     const g0 = device.createBindGroup({ layout: ctx.cache.bindGroupLayout(ref), entries: bufs.map((b, i) => ({ binding: i, resource: { buffer: i === 5 ? y : b } })) });

@@ -18,7 +18,7 @@ import packCommon from '../../shaders/conv3d-mma-pack-common.wgsl?raw';
 import paramsWgsl from '../../shaders/conv3d-mma-params.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { wgslConst, type Elem, type KernelDef, type ParamDef } from '../gpu/kernel';
-import { conv3d, type Conv3dParams } from './conv3d';
+import { conv3d, CONV3D_CALL_PARAMS, type Conv3dParams } from './conv3d';
 import { mmaGeometry, mmaPaddedWidth } from './conv-layout';
 
 export { blockedConvWeightLength, mmaGeometry, mmaPaddedWidth, mmaScratchElems, packConvWeightBlocked } from './conv-layout';
@@ -34,9 +34,9 @@ export { blockedConvWeightLength, mmaGeometry, mmaPaddedWidth, mmaScratchElems, 
  */
 export const MMA_FORM: Readonly<Record<string, number>> = { KT: 3, KS: 3, UP: 0, NORM: 0, SILU: 0, RING: 0, HAS_RES: 0 };
 
-/** conv3d's params, then the fields that carry MMA_FORM (struct Params of shaders/conv3d-mma-params.wgsl, in order). */
+/** a conv call's ten params, then the fields that carry MMA_FORM (struct Params of shaders/conv3d-mma-params.wgsl, in order). */
 export const MMA_PARAMS: readonly ParamDef<Conv3dParams>[] = [
-  ...conv3d.params,
+  ...CONV3D_CALL_PARAMS,
   ...(['KT', 'KS', 'UP', 'NORM', 'SILU', 'RING', 'HAS_RES'] as const).map((o) => ({ name: o.toLowerCase(), type: 'u32' as const, override: o })),
 ];
 

@@ -160,8 +160,8 @@ var<workgroup> b_s: array<vec4<f32>, ${2 * g.bk * g.bn4}>; // [2][BK][BN4] im2co
 fn put(o: u32, p: u32, hw: u32, v0: f32) {
   if (p >= hw) { return; }
   var v = v0;
-  if (HAS_RES == 1u) { v += f32(res[prm.res_off + o * hw + p]); }
-  if (HAS_RES == 2u) { v += f32(y[prm.y_off + o * hw + p]); }
+  if (prm.has_res == 1u) { v += f32(res[prm.res_off + o * hw + p]); }
+  if (prm.has_res == 2u) { v += f32(y[prm.y_off + o * hw + p]); }
   y[prm.y_off + o * hw + p] = Elem(v);
 }
 `;
@@ -223,19 +223,27 @@ ${epilogue(g)}
 
 const defs = new Map<string, KernelDef<Conv3dParams>>();
 
-/** The KernelDef of one shape (cached): conv3d's bindings, params and cost; overrides KT, KS, UP, HAS_RES, NORM, SILU. */
+/**
+ * The KernelDef of one shape (cached): conv3d's bindings, params and cost; overrides KT, KS, UP, NORM, SILU.
+ * HAS_RES is a uniform (Params' has_res): the epilogue's branch on it runs once per output value, and one
+ * pipeline instead of one per residual form saves a compile of ~250 ms on the H200 (a 1x1 shape,
+ * bench/results/h200/startup-ab-2026-12-03-dcabebf/compile.jsonl).
+ */
 export function conv3dTiled(t: TiledShape): KernelDef<Conv3dParams> {
   const id = `conv3d-tiled-${t.wgN}x${t.wgM}-${t.tm4}x${t.tn4}-bk${t.bk}${t.fma ? '-fma' : ''}${t.unroll ? '-unroll' : ''}${t.split ? '-split' : ''}`;
   let def = defs.get(id);
   if (!def) {
-    const base = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0 };
+    const base = { KT: 3, KS: 3, UP: 0, NORM: 0, SILU: 0 };
+    const uniforms = { HAS_RES: 0 };
     def = {
       ...conv3d,
       id,
       wgsl: `${tiledWgsl(t)}\n${common}\n${wElem}`,
       overrides: base,
+      uniforms,
       dispatch(p, ov) {
-        const o = { ...base, ...ov };
+        const o = { ...base, ...uniforms, ...ov };
+        if (![0, 1, 2].includes(o.HAS_RES)) throw new DecoderError('bad-input', `${id}: HAS_RES must be 0, 1 (res binding) or 2 (in place, from y), got ${o.HAS_RES}`);
         if (o.UP && (p.h % 2 || p.w % 2)) throw new DecoderError('bad-input', `${id}: UP=1 needs an even output size, got ${p.h}x${p.w}`);
         if (p.tap0 >= o.KT!) throw new DecoderError('bad-input', `${id}: tap0 ${p.tap0} must be < KT ${o.KT}`);
         return [Math.ceil((p.h * p.w) / (4 * t.wgN * t.tn4)), Math.ceil(p.cout / (4 * t.wgM * t.tm4)), 1];

@@ -6,7 +6,7 @@ import wElem from '../../shaders/conv3d-w.wgsl?raw';
 import wPacked from '../../shaders/conv3d-wq.wgsl?raw';
 import { adapterClass, type AdapterFacts } from '../gpu/adapter';
 import { DecoderError } from '../gpu/errors';
-import { elemBytes, wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
+import { elemBytes, wgslConst, type Elem, type KernelDef, type ParamDef } from '../gpu/kernel';
 
 export interface Conv3dParams extends Record<string, number> {
   cin: number;
@@ -71,6 +71,16 @@ export function conv3dTuningFor(info: AdapterFacts): Record<string, number> {
 
 const overrides: Record<string, number> = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0, ...conv3dTuning.cpu };
 
+/**
+ * The ten fields of one conv call (struct Params of shaders/conv3d-common.wgsl, conv3d-mma-params.wgsl and
+ * dequant-int8.wgsl begin with them). conv3d's Params add has_res, the residual form as a value: conv3d-tiled
+ * reads it (one pipeline serves 0, 1 and 2), conv3d and conv3d-head bake HAS_RES and ignore the field.
+ */
+export const CONV3D_CALL_PARAMS: readonly ParamDef<Conv3dParams>[] = (['cin', 'cout', 'h', 'w', 'x_off', 'prev2_off', 'prev1_off', 'res_off', 'y_off', 'tap0'] as const).map((name) => ({
+  name,
+  type: 'u32' as const,
+}));
+
 export const conv3d: KernelDef<Conv3dParams> = {
   id: 'conv3d',
   // + the shared declarations and addressing (shaders/conv3d-common.wgsl) + the weight load (conv3d-w.wgsl)
@@ -84,18 +94,7 @@ export const conv3d: KernelDef<Conv3dParams> = {
     { name: 'y', access: 'read_write' },
     { name: 'gamma', access: 'read' },
   ],
-  params: [
-    { name: 'cin', type: 'u32' },
-    { name: 'cout', type: 'u32' },
-    { name: 'h', type: 'u32' },
-    { name: 'w', type: 'u32' },
-    { name: 'x_off', type: 'u32' },
-    { name: 'prev2_off', type: 'u32' },
-    { name: 'prev1_off', type: 'u32' },
-    { name: 'res_off', type: 'u32' },
-    { name: 'y_off', type: 'u32' },
-    { name: 'tap0', type: 'u32' },
-  ],
+  params: [...CONV3D_CALL_PARAMS, { name: 'has_res', type: 'u32', override: 'HAS_RES' }],
   overrides,
   dispatch(p, ov) {
     const o = { ...overrides, ...ov };

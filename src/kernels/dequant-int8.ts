@@ -8,7 +8,7 @@
 import src from '../../shaders/dequant-int8.wgsl?raw';
 import toHalf from '../../shaders/to-half.wgsl?raw';
 import { linearGrid, wgslConst, type KernelDef } from '../gpu/kernel';
-import { conv3d, type Conv3dParams } from './conv3d';
+import { CONV3D_CALL_PARAMS, type Conv3dParams } from './conv3d';
 import { blockedConvWeightLength } from './conv3d-mma';
 
 const WG = wgslConst(src, 'WG');
@@ -27,7 +27,7 @@ export const dequantInt8: KernelDef<Conv3dParams> = {
     { name: 'wq', access: 'read' },
     { name: 'wt', access: 'read_write' },
   ],
-  params: conv3d.params,
+  params: CONV3D_CALL_PARAMS,
   overrides: { KT: 3, KS: 3 },
   dispatch: (p, ov) => linearGrid(Math.ceil(words(p, ov) / WG)),
   // reads 1 byte per weight (+ the scales), writes 2

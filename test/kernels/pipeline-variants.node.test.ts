@@ -12,6 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { encodeParams, pipelineKey, specializedSource, type KernelDef } from '../../src/gpu/kernel';
 import { conv3dMmaPack, conv3dMmaPackNorm, MMA_FORM, MMA_PARAMS } from '../../src/kernels/conv3d-mma';
 import { mmaGemm } from '../../src/kernels/conv3d-mma-flat';
+import { conv3dTiled } from '../../src/kernels/conv3d-tiled';
+import { TILED_GPU } from '../../src/plan/conv-form';
 import { planFromFlags, planShaders } from '../../src/node/shaders-cli';
 import { needGpu } from '../helpers/need';
 
@@ -45,6 +47,30 @@ describe('pipelines of the tensor-core plans (H200 adapter profile)', () => {
     const later = shaders.filter((s) => !first.has(s.key)).map((s) => s.key);
     for (const k of later) expect(k).toMatch(/^conv3d-mma-flat-.*\|KS=[13],KT=3,RING=1,/);
     expect(later.length).toBeLessThanOrEqual(1);
+  });
+});
+
+// the stock plan (no subgroup matrices): conv3d-tiled carries HAS_RES in Params (one pipeline per tile
+// shape, KT and KS, whatever the residual), 23 compiles before (5288a16), 22 now
+describe('pipelines of the stock plan (H200 adapter profile, tensor cores off)', () => {
+  it('Wan2.1 480x832x81 f32: one conv3d-tiled pipeline per tile shape, KS and KT', async () => {
+    const { plan, target } = await planFromFlags({ adapter: 'h200', 'tensor-cores': 'off' });
+    expect(plan.opts.tensorCores).toBe(false);
+    const shaders = planShaders(plan, target);
+    const tiled = shaders.filter((s) => s.def.id.startsWith('conv3d-tiled-'));
+    expect(tiled.length).toBeGreaterThan(0);
+    for (const s of tiled) expect(s.key).not.toMatch(/HAS_RES/);
+    const forms = tiled.map((s) => `${s.def.id}|${/KS=\d/.exec(s.key)![0]},${/KT=\d/.exec(s.key)![0]}`);
+    expect(new Set(forms).size).toBe(tiled.length);
+    expect(new Set(shaders.map((s) => s.compiledAs)).size).toBe(22);
+  });
+
+  it('conv3d-tiled: the residual form is no part of the key and is written into has_res', () => {
+    const def = conv3dTiled(TILED_GPU.c96p64);
+    expect(pipelineKey(def, { HAS_RES: 0, KS: 1, KT: 1 }, 'f32')).toBe(pipelineKey(def, { HAS_RES: 2, KS: 1, KT: 1 }, 'f32'));
+    const p = { cin: 96, cout: 96, h: 6, w: 20, x_off: 1, prev2_off: 2, prev1_off: 3, res_off: 4, y_off: 5, tap0: 0 };
+    expect([...new Uint32Array(encodeParams(def, p, { HAS_RES: 1 }).buffer)].slice(0, 11)).toEqual([...Object.values(p), 1]);
+    expect(() => def.dispatch(p, { HAS_RES: 3 })).toThrow(/HAS_RES must be 0, 1/);
   });
 });
 

@@ -190,8 +190,8 @@ async function winogradRows(
       const bands = winoBandParams(wp, p, kt);
       const uni = device.createBuffer({ label: `params ${label}`, size: 256 * bands.length, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
       owned.push(uni);
-      bands.forEach((b, i) => device.queue.writeBuffer(uni, 256 * i, encodeParams(winogradIn(r), b)));
-      const g1 = device.createBindGroup({ layout: ctx.cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uni, size: encodeParams(winogradIn(r), bands[0]!).byteLength } }] });
+      bands.forEach((b, i) => device.queue.writeBuffer(uni, 256 * i, encodeParams(winogradIn(r), b, { HAS_RES: op.HAS_RES! })));
+      const g1 = device.createBindGroup({ layout: ctx.cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uni, size: encodeParams(winogradIn(r), bands[0]!, {}).byteLength } }] });
       const ov = winoOverrides({ KT: kt, UP: op.UP!, HAS_RES: op.HAS_RES!, NORM: op.NORM!, SILU: op.SILU! });
       // [x, cache, ..., y2, gamma] as conv3d binds them
       const kernelsOf = async (gemm: TiledShape) => {

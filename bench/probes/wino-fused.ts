@@ -110,7 +110,7 @@ async function encoder(ds: Disp[], elem: Elem): Promise<(ps: GPUComputePassEncod
     ds.map(async (d) => {
       const pipe = await cache.get(d.def, d.ov, elem);
       const g0 = device.createBindGroup({ layout: cache.bindGroupLayout(d.def), entries: d.bind.map((b, i) => ({ binding: i, resource: { buffer: b } })) });
-      const bytes = encodeParams(d.def, d.p);
+      const bytes = encodeParams(d.def, d.p, d.ov);
       const uni = device.createBuffer({ size: Math.max(256, bytes.byteLength), usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
       device.queue.writeBuffer(uni, 0, bytes);
       const g1 = device.createBindGroup({ layout: cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uni, size: bytes.byteLength } }] });

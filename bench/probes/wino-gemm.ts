@@ -119,8 +119,8 @@ for (const c of cases) {
   const p: WinoParams = { cin: c.cin, cout: c.cout, h: c.h, w: c.w, x_off: 0, prev2_off: 0, prev1_off: 0, res_off: 0, y_off: 0, tap0: 0, t0: 0, nt: band, m_off };
   const def0 = winogradGemm(c.r, winoGemmShape(c.cout, maxInv)!, c.sc);
   const uni = device.createBuffer({ size: 256, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
-  device.queue.writeBuffer(uni, 0, encodeParams(def0, p));
-  const g1 = device.createBindGroup({ layout: cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uni, size: encodeParams(def0, p).byteLength } }] });
+  device.queue.writeBuffer(uni, 0, encodeParams(def0, p, {}));
+  const g1 = device.createBindGroup({ layout: cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uni, size: encodeParams(def0, p, {}).byteLength } }] });
   const smemMax = device.limits.maxComputeWorkgroupStorageSize;
   let shapes: [string, WinoGemmShape][] = [
     ['decoder', winoGemmShape(c.cout, maxInv, smemMax)!],

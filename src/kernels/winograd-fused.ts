@@ -16,7 +16,7 @@ import common from '../../shaders/winograd-common.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { elemBytes, type Elem, type KernelDef } from '../gpu/kernel';
 import { comp, range } from './conv3d-tiled';
-import { checkWinoOv, WINO_OPERAND_WGSL, WINO_PARAMS, type WinoParams } from './winograd';
+import { checkWinoOv, WINO_OPERAND_WGSL, WINO_PARAMS, WINO_UNIFORMS, type WinoParams } from './winograd';
 import { lin, WINO_MATS, winoPositions, type WinoR, type WinoScratch } from './winograd-transforms';
 
 /**
@@ -315,6 +315,7 @@ export function winogradFused(r: WinoR, t: WinoFusedShape, sc: WinoScratch = 'el
     ],
     params: WINO_PARAMS,
     overrides: OVERRIDES,
+    uniforms: WINO_UNIFORMS,
     dispatch(p, ov) {
       checkWinoOv(id, p, { ...OVERRIDES, ...ov });
       return [Math.ceil(stride(p.nt) / 4 / (t.wgN * t.tn4)), Math.ceil(p.cout / (4 * t.wgM * t.tm4)), r + 2];

@@ -19,13 +19,12 @@ import common from '../../shaders/winograd-common.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { elemBytes, type Elem, type KernelDef } from '../gpu/kernel';
 import { range } from './conv3d-tiled';
-import { WINO_OPERAND_WGSL, type WinoParams } from './winograd';
+import { WINO_OPERAND_WGSL, WINO_PARAMS, WINO_UNIFORMS, type WinoParams } from './winograd';
 import { winogradWeights, type WinoWeightsParams } from './winograd-weights';
 import { sandwichWgsl, WINO_MATS, winoPositions, type WinoR } from './winograd-transforms';
 
 export { winogradOut } from './winograd';
 
-const PARAMS = ['cin', 'cout', 'h', 'w', 'x_off', 'prev2_off', 'prev1_off', 'res_off', 'y_off', 'tap0', 't0', 'nt', 'm_off'].map((name) => ({ name, type: 'u32' as const }));
 const WG = 64;
 /** V's tile stride: the band's tiles rounded up to whole 16-tile operand blocks. */
 const sv16 = (nt: number) => Math.ceil(nt / 16) * 16;
@@ -196,7 +195,8 @@ export function winogradMmaIn(r: WinoR): KernelDef<WinoParams> {
       { name: 'gamma', access: 'read' },
       { name: 's', access: 'read_write' },
     ],
-    params: PARAMS,
+    params: WINO_PARAMS,
+    uniforms: WINO_UNIFORMS,
     overrides: { KT: 3, UP: 0, NORM: 0, SILU: 0 },
     dispatch(p, ov) {
       check(id, p, ov);
@@ -226,7 +226,8 @@ export function winogradMmaGemm(r: WinoR, shape: WinoMmaShape, emulate = false):
       { name: 's', access: 'read_write' },
       { name: 'u', access: 'read' },
     ],
-    params: PARAMS,
+    params: WINO_PARAMS,
+    uniforms: WINO_UNIFORMS,
     overrides: { KT: 3, SG: 32 },
     dispatch(p, ov) {
       check(id, p, ov);

@@ -12,7 +12,7 @@
 import { elemBytes, type KernelDef } from '../gpu/kernel';
 import common from '../../shaders/winograd-common.wgsl?raw';
 import { range } from './conv3d-tiled';
-import { WINO_PARAMS, type WinoParams } from './winograd';
+import { WINO_PARAMS, WINO_UNIFORMS, type WinoParams } from './winograd';
 import { sandwichWgsl, winoCallBytes, WINO_MATS, winoPositions, type WinoR, type WinoScratch } from './winograd-transforms';
 
 export interface WinoWeightsParams extends Record<string, number> {
@@ -141,6 +141,7 @@ ${t.writes}
       ],
       params: WINO_PARAMS,
       overrides: { KT: 3 },
+      uniforms: WINO_UNIFORMS,
       dispatch: (p, ov) => (p.t0 === 0 ? [Math.ceil((Math.ceil(p.cout / 4) * 4) / WG), (ov.KT ?? 3) * p.cin, 1] : [0, 0, 0]),
       cost: (p, ov, elem = 'f32') => ({ flops: 0, bytes: p.t0 === 0 ? winoCallBytes(r, p.cout, p.cin, ov.KT ?? 3, sc === 'f32' ? 4 : elemBytes(elem)) : 0 }),
     }),

@@ -14,7 +14,7 @@
 // Pure description: no GPU objects.
 import common from '../../shaders/winograd-common.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
-import { elemBytes, type Elem, type KernelDef } from '../gpu/kernel';
+import { elemBytes, type Elem, type KernelDef, type ParamDef } from '../gpu/kernel';
 import type { Conv3dParams } from './conv3d';
 import { acc, comp, geom, multiply, range, tiledShapeError, type Geom, type TiledShape } from './conv3d-tiled';
 import { sandwichWgsl, WINO_MATS, winoPositions, type WinoR, type WinoScratch } from './winograd-transforms';
@@ -38,14 +38,24 @@ export interface WinoParams extends Conv3dParams {
   m_off: number;
 }
 
-/** The uniform Params of the Winograd kernels (shaders/winograd-common.wgsl), winograd-fused's too. */
-export const WINO_PARAMS = ['cin', 'cout', 'h', 'w', 'x_off', 'prev2_off', 'prev1_off', 'res_off', 'y_off', 'tap0', 't0', 'nt', 'm_off'].map((name) => ({ name, type: 'u32' as const }));
+/**
+ * The uniform Params of the Winograd kernels (shaders/winograd-common.wgsl), winograd-fused's and
+ * winograd-u's too: a band's thirteen fields, then has_res, the conv's residual form, carried from the
+ * uniform override HAS_RES (WINO_UNIFORMS). winograd-out reads it (one pipeline for 0, 1 and 2: the branch
+ * is in its write, once per output value); the others share the struct and ignore it.
+ */
+export const WINO_PARAMS: readonly ParamDef<WinoParams>[] = [
+  ...(['cin', 'cout', 'h', 'w', 'x_off', 'prev2_off', 'prev1_off', 'res_off', 'y_off', 'tap0', 't0', 'nt', 'm_off'] as const).map((name) => ({ name, type: 'u32' as const })),
+  { name: 'has_res', type: 'u32', override: 'HAS_RES' },
+];
+/** The uniform override of every kernel with WINO_PARAMS (see there). */
+export const WINO_UNIFORMS: Readonly<Record<string, number>> = { HAS_RES: 0 };
 const OVERRIDES = { KT: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0 };
 // each kernel declares only the overrides its code reads: pipelines differ only where the code does
 // (the GEMM compiles once per KT, not once per residual / norm / upsample combination)
 const IN_OV = { KT: 3, UP: 0, NORM: 0, SILU: 0 };
 const GEMM_OV = { KT: 3 };
-const OUT_OV = { HAS_RES: 0 };
+const OUT_OV = {};
 
 /** The overrides of winograd-in, -gemm and -out for a conv's KT, UP, HAS_RES, NORM, SILU. */
 export function winoOverrides(o: { KT: number; UP: number; HAS_RES: number; NORM: number; SILU: number }): { in: Record<string, number>; gemm: Record<string, number>; out: Record<string, number> } {
@@ -81,6 +91,7 @@ export function checkWinoOv(id: string, p: WinoParams, o: Record<string, number>
   if (p.tap0 >= o.KT!) throw bad('tap0 must be < KT');
   if (o.UP && (p.h % 2 || p.w % 2)) throw bad('UP=1 needs an even output size');
   if (p.m_off % 4) throw bad('m_off must be a multiple of 4');
+  if (![0, 1, 2].includes(o.HAS_RES ?? 0)) throw bad('HAS_RES must be 0, 1 (res binding) or 2 (in place, from y)');
 }
 
 const sAlias = (sc: WinoScratch) => `alias S = ${sc === 'f32' ? 'f32' : 'Elem'}; // scratch and U element`;
@@ -195,8 +206,8 @@ fn put(o: u32, py: u32, px: u32, v0: f32) {
   if (py >= prm.h || px >= prm.w) { return; }
   let i = o * prm.h * prm.w + py * prm.w + px;
   var v = v0;
-  if (HAS_RES == 1u) { v += f32(res[prm.res_off + i]); }
-  if (HAS_RES == 2u) { v += f32(y[prm.y_off + i]); }
+  if (prm.has_res == 1u) { v += f32(res[prm.res_off + i]); }
+  if (prm.has_res == 2u) { v += f32(y[prm.y_off + i]); }
   y[prm.y_off + i] = Elem(v);
 }
 
@@ -387,6 +398,7 @@ export function winogradIn(r: WinoR, sc: WinoScratch = 'elem', T: WinoTiles = 1)
     ],
     params: WINO_PARAMS,
     overrides: IN_OV,
+    uniforms: WINO_UNIFORMS,
     dispatch(p, ov) {
       const o = { ...OVERRIDES, ...ov };
       checkWinoOv(id, p, o);
@@ -416,6 +428,7 @@ export function winogradOut(r: WinoR, sc: WinoScratch = 'elem', T: WinoTiles = 1
     ],
     params: WINO_PARAMS,
     overrides: OUT_OV,
+    uniforms: WINO_UNIFORMS,
     dispatch(p, ov) {
       checkWinoOv(id, p, { ...OVERRIDES, ...ov });
       return [Math.ceil(p.nt / T / WG), p.cout, 1];
@@ -445,6 +458,7 @@ export function winogradGemm(r: WinoR, t: WinoGemmShape, sc: WinoScratch = 'elem
     ],
     params: WINO_PARAMS,
     overrides: GEMM_OV,
+    uniforms: WINO_UNIFORMS,
     dispatch(p, ov) {
       checkWinoOv(id, p, { ...OVERRIDES, ...ov });
       return [Math.ceil(stride(p.nt) / 4 / (t.wgN * t.tn4)), Math.ceil(p.cout / (4 * t.wgM * t.tm4)), winoPositions(r)];

@@ -11,13 +11,14 @@ struct Params {
   cin: u32, cout: u32, h: u32, w: u32,
   x_off: u32, prev2_off: u32, prev1_off: u32, res_off: u32, y_off: u32, tap0: u32,
   t0: u32, nt: u32, m_off: u32,
-  has_res: u32, // the residual as a value (0 none, 1 from res, 2 from y in place): read by winograd-out only
+  // the conv's form as values (src/kernels/winograd.ts WINO_CARRIED): a kernel either reads the field or bakes
+  // the constant of that name (winoBakedWgsl); kt temporal taps (1, 3), up (nearest-2x input), has_res (the
+  // residual: 0 none, 1 from res, 2 from y in place)
+  kt: u32, up: u32, has_res: u32,
 }
 
 @group(1) @binding(0) var<uniform> prm: Params;
 
-override KT: u32 = 3;
-override UP: u32 = 0;
 override NORM: u32 = 0; // 1: RMS_norm applied to the operands while loading (--norm fused)
 override SILU: u32 = 0; // with NORM=1: SiLU after the norm
 

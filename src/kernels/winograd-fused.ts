@@ -16,7 +16,7 @@ import common from '../../shaders/winograd-common.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { elemBytes, type Elem, type KernelDef } from '../gpu/kernel';
 import { comp, range } from './conv3d-tiled';
-import { checkWinoOv, WINO_OPERAND_WGSL, WINO_PARAMS, WINO_UNIFORMS, type WinoParams } from './winograd';
+import { checkWinoOv, WINO_OPERAND_WGSL, WINO_PARAMS, winoBakedWgsl, winoUniforms, type WinoParams } from './winograd';
 import { lin, WINO_MATS, winoPositions, type WinoR, type WinoScratch } from './winograd-transforms';
 
 /**
@@ -305,7 +305,7 @@ export function winogradFused(r: WinoR, t: WinoFusedShape, sc: WinoScratch = 'el
   if (err) throw new DecoderError('bad-input', `${id}: ${err}`);
   d = {
     id,
-    wgsl: `${fusedWgsl(r, t, sc)}\n${common}`,
+    wgsl: `${fusedWgsl(r, t, sc)}\n${common}\n${winoBakedWgsl('KT', 'UP')}`,
     bindings: [
       { name: 'x', access: 'read' },
       { name: 'cache', access: 'read' },
@@ -315,7 +315,7 @@ export function winogradFused(r: WinoR, t: WinoFusedShape, sc: WinoScratch = 'el
     ],
     params: WINO_PARAMS,
     overrides: OVERRIDES,
-    uniforms: WINO_UNIFORMS,
+    uniforms: winoUniforms('KT', 'UP'),
     dispatch(p, ov) {
       checkWinoOv(id, p, { ...OVERRIDES, ...ov });
       return [Math.ceil(stride(p.nt) / 4 / (t.wgN * t.tn4)), Math.ceil(p.cout / (4 * t.wgM * t.tm4)), r + 2];

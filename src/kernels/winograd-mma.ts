@@ -19,7 +19,7 @@ import common from '../../shaders/winograd-common.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { elemBytes, type Elem, type KernelDef } from '../gpu/kernel';
 import { range } from './conv3d-tiled';
-import { WINO_OPERAND_WGSL, WINO_PARAMS, WINO_UNIFORMS, type WinoParams } from './winograd';
+import { WINO_OPERAND_WGSL, WINO_PARAMS, winoBakedWgsl, winoUniforms, type WinoParams } from './winograd';
 import { winogradWeights, type WinoWeightsParams } from './winograd-weights';
 import { sandwichWgsl, WINO_MATS, winoPositions, type WinoR } from './winograd-transforms';
 
@@ -188,7 +188,7 @@ export function winogradMmaIn(r: WinoR): KernelDef<WinoParams> {
   const id = `winograd-mma-in${r}`;
   return cached(id, () => ({
     id,
-    wgsl: `${inWgsl(r)}\n${common}`,
+    wgsl: `${inWgsl(r)}\n${common}\n${winoBakedWgsl('KT', 'UP')}`,
     bindings: [
       { name: 'x', access: 'read' },
       { name: 'cache', access: 'read' },
@@ -196,7 +196,7 @@ export function winogradMmaIn(r: WinoR): KernelDef<WinoParams> {
       { name: 's', access: 'read_write' },
     ],
     params: WINO_PARAMS,
-    uniforms: WINO_UNIFORMS,
+    uniforms: winoUniforms('KT', 'UP'),
     overrides: { KT: 3, UP: 0, NORM: 0, SILU: 0 },
     dispatch(p, ov) {
       check(id, p, ov);
@@ -221,13 +221,13 @@ export function winogradMmaGemm(r: WinoR, shape: WinoMmaShape, emulate = false):
   const id = `winograd-mma-gemm${r}-${tm}x${tn}${emulate ? '-emu' : ''}`;
   return cached(id, () => ({
     id,
-    wgsl: `${gemmWgsl(r, shape, emulate)}\n${common}`,
+    wgsl: `${gemmWgsl(r, shape, emulate)}\n${common}\n${winoBakedWgsl('KT')}`,
     bindings: [
       { name: 's', access: 'read_write' },
       { name: 'u', access: 'read' },
     ],
     params: WINO_PARAMS,
-    uniforms: WINO_UNIFORMS,
+    uniforms: winoUniforms('KT'),
     overrides: { KT: 3, SG: 32 },
     dispatch(p, ov) {
       check(id, p, ov);

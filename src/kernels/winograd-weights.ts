@@ -12,7 +12,7 @@
 import { elemBytes, type KernelDef } from '../gpu/kernel';
 import common from '../../shaders/winograd-common.wgsl?raw';
 import { range } from './conv3d-tiled';
-import { WINO_PARAMS, WINO_UNIFORMS, type WinoParams } from './winograd';
+import { WINO_PARAMS, winoUniforms, type WinoParams } from './winograd';
 import { sandwichWgsl, winoCallBytes, WINO_MATS, winoPositions, type WinoR, type WinoScratch } from './winograd-transforms';
 
 export interface WinoWeightsParams extends Record<string, number> {
@@ -114,11 +114,11 @@ alias S = ${sc === 'f32' ? 'f32' : 'Elem'}; // U element (the conv's scratch typ
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let o = gid.x;
   let pr = gid.y; // c * KT + dt (PyTorch order)
-  let rows = KT * prm.cin;
+  let rows = prm.kt * prm.cin;
   let co4 = (prm.cout + 3u) / 4u * 4u;
   if (o >= co4 || pr >= rows) { return; }
-  let c = pr / KT;
-  let dt = pr % KT;
+  let c = pr / prm.kt;
+  let dt = pr % prm.kt;
   let row = dt * prm.cin + c;
   if (o >= prm.cout) {
 ${zeros.join('\n')}
@@ -140,8 +140,8 @@ ${t.writes}
         { name: 'u', access: 'read_write' },
       ],
       params: WINO_PARAMS,
-      overrides: { KT: 3 },
-      uniforms: WINO_UNIFORMS,
+      overrides: {},
+      uniforms: winoUniforms(),
       dispatch: (p, ov) => (p.t0 === 0 ? [Math.ceil((Math.ceil(p.cout / 4) * 4) / WG), (ov.KT ?? 3) * p.cin, 1] : [0, 0, 0]),
       cost: (p, ov, elem = 'f32') => ({ flops: 0, bytes: p.t0 === 0 ? winoCallBytes(r, p.cout, p.cin, ov.KT ?? 3, sc === 'f32' ? 4 : elemBytes(elem)) : 0 }),
     }),

@@ -39,21 +39,29 @@ export interface WinoParams extends Conv3dParams {
 }
 
 /**
- * The uniform Params of the Winograd kernels (shaders/winograd-common.wgsl), winograd-fused's and
- * winograd-u's too: a band's thirteen fields, then has_res, the conv's residual form, carried from the
- * uniform override HAS_RES (WINO_UNIFORMS). winograd-out reads it (one pipeline for 0, 1 and 2: the branch
- * is in its write, once per output value); the others share the struct and ignore it.
+ * The uniform Params of the Winograd kernels (shaders/winograd-common.wgsl), winograd-fused's, winograd-u's and
+ * winograd-mma's too: a band's thirteen fields, then the conv's form (WINO_CARRIED: kt, up, has_res) carried from
+ * the overrides KT, UP, HAS_RES. A kernel whose loops or unrolled code depend on one bakes it (the GEMMs bake KT,
+ * the fused and tensor-core input transforms KT and UP); where it is only scalar arithmetic or a branch it is
+ * read from Params, so one pipeline serves every value: winograd-in (KT, UP), winograd-u (KT) and winograd-out
+ * (all three; HAS_RES in its write, once per output value). The stock Wan2.1 480p plan: 23 compiles -> 18.
  */
 export const WINO_PARAMS: readonly ParamDef<WinoParams>[] = [
   ...(['cin', 'cout', 'h', 'w', 'x_off', 'prev2_off', 'prev1_off', 'res_off', 'y_off', 'tap0', 't0', 'nt', 'm_off'] as const).map((name) => ({ name, type: 'u32' as const })),
+  { name: 'kt', type: 'u32', override: 'KT' },
+  { name: 'up', type: 'u32', override: 'UP' },
   { name: 'has_res', type: 'u32', override: 'HAS_RES' },
 ];
-/** The uniform override of every kernel with WINO_PARAMS (see there). */
-export const WINO_UNIFORMS: Readonly<Record<string, number>> = { HAS_RES: 0 };
+/** The conv's form carried in WINO_PARAMS, with defaults: each kernel bakes some (winoBakedWgsl), reads the rest from Params. */
+export const WINO_CARRIED: Readonly<Record<string, number>> = { KT: 3, UP: 0, HAS_RES: 0 };
+/** WINO_CARRIED without `baked`: a kernel's `uniforms`. */
+export const winoUniforms = (...baked: string[]): Record<string, number> => Object.fromEntries(Object.entries(WINO_CARRIED).filter(([k]) => !baked.includes(k)));
+/** The override declarations of the WINO_CARRIED values a kernel bakes (appended to its text). */
+export const winoBakedWgsl = (...baked: string[]): string => baked.map((k) => `override ${k}: u32 = ${WINO_CARRIED[k]};\n`).join('');
 const OVERRIDES = { KT: 3, UP: 0, HAS_RES: 0, NORM: 0, SILU: 0 };
 // each kernel declares only the overrides its code reads: pipelines differ only where the code does
 // (the GEMM compiles once per KT, not once per residual / norm / upsample combination)
-const IN_OV = { KT: 3, UP: 0, NORM: 0, SILU: 0 };
+const IN_OV = { NORM: 0, SILU: 0 };
 const GEMM_OV = { KT: 3 };
 const OUT_OV = {};
 
@@ -146,7 +154,7 @@ const R: u32 = ${r}u;${T > 1 ? `\nconst TPI: u32 = ${T}u; // tiles per invocatio
 fn ld(from_cache: bool, base: u32, c: u32, hw_in: u32, sy: i32, sx: i32) -> f32 {
   if (sy < 0 || sx < 0 || sy >= i32(prm.h) || sx >= i32(prm.w)) { return 0.0; }
   var o = u32(sy) * prm.w + u32(sx);
-  if (UP == 1u) { o = u32(sy >> 1u) * (prm.w >> 1u) + u32(sx >> 1u); }
+  if (prm.up == 1u) { o = u32(sy >> 1u) * (prm.w >> 1u) + u32(sx >> 1u); }
 ${WINO_OPERAND_WGSL}
   return v;
 }
@@ -156,13 +164,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let sv = band_stride();${T > 1 ? `\n  let sq = sv / TPI; // row stride of V in vec${T}s` : ''}
   let ${tl} = gid.x${T > 1 ? ' * TPI' : ''};
   if (${tl} >= sv) { return; }
-  let kc = (KT - prm.tap0) * prm.cin;
+  let kc = (prm.kt - prm.tap0) * prm.cin;
   let k = gid.y;
   let dt = prm.tap0 + k / prm.cin;
   let c = k % prm.cin;
-  let from_cache = dt + 1u < KT;
+  let from_cache = dt + 1u < prm.kt;
   let base = select(prm.x_off, select(prm.prev1_off, prm.prev2_off, dt == 0u), from_cache);
-  let hw_in = select(prm.h * prm.w, (prm.h >> 1u) * (prm.w >> 1u), UP == 1u);
+  let hw_in = select(prm.h * prm.w, (prm.h >> 1u) * (prm.w >> 1u), prm.up == 1u);
   let tw = (prm.w + R - 1u) / R;
 ${tiles.join('\n')}
 ${writes.join('\n')}
@@ -398,7 +406,7 @@ export function winogradIn(r: WinoR, sc: WinoScratch = 'elem', T: WinoTiles = 1)
     ],
     params: WINO_PARAMS,
     overrides: IN_OV,
-    uniforms: WINO_UNIFORMS,
+    uniforms: winoUniforms(),
     dispatch(p, ov) {
       const o = { ...OVERRIDES, ...ov };
       checkWinoOv(id, p, o);
@@ -428,7 +436,7 @@ export function winogradOut(r: WinoR, sc: WinoScratch = 'elem', T: WinoTiles = 1
     ],
     params: WINO_PARAMS,
     overrides: OUT_OV,
-    uniforms: WINO_UNIFORMS,
+    uniforms: winoUniforms(),
     dispatch(p, ov) {
       checkWinoOv(id, p, { ...OVERRIDES, ...ov });
       return [Math.ceil(p.nt / T / WG), p.cout, 1];
@@ -451,14 +459,14 @@ export function winogradGemm(r: WinoR, t: WinoGemmShape, sc: WinoScratch = 'elem
   const id = `winograd-gemm${r}-${t.wgN}x${t.wgM}-${t.tm4}x${t.tn4}-bk${t.bk}${t.fma ? '-fma' : ''}${t.unroll ? '-unroll' : ''}${t.h16 ? '-h16' : ''}${sc === 'f32' ? '-s32' : ''}`;
   return cached(id, () => ({
     id,
-    wgsl: `${gemmWgsl(t, sc)}\n${common}`,
+    wgsl: `${gemmWgsl(t, sc)}\n${common}\n${winoBakedWgsl('KT')}`,
     bindings: [
       { name: 's', access: 'read_write' },
       { name: 'u', access: 'read' },
     ],
     params: WINO_PARAMS,
     overrides: GEMM_OV,
-    uniforms: WINO_UNIFORMS,
+    uniforms: winoUniforms('KT'),
     dispatch(p, ov) {
       checkWinoOv(id, p, { ...OVERRIDES, ...ov });
       return [Math.ceil(stride(p.nt) / 4 / (t.wgN * t.tn4)), Math.ceil(p.cout / (4 * t.wgM * t.tm4)), winoPositions(r)];

@@ -1,13 +1,15 @@
 // conv3d-common: what shaders/conv3d.wgsl, shaders/conv3d-mma.wgsl and the generated conv3d-tiled
 // (src/kernels/conv3d-tiled.ts) share, appended to each by its
 // KernelDef (WGSL has no imports; module-scope names may be used before they are declared): the Params,
-// the binding table, the overrides of the operation (HAS_RES: each kernel's own, a constant or Params' has_res), and the operand addressing (taps, padding,
+// the binding table, the overrides of the operation (KT, HAS_RES: each kernel's own, constants or Params' kt, has_res), and the operand addressing (taps, padding,
 // nearest-2x, cache frames, the fused norm). Elem is the including shader's `alias Elem = f32;`.
 
 struct Params {
   cin: u32, cout: u32, h: u32, w: u32,
   x_off: u32, prev2_off: u32, prev1_off: u32, res_off: u32, y_off: u32, tap0: u32,
-  has_res: u32, // the residual as a value: read by conv3d-tiled (one pipeline for 0, 1, 2); conv3d and conv3d-head bake HAS_RES
+  // the conv's temporal taps and residual form as values: conv3d-tiled reads them (one pipeline for KT 1 and 3
+  // and residual 0, 1, 2); conv3d and conv3d-head bake KT and HAS_RES and ignore the fields
+  kt: u32, has_res: u32,
 }
 
 @group(0) @binding(0) var<storage, read> x: array<Elem>;
@@ -19,7 +21,6 @@ struct Params {
 @group(0) @binding(6) var<storage, read> gamma: array<Elem>;
 @group(1) @binding(0) var<uniform> prm: Params;
 
-override KT: u32 = 3;
 override KS: u32 = 3;
 override UP: u32 = 0;
 override NORM: u32 = 0; // 1: RMS_norm applied to the operands while loading (--norm fused)
@@ -29,10 +30,11 @@ struct Tap { base: u32, from_cache: bool, dy: u32, dx: u32 }
 
 const NONE: u32 = 0xffffffffu; // src_offset of a padding pixel
 
-// Source frame and spatial shift of tap index `tap` (= (dt*KS + dy)*KS + dx).
+// Source frame and spatial shift of tap index `tap` (= (dt*KS + dy)*KS + dx). conv_kt(): the including
+// shader's temporal taps (its KT constant, or Params' kt).
 fn tap_info(tap: u32) -> Tap {
   let dt = tap / (KS * KS);
-  let from_cache = dt + 1u < KT;
+  let from_cache = dt + 1u < conv_kt();
   let base = select(prm.x_off, select(prm.prev1_off, prm.prev2_off, dt == 0u), from_cache);
   return Tap(base, from_cache, (tap / KS) % KS, tap % KS);
 }

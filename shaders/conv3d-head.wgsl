@@ -11,7 +11,9 @@
 alias Elem = f32;
 
 override COUT4: u32 = 1; // vec4s of output channels: ceil(cout / 4) <= MAX_C4
+override KT: u32 = 3; // Params' kt is not read here
 override HAS_RES: u32 = 0; // 0 none, 1 from res, 2 from y (in place); Params' has_res is not read here
+fn conv_kt() -> u32 { return KT; }
 
 const TW: u32 = 64; // tile width in pixels (16 invocations x 4)
 const TH: u32 = 8; // tile height (8 invocations)

@@ -26,8 +26,10 @@
 //   style budget) so that one KernelDef, one binding table and one epilogue serve every adapter.
 alias Elem = f32;
 
-// Params, bindings 0-6 and the overrides KT, KS, UP, NORM, SILU: shaders/conv3d-common.wgsl
+// Params, bindings 0-6 and the overrides KS, UP, NORM, SILU: shaders/conv3d-common.wgsl
+override KT: u32 = 3; // Params' kt is not read here
 override HAS_RES: u32 = 0; // 0 none, 1 from res, 2 from y (in place); Params' has_res is not read here
+fn conv_kt() -> u32 { return KT; }
 override WG_N: u32 = 32;
 override WG_M: u32 = 1;
 override TM4: u32 = 8; // vec4 channel groups per invocation (<= MAX_TM4)

@@ -157,6 +157,8 @@ const BN4: u32 = ${g.bn4}u; // pixel quads per workgroup
 var<workgroup> a_s: array<vec4<f32>, ${2 * g.bk * g.bm4}>; // [2][BK][BM4] weights
 var<workgroup> b_s: array<vec4<f32>, ${2 * g.bk * g.bn4}>; // [2][BK][BN4] im2col (4 pixels per vec4)
 
+fn conv_kt() -> u32 { return prm.kt; } // conv3d-common.wgsl's tap_info
+
 fn put(o: u32, p: u32, hw: u32, v0: f32) {
   if (p >= hw) { return; }
   var v = v0;
@@ -183,7 +185,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
   let bk0 = lin / BN4;
   let nch = (prm.cin + BK - 1u) / BK;
   let tap_first = prm.tap0 * KS * KS;
-  let steps = (KT * KS * KS - tap_first) * nch;
+  let steps = (prm.kt * KS * KS - tap_first) * nch;
 ${range(g.tm4)
   .flatMap((j) => range(4 * g.tn4).map((p) => `  var ${acc(j, p)} = vec4<f32>(0.0);`))
   .join('\n')}
@@ -224,17 +226,18 @@ ${epilogue(g)}
 const defs = new Map<string, KernelDef<Conv3dParams>>();
 
 /**
- * The KernelDef of one shape (cached): conv3d's bindings, params and cost; overrides KT, KS, UP, NORM, SILU.
- * HAS_RES is a uniform (Params' has_res): the epilogue's branch on it runs once per output value, and one
- * pipeline instead of one per residual form saves a compile of ~250 ms on the H200 (a 1x1 shape,
- * bench/results/h200/startup-ab-2026-12-03-dcabebf/compile.jsonl).
+ * The KernelDef of one shape (cached): conv3d's bindings, params and cost; overrides KS, UP, NORM, SILU.
+ * KT and HAS_RES are uniforms (Params' kt, has_res): KT enters only the step count of the K loop (already a
+ * value: it counts cin / BK) and tap_info's frame choice, the residual only the epilogue, once per output
+ * value; one pipeline instead of one per (KT, residual) saves compiles of ~135-260 ms each on the H200 (1x1
+ * shapes, bench/results/h200/startup-ab-2026-12-03-dcabebf/compile.jsonl).
  */
 export function conv3dTiled(t: TiledShape): KernelDef<Conv3dParams> {
   const id = `conv3d-tiled-${t.wgN}x${t.wgM}-${t.tm4}x${t.tn4}-bk${t.bk}${t.fma ? '-fma' : ''}${t.unroll ? '-unroll' : ''}${t.split ? '-split' : ''}`;
   let def = defs.get(id);
   if (!def) {
-    const base = { KT: 3, KS: 3, UP: 0, NORM: 0, SILU: 0 };
-    const uniforms = { HAS_RES: 0 };
+    const base = { KS: 3, UP: 0, NORM: 0, SILU: 0 };
+    const uniforms = { KT: 3, HAS_RES: 0 };
     def = {
       ...conv3d,
       id,
@@ -245,6 +248,7 @@ export function conv3dTiled(t: TiledShape): KernelDef<Conv3dParams> {
         const o = { ...base, ...uniforms, ...ov };
         if (![0, 1, 2].includes(o.HAS_RES)) throw new DecoderError('bad-input', `${id}: HAS_RES must be 0, 1 (res binding) or 2 (in place, from y), got ${o.HAS_RES}`);
         if (o.UP && (p.h % 2 || p.w % 2)) throw new DecoderError('bad-input', `${id}: UP=1 needs an even output size, got ${p.h}x${p.w}`);
+        if (o.KT !== 1 && o.KT !== 3) throw new DecoderError('bad-input', `${id}: KT must be 1 or 3, got ${o.KT}`);
         if (p.tap0 >= o.KT!) throw new DecoderError('bad-input', `${id}: tap0 ${p.tap0} must be < KT ${o.KT}`);
         return [Math.ceil((p.h * p.w) / (4 * t.wgN * t.tn4)), Math.ceil(p.cout / (4 * t.wgM * t.tm4)), 1];
       },

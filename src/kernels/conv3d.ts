@@ -73,8 +73,9 @@ const overrides: Record<string, number> = { KT: 3, KS: 3, UP: 0, HAS_RES: 0, NOR
 
 /**
  * The ten fields of one conv call (struct Params of shaders/conv3d-common.wgsl, conv3d-mma-params.wgsl and
- * dequant-int8.wgsl begin with them). conv3d's Params add has_res, the residual form as a value: conv3d-tiled
- * reads it (one pipeline serves 0, 1 and 2), conv3d and conv3d-head bake HAS_RES and ignore the field.
+ * dequant-int8.wgsl begin with them). conv3d's Params add kt and has_res, the temporal taps and the residual
+ * form as values: conv3d-tiled reads them (one pipeline serves KT 1 and 3, residual 0, 1 and 2), conv3d and
+ * conv3d-head bake KT and HAS_RES and ignore the fields.
  */
 export const CONV3D_CALL_PARAMS: readonly ParamDef<Conv3dParams>[] = (['cin', 'cout', 'h', 'w', 'x_off', 'prev2_off', 'prev1_off', 'res_off', 'y_off', 'tap0'] as const).map((name) => ({
   name,
@@ -94,7 +95,7 @@ export const conv3d: KernelDef<Conv3dParams> = {
     { name: 'y', access: 'read_write' },
     { name: 'gamma', access: 'read' },
   ],
-  params: [...CONV3D_CALL_PARAMS, { name: 'has_res', type: 'u32', override: 'HAS_RES' }],
+  params: [...CONV3D_CALL_PARAMS, { name: 'kt', type: 'u32', override: 'KT' }, { name: 'has_res', type: 'u32', override: 'HAS_RES' }],
   overrides,
   dispatch(p, ov) {
     const o = { ...overrides, ...ov };

@@ -70,10 +70,10 @@ describe('encodeParams / pipelineKey', () => {
     expect(bytes.byteLength).toBe(16);
     const v = new DataView(bytes.buffer);
     expect([v.getUint32(0, true), v.getUint32(4, true), v.getFloat32(8, true)]).toEqual([384, 6240, 0.5]);
-    // conv3d's eleventh field carries HAS_RES (conv3d-tiled reads it; conv3d bakes it and ignores the field)
+    // conv3d's eleventh and twelfth fields carry KT and HAS_RES (conv3d-tiled reads them; conv3d bakes them and ignores the fields)
     const conv = encodeParams(kernels.conv3d, { cin: 1, cout: 2, h: 3, w: 4, x_off: 5, prev2_off: 6, prev1_off: 7, res_off: 8, y_off: 9, tap0: 2 }, { HAS_RES: 2 });
     expect(conv.byteLength).toBe(48);
-    expect([...new Uint32Array(conv.buffer)]).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 0]);
+    expect([...new Uint32Array(conv.buffer)]).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 2, 3, 2]);
   });
   it('rejects missing, negative and fractional u32 params', () => {
     expect(() => encodeParams(kernels.attention, { c: 1, scale: 1 } as never)).toThrow(/param n/);

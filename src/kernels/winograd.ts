@@ -44,7 +44,7 @@ export interface WinoParams extends Conv3dParams {
  * the overrides KT, UP, HAS_RES. A kernel whose loops or unrolled code depend on one bakes it (the GEMMs bake KT,
  * the fused and tensor-core input transforms KT and UP); where it is only scalar arithmetic or a branch it is
  * read from Params, so one pipeline serves every value: winograd-in (KT, UP), winograd-u (KT) and winograd-out
- * (all three; HAS_RES in its write, once per output value). The stock Wan2.1 480p plan: 23 compiles -> 18.
+ * (all three; HAS_RES in its write, once per output value). With conv3d-tiled's kt and has_res, the stock Wan2.1 480p plan compiles 16 pipelines, 23 before.
  */
 export const WINO_PARAMS: readonly ParamDef<WinoParams>[] = [
   ...(['cin', 'cout', 'h', 'w', 'x_off', 'prev2_off', 'prev1_off', 'res_off', 'y_off', 'tap0', 't0', 'nt', 'm_off'] as const).map((name) => ({ name, type: 'u32' as const })),

@@ -3,7 +3,7 @@
 # In this order (STOP_AFTER ends it early): the attention kernel rows of each build; Wan2.1 480x832x81 CLI
 # decodes, f16 on tensor cores and the stock f32 default, each with an empty NVIDIA shader cache then the cache
 # it filled (cli.jsonl: seconds, firstFrameSeconds, startup events); the compile probe (compile.sh's) on every
-# `wan-vae shaders --dump` folder in .h200/compile/; the f16 tensor-core decode of A and B compared (compare.jsonl); a second round of
+# `wan-vae shaders --dump` folder in .h200/compile/; the f16 tensor-core and the stock f32 decodes of A and B compared (compare.jsonl); a second round of
 # CLI decodes (B then A, to see drift). Dry run here: SKIPBOOT=1 LAT=2x4x4 SKIP_ROWS=1 F= OUT=/tmp/o bash bench/h200/run.sh startup-ab
 STOCK=enable-dawn-features=vulkan_enable_f16_on_nvidia
 S21="--synthetic 2.1 --latent-size ${LAT:-21x60x104}"
@@ -21,9 +21,9 @@ for D in .h200/compile/*/; do
 done
 [ -f "$OUT/compile.jsonl" ] && node -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")) { const r = JSON.parse(l);
   console.log(r.dir.split("/").pop().padEnd(7), r.way.padEnd(7), String(r.totalMs).padStart(6), "ms done at", r.doneMs.join(",")); }' "$OUT/compile.jsonl"
-for d in dist-shipped dist; do use "$d"; dec "tc-$d" 60 $S21 --precision f16; done
-[ -f /tmp/tc-dist.npy ] && [ -f /tmp/tc-dist-shipped.npy ] && cmp tc-dist-shipped tc-dist
-rm -f /tmp/tc-dist*.npy
+for d in dist-shipped dist; do use "$d"; dec "tc-$d" 60 $S21 --precision f16; F=$STOCK dec "stock-$d" 60 $S21 --precision f32; done
+for k in tc stock; do [ -f /tmp/$k-dist.npy ] && [ -f /tmp/$k-dist-shipped.npy ] && cmp $k-dist-shipped $k-dist; done
+rm -f /tmp/tc-dist*.npy /tmp/stock-dist*.npy
 R=r2 round dist dist-shipped
 node -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")) { const r = JSON.parse(l); const x = r.result ?? {};
   console.log(r.name.padEnd(30), String(x.seconds).padStart(6), "s first", String(x.firstFrameSeconds).padStart(6), "pipelines", x.startup?.pipelinesMs, "ms"); }' "$OUT/cli.jsonl"

@@ -44,16 +44,17 @@ export function causalConv3d(x: Tensor, cache: Tensor | null, w: Tensor, b: Tens
           const src = frame(t + dt, c);
           if (!src) continue;
           for (let dy = 0; dy < ks; dy++) {
+            // output rows / columns whose tap falls inside the frame (the rest read zero padding)
+            const y0 = Math.max(0, pad - dy),
+              y1 = Math.min(H, H + pad - dy);
             for (let dx = 0; dx < ks; dx++) {
               const wv = w.data[(((o * cin + c) * kt + dt) * ks + dy) * ks + dx]!;
-              for (let y = 0; y < H; y++) {
-                const sy = y + dy - pad;
-                if (sy < 0 || sy >= H) continue;
-                for (let xx = 0; xx < W; xx++) {
-                  const sx = xx + dx - pad;
-                  if (sx < 0 || sx >= W) continue;
-                  acc[y * W + xx]! += wv * src[sy * W + sx]!;
-                }
+              const x0 = Math.max(0, pad - dx),
+                x1 = Math.min(W, W + pad - dx);
+              for (let y = y0; y < y1; y++) {
+                const row = y * W,
+                  srow = (y + dy - pad) * W + dx - pad;
+                for (let xx = x0; xx < x1; xx++) acc[row + xx]! += wv * src[srow + xx]!;
               }
             }
           }

@@ -4,22 +4,33 @@
 // matches the CPU reference; conv3d-mma proves only left row-major / right col-major loads from storage (stride
 // 16) and row-major result stores to workgroup memory. Each row multiplies by an identity tile so the result
 // is the loaded operand itself (exact in f16 -> f32), written out through the proven row-major store.
+// Then the generated kernel itself (src/kernels/attention-mma.ts) at C 16, N 32, KB 2, CT 1 (two query tiles =
+// two workgroups, two key tiles, one key block) on the LCG inputs of bench/probes/attention-mma.ts (seed 777,
+// U(-1.7, 1.7), f16-rounded), its debug epilogue (AttentionMmaDebug) writing the workgroup tile s_s (raw scores
+// S = Qᵀ K) or p_s (P = exp(scale·S - rowmax)) to the output in place of O, and O itself, each against f64 values
+// computed here: rows "kernel <shape> S|P|O [q0=Q const] [emu]" (emu: the same kernel with its matrix operations
+// on plain code, the control; without subgroup matrices only those run). How to read them: README of
+// bench/results/h200/attn-mma-review-2026-12-03/, last section.
 // Build: npx vite build --config bench/probes/vite.attention-mma.config.ts (-> .h200/probe/attention-mma-ops.js)
 // Run where `webgpu` resolves with subgroup matrices: node .h200/probe/attention-mma-ops.js [--flags FLAG]... [--out FILE.jsonl]
 import { appendFileSync } from 'node:fs';
 import { installNodeWebGPU } from '../../src/node/install-webgpu';
 import { requestDecoderDevice } from '../../src/gpu/device';
-import { storageBytes } from '../../src/runtime/f16';
+import { fromHalf, storageBytes, toHalf } from '../../src/runtime/f16';
+import { encodeParams, PipelineCache } from '../../src/gpu/kernel';
+import { attentionCore } from '../../src/cpu/ops';
+import { attentionMma, type AttentionMmaDebug, type AttentionMmaShape } from '../../src/kernels/attention-mma';
 
 const argv = process.argv.slice(2);
 const outFile = argv[argv.indexOf('--out') + 1] && argv.includes('--out') ? argv[argv.indexOf('--out') + 1] : undefined;
 await installNodeWebGPU(argv.flatMap((a, i) => (argv[i - 1] === '--flags' ? [a] : [])));
-const { device, mma } = await requestDecoderDevice({ powerPreference: 'high-performance' });
-if (!mma) {
-  console.log('no subgroup matrices on this adapter: nothing to probe');
-  process.exit(0);
+const { device, mma, f16 } = await requestDecoderDevice({ powerPreference: 'high-performance' });
+if (!mma) console.log('no subgroup matrices on this adapter: no op rows; the kernel rows run emulated only');
+const SG = mma?.subgroupSize ?? 32;
+function emit(row: Record<string, unknown>) {
+  console.log(JSON.stringify(row));
+  if (outFile) appendFileSync(outFile, JSON.stringify(row) + '\n');
 }
-const SG = mma.subgroupSize;
 const N = 64; // the strided rows' stride (elements)
 
 const L = 'subgroup_matrix_left<f16, 16, 16>',
@@ -152,7 +163,7 @@ const bgl = device.createBindGroupLayout({
 });
 const layout = device.createPipelineLayout({ bindGroupLayouts: [bgl] });
 const rb = device.createBuffer({ size: 1024, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-for (const op of ops) {
+for (const op of mma ? ops : []) {
   const row: Record<string, unknown> = { op: op.name };
   try {
     device.pushErrorScope('validation');
@@ -184,8 +195,211 @@ for (const op of ops) {
   } catch (e) {
     row.error = String(e).slice(0, 300);
   }
-  console.log(JSON.stringify(row));
-  if (outFile) appendFileSync(outFile, JSON.stringify(row) + '\n');
+  emit(row);
 }
+await kernelRows();
 device.destroy();
 process.exit(0);
+
+// ---- the generated kernel at C 16, N 32: S, P (debug epilogue) and O against f64 ----------------------------
+
+async function kernelRows() {
+  const C = 16,
+    N = 32,
+    KB = 2,
+    W = 16 * KB,
+    scale = 1 / Math.sqrt(C);
+  // bench/probes/attention-mma.ts's inputs: LCG seed 777, 1.7·U(-1, 1), rounded to f16
+  let seed = 777;
+  const rnd = () => {
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+    return seed / 2 ** 31 - 1;
+  };
+  const qkv = new Float32Array(3 * C * N).map(() => fromHalf(toHalf(1.7 * rnd())));
+  const q = (d: number, t: number) => qkv[d * N + t]!,
+    k = (d: number, t: number) => qkv[(C + d) * N + t]!,
+    v = (c: number, t: number) => qkv[(2 * C + c) * N + t]!;
+  /** [query][W keys] scores from the Q tile element qAt(q0, m, d) and the K tile element kAt(k0, d, jj) (f64; keys >= N: 0) */
+  const scoresFrom = (qAt: (q0: number, m: number, d: number) => number, kAt: (k0: number, d: number, jj: number) => number) => {
+    const s = new Float64Array(N * W);
+    for (let t = 0; t < N; t++)
+      for (let j = 0; j < Math.min(W, N); j++) {
+        let a = 0;
+        for (let d = 0; d < C; d++) a += qAt(t - (t % 16), t % 16, d) * kAt(j - (j % 16), d, j % 16);
+        s[t * W + j] = a;
+      }
+    return s;
+  };
+  /** P = exp(scale·S - max_j scale·S) per query row (the one block's max is the row's) */
+  const probsOf = (s: ArrayLike<number>) => {
+    const p = new Float64Array(N * W);
+    for (let t = 0; t < N; t++) {
+      let m = -Infinity;
+      for (let j = 0; j < N; j++) m = Math.max(m, s[t * W + j]! * scale);
+      for (let j = 0; j < N; j++) p[t * W + j] = Math.exp(s[t * W + j]! * scale - m);
+    }
+    return p;
+  };
+  /** O [C][N] = P·Vᵀ / Σ P from a [query][W] P */
+  const outOf = (p: ArrayLike<number>) => {
+    const o = new Float64Array(C * N);
+    for (let t = 0; t < N; t++) {
+      let l = 0;
+      for (let j = 0; j < N; j++) l += p[t * W + j]!;
+      for (let c = 0; c < C; c++) {
+        let a = 0;
+        for (let j = 0; j < N; j++) a += p[t * W + j]! * v(c, j);
+        o[c * N + t] = a / l;
+      }
+    }
+    return o;
+  };
+  const S = scoresFrom(
+    (q0, m, d) => q(d, q0 + m),
+    (k0, d, jj) => k(d, k0 + jj),
+  );
+  const P = probsOf(S);
+  const O = attentionCore(qkv, C, N, scale);
+  // what S would be under some wrong operand forms (the direct form's loads: Q tile at d·N + q0, K tile at (C + d)·N + k0)
+  const alternatives: Record<string, Float64Array> = {
+    'Q row-major': scoresFrom(
+      (q0, m, d) => qkv[q0 + m * N + d]!,
+      (k0, d, jj) => k(d, k0 + jj),
+    ),
+    'K col-major': scoresFrom(
+      (q0, m, d) => q(d, q0 + m),
+      (k0, d, jj) => qkv[C * N + k0 + jj * N + d]!,
+    ),
+    'Q row K col': scoresFrom(
+      (q0, m, d) => qkv[q0 + m * N + d]!,
+      (k0, d, jj) => qkv[C * N + k0 + jj * N + d]!,
+    ),
+    'S tiles transposed': Float64Array.from({ length: N * W }, (_, e) => {
+      const [t, j] = [Math.floor(e / W), e % W];
+      return S[(t - (t % 16) + (j % 16)) * W + (j - (j % 16)) + (t % 16)]!;
+    }),
+    'Q tile 0 everywhere': Float64Array.from({ length: N * W }, (_, e) => S[(Math.floor(e / W) % 16) * W + (e % W)]!),
+    'K tile 0 everywhere': Float64Array.from({ length: N * W }, (_, e) => S[Math.floor(e / W) * W + (e % 16)]!),
+  };
+
+  const nmse = (got: ArrayLike<number>, want: ArrayLike<number>, a = 0, b = want.length) => {
+    let se = 0,
+      sr = 0;
+    for (let i = a; i < b; i++) {
+      se += (got[i]! - want[i]!) ** 2;
+      sr += want[i]! ** 2;
+    }
+    return se / Math.max(sr, 1e-30);
+  };
+  const cache = new PipelineCache(device);
+  const p = { c: C, n: N, scale };
+  const uni = device.createBuffer({ size: 256, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+  const pbytes = encodeParams(attentionMma({ ct: 1, kb: KB }), p);
+  device.queue.writeBuffer(uni, 0, pbytes);
+  const g1 = device.createBindGroup({ layout: cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uni, size: pbytes.byteLength } }] });
+  const qkvBuf = device.createBuffer({ size: 3 * C * N * 2, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+  device.queue.writeBuffer(qkvBuf, 0, storageBytes(qkv, 'f16'));
+
+  /** the kernel's output (f16, `count` elements, NaN where it wrote nothing), dispatched `wgs` workgroups (default its own) */
+  async function runKernel(shape: AttentionMmaShape, emulate: boolean, debug: AttentionMmaDebug | undefined, count: number, wgs?: [number, number, number]) {
+    const def = attentionMma(shape, { emulate, debug });
+    const ov = { SG };
+    const pipe = await cache.get(def, ov, 'f16');
+    const out = device.createBuffer({ size: count * 2, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
+    device.queue.writeBuffer(out, 0, new Uint16Array(count).fill(0x7e00));
+    const g0 = device.createBindGroup({
+      layout: cache.bindGroupLayout(def),
+      entries: [
+        { binding: 0, resource: { buffer: qkvBuf } },
+        { binding: 1, resource: { buffer: out } },
+      ],
+    });
+    const read = device.createBuffer({ size: count * 2, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    const enc = device.createCommandEncoder();
+    const ps = enc.beginComputePass();
+    ps.setPipeline(pipe);
+    ps.setBindGroup(0, g0);
+    ps.setBindGroup(1, g1, [0]);
+    ps.dispatchWorkgroups(...(wgs ?? def.dispatch(p, ov)));
+    ps.end();
+    enc.copyBufferToBuffer(out, 0, read, 0, count * 2);
+    device.queue.submit([enc.finish()]);
+    await read.mapAsync(GPUMapMode.READ);
+    const got = Float64Array.from(new Uint16Array(read.getMappedRange().slice(0)), fromHalf);
+    read.unmap();
+    read.destroy();
+    out.destroy();
+    return { id: def.id, got };
+  }
+
+  const variants: { label: string; shape: AttentionMmaShape }[] = [
+    { label: '1p-1x2', shape: { ct: 1, kb: KB } }, // Q, K tiles straight from qkv
+    { label: '1p-1x2-s32', shape: { ct: 1, kb: KB, stage: true } }, // S's operands staged through qs_s / ks_s
+  ];
+  const modes = [...(mma ? [false] : []), true];
+  for (const emulate of modes)
+    for (const { label, shape } of variants) {
+      const tag = emulate ? ' emu' : '';
+      let gotS: Float64Array | null = null,
+        gotP: Float64Array | null = null;
+      const cases: { what: 'S' | 'P' | 'O'; debug?: AttentionMmaDebug; q0?: number }[] = [
+        { what: 'S', debug: { out: 'scores' } },
+        { what: 'P', debug: { out: 'probs' } },
+        { what: 'O' },
+        // the Q tile offset a constant (one workgroup, that query tile)
+        ...(label === '1p-1x2' ? [0, 16].map((q0) => ({ what: 'S' as const, debug: { out: 'scores' as const, q0 }, q0 })) : []),
+      ];
+      for (const cs of cases) {
+        const row: Record<string, unknown> = { op: `kernel ${label} ${cs.what}${cs.q0 === undefined ? '' : ` q0=${cs.q0} const`}${tag}` };
+        const r3 = (x: number) => Number(x.toPrecision(3));
+        try {
+          if (!f16) throw new Error('no shader-f16 on this adapter');
+          const want = cs.what === 'S' ? S : cs.what === 'P' ? P : O;
+          const r = await runKernel(shape, emulate, cs.debug, cs.what === 'O' ? C * N : N * W, cs.q0 === undefined ? undefined : [1, 1, 1]);
+          const { got } = r;
+          // compared: every element, or the one query tile's rows of a constant q0
+          const [a, b] = cs.q0 === undefined ? [0, want.length] : [cs.q0 * W, (cs.q0 + 16) * W];
+          let maxAbs = 0;
+          for (let i = a; i < b; i++) maxAbs = Math.max(maxAbs, Number.isNaN(got[i]!) ? Infinity : Math.abs(got[i]! - want[i]!));
+          const e = nmse(got, want, a, b);
+          Object.assign(row, {
+            ok: e <= (cs.what === 'O' ? 1e-4 : 1e-5),
+            nmse: r3(e),
+            snrDb: r3(10 * Math.log10(1 / Math.max(e, 1e-30))),
+            maxAbs: r3(maxAbs),
+            unwritten: got.slice(a, b).filter((x) => Number.isNaN(x)).length,
+          });
+          // per query tile (workgroup x = 0 at q0 0, x = 1 at q0 16): [layout [query][key] for S / P, [channel][query] for O]
+          if (cs.q0 === undefined)
+            row.byTile = [0, 16].map((q0) => {
+              if (cs.what !== 'O') return r3(nmse(got, want, q0 * W, (q0 + 16) * W));
+              const idx = Array.from({ length: C * 16 }, (_, i) => Math.floor(i / 16) * N + q0 + (i % 16));
+              return r3(
+                nmse(
+                  idx.map((i) => got[i]!),
+                  idx.map((i) => want[i]!),
+                ),
+              );
+            });
+          const first = Array.from({ length: 6 }, (_, i) => `e${a + i}: ${got[a + i]!.toPrecision(5)} want ${want[a + i]!.toPrecision(5)}`);
+          if (cs.what === 'S') {
+            row.alt = Object.fromEntries(Object.entries(alternatives).map(([n, alt]) => [n, r3(nmse(got, alt, a, b))]));
+            if (cs.q0 === undefined) gotS = got;
+          }
+          // P against exp(scale·S - max) of the S this kernel itself produced (its softmax, whatever S is)
+          if (cs.what === 'P') {
+            if (gotS) row.vsOwnS = r3(nmse(got, probsOf(gotS)));
+            gotP = got;
+          }
+          // O against P·Vᵀ / Σ P of the P this kernel itself produced (its P·V and epilogue, whatever P is)
+          if (cs.what === 'O' && gotP) row.vsOwnP = r3(nmse(got, outOf(gotP)));
+          Object.assign(row, { first, id: r.id });
+        } catch (e) {
+          row.error = String(e).slice(0, 300);
+        }
+        emit(row);
+      }
+    }
+  uni.destroy();
+  qkvBuf.destroy();
+}

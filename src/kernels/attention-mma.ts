@@ -32,6 +32,18 @@ export interface AttentionMmaShape {
   oRow?: boolean;
 }
 
+/**
+ * A diagnostic variant (probes and tests only; the decoder never sets it): the kernel unchanged up to its last
+ * barrier, then, in place of the epilogue, the last block's workgroup tile `s_s` (raw scores Qᵀ K, f32, as Elem)
+ * or `p_s` (P = exp(scale·S - m)) written to `o` as [query][16·KB keys]: element (q0 + r, j) at
+ * o[(q0 + r)·16·KB + j] (o must hold N·16·KB elements), by the workgroups of the first channel group only.
+ * `q0`: the query tile's first query as a constant instead of `wg.x * 16` (every workgroup then computes that tile).
+ */
+export interface AttentionMmaDebug {
+  out: 'scores' | 'probs';
+  q0?: number;
+}
+
 const range = (n: number) => [...Array(n).keys()];
 
 /** How the generated main spells the matrix types and operations (offsets in elements). */
@@ -87,7 +99,7 @@ const emulatedOps: MatrixOps = {
 };
 
 /** The generated `main` of one shape. */
-export function attentionMmaMain({ ct, kb, twoPass = false, stage = false, dc = 32, oRow = false }: AttentionMmaShape, ops: MatrixOps = tensorCoreOps(oRow)): string {
+export function attentionMmaMain({ ct, kb, twoPass = false, stage = false, dc = 32, oRow = false }: AttentionMmaShape, ops: MatrixOps = tensorCoreOps(oRow), debug?: AttentionMmaDebug): string {
   const C = range(ct),
     K = range(kb);
   // key tile j of the block exists when k0 + 16 j < N (tile 0 always: k0 < N)
@@ -146,7 +158,7 @@ ${pv('    ')}
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let n = prm.n;
   let ch = prm.c;
-  let q0 = wg.x * 16u;
+  let q0 = ${debug?.q0 === undefined ? 'wg.x * 16u;' : `${debug.q0}u; // debug: a constant query tile`}
   let c0 = wg.y * ${16 * ct}u;
   // Vᵀ tile t of key tile j: (k, c) = v[c0 + 16 t + c, k0 + 16 j + k] at vb + (16 t + c) n + k0 + 16 j + k
   let vb = (2u * ch + c0) * n;
@@ -157,9 +169,22 @@ ${C.map((t) => `  var o_${t} = ${ops.result}();`).join('\n')}
 ${loop}
 ${storeO('  ')}
   workgroupBarrier();
-  epilogue(q0, c0, lid);
+${debug ? debugEpilogue(debug) : '  epilogue(q0, c0, lid);'}
 }
 `;
+}
+
+/** AttentionMmaDebug's epilogue: s_s or p_s of the last block to o[(q0 + r)·16·KB + j] */
+function debugEpilogue({ out }: AttentionMmaDebug): string {
+  const src = out === 'scores' ? 'Elem(s_s[r * ST + j])' : 'p_s[r * PT + j]';
+  return `  // debug (${out}): the last block's ${out === 'scores' ? 's_s' : 'p_s'} to o as [query][key] instead of O
+  if (c0 == 0u) {
+    for (var e = lid; e < 256u * KB; e += SG) {
+      let r = e / (16u * KB);
+      let j = e % (16u * KB);
+      o[(q0 + r) * 16u * KB + j] = ${src};
+    }
+  }`;
 }
 
 /** Largest workgroup storage of one shape (bytes; the arrays of attention-mma-common.wgsl at SG invocations). */
@@ -177,11 +202,13 @@ export function attentionMmaFits(p: { c: number; n: number }, ct: number): boole
  * The attention of one shape on subgroup matrices (or emulated): a KernelDef with attention's bindings and
  * Params, under its own id (the pipeline cache keys modules by id).
  */
-export function attentionMma(shape: AttentionMmaShape, { emulate = false }: { emulate?: boolean } = {}): KernelDef<AttentionParams> {
+export function attentionMma(shape: AttentionMmaShape, { emulate = false, debug }: { emulate?: boolean; debug?: AttentionMmaDebug } = {}): KernelDef<AttentionParams> {
   const { ct, kb, twoPass = false, stage = false, dc = 32, oRow = false } = shape;
   if (!(Number.isInteger(ct) && Number.isInteger(kb) && ct >= 1 && kb >= 1 && ct <= 32 && kb <= 8))
     throw new DecoderError('bad-input', `attention-mma: ${ct} channel tiles x ${kb} key tiles (1-32 x 1-8)`);
   if (!(Number.isInteger(dc) && dc >= 16 && dc <= 128 && dc % 16 === 0)) throw new DecoderError('bad-input', `attention-mma: ${dc} staged channels (16-128, a multiple of 16)`);
+  if (debug?.q0 !== undefined && !(Number.isInteger(debug.q0) && debug.q0 >= 0 && debug.q0 % 16 === 0))
+    throw new DecoderError('bad-input', `attention-mma: debug query tile ${debug.q0} (a multiple of 16)`);
   // the shape's constants into the common part
   let shared = common;
   for (const [k, v] of [
@@ -194,10 +221,11 @@ export function attentionMma(shape: AttentionMmaShape, { emulate = false }: { em
     if (!shared.includes(`const ${k}: u32 = ${v};`)) throw new DecoderError('bad-input', `attention-mma: shaders/attention-mma-common.wgsl no longer has the expected ${k} line`);
   }
   const header = emulate ? emuOps : 'enable chromium_experimental_subgroup_matrix;\nalias Elem = f32;\n';
-  const id = `attention-mma-${twoPass ? '2p' : '1p'}-${ct}x${kb}${stage ? `-s${dc}` : ''}${oRow ? '-or' : ''}${emulate ? '-emu' : ''}`;
+  const dbg = debug ? `-dbg-${debug.out === 'scores' ? 's' : 'p'}${debug.q0 === undefined ? '' : `-q${debug.q0}`}` : '';
+  const id = `attention-mma-${twoPass ? '2p' : '1p'}-${ct}x${kb}${stage ? `-s${dc}` : ''}${oRow ? '-or' : ''}${emulate ? '-emu' : ''}${dbg}`;
   return {
     id,
-    wgsl: `${header}\n${attentionMmaMain(shape, emulate ? emulatedOps : tensorCoreOps(oRow))}\n${shared}`,
+    wgsl: `${header}\n${attentionMmaMain(shape, emulate ? emulatedOps : tensorCoreOps(oRow), debug)}\n${shared}`,
     bindings: [
       { name: 'qkv', access: 'read' },
       { name: 'o', access: 'read_write' },

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { attentionCore } from '../../src/cpu/ops';
 import type { Elem, KernelDef } from '../../src/gpu/kernel';
 import type { AttentionParams } from '../../src/kernels/attention';
-import { ATTENTION_MMA_MEASURED, attentionMma, attentionMmaFits, attentionMmaFor, attentionMmaSmem, type AttentionMmaShape } from '../../src/kernels/attention-mma';
+import { ATTENTION_MMA_MEASURED, attentionMma, attentionMmaFits, attentionMmaFor, attentionMmaSmem, type AttentionMmaDebug, type AttentionMmaShape } from '../../src/kernels/attention-mma';
 import { expectClose } from '../helpers/compare';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
 import { needDevice, needF16, notOnThisAdapter } from '../helpers/need';
@@ -66,6 +66,63 @@ async function runCase(k: Case, def: KernelDef<AttentionParams>, elem: Elem, sg:
   console.info(`${def.id} ${name(k)} ${elem}: max|err| ${r.maxAbs.toExponential(2)} at ${r.maxAbsAt}, nmse ${r.nmse.toExponential(2)}`);
 }
 
+/**
+ * What the debug epilogue (AttentionMmaDebug) writes at N <= 16·KB (one key block), in f64 from the same
+ * inputs: o[(q0 + r)·16·KB + j] = S[q0 + r, j] = Σ_d q[d, q0 + r]·k[d, j] (scores) or
+ * exp(scale·S - max_j scale·S) (probs; the first block's max is the row's), 0 for keys j >= N.
+ */
+function debugRef(qkv: Float32Array, c: number, n: number, kb: number, scale: number, out: AttentionMmaDebug['out']): Float64Array {
+  const w = 16 * kb;
+  const r = new Float64Array(n * w);
+  for (let q = 0; q < n; q++) {
+    let m = -Infinity;
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let d = 0; d < c; d++) s += qkv[d * n + q]! * qkv[(c + d) * n + j]!;
+      r[q * w + j] = s;
+      m = Math.max(m, s * scale);
+    }
+    if (out === 'probs') for (let j = 0; j < n; j++) r[q * w + j] = Math.exp(r[q * w + j]! * scale - m);
+  }
+  return r;
+}
+
+const debugShapes: AttentionMmaShape[] = [
+  { ct: 1, kb: 2 },
+  { ct: 1, kb: 2, stage: true },
+  { ct: 1, kb: 2, twoPass: true },
+  { ct: 2, kb: 1 },
+];
+// one key block each: c16 n32 at kb 2 (the H200 probe's case: two query tiles, two key tiles), n16 at kb 2 (key
+// tile 1 guarded out: zeros), c32 (two channel steps; at ct 1 two channel groups, the second writing nothing)
+const debugCases = [
+  { c: 16, n: 32, std: 1 },
+  { c: 32, n: 16, std: 2 },
+  { c: 32, n: 32, std: 1 },
+];
+const debugRuns = debugShapes.flatMap((s) =>
+  debugCases.filter((k) => attentionMmaFits(k, s.ct) && k.n <= 16 * s.kb).flatMap((k) => (['scores', 'probs'] as const).map((out) => [`${shapeName(s)} ${name(k)} ${out}`, s, k, out] as const)),
+);
+
+async function runDebug(k: Case, s: AttentionMmaShape, debug: AttentionMmaDebug, elem: Elem) {
+  const qkv = roundToElem(inputs(k), elem);
+  const scale = 1 / Math.sqrt(k.c);
+  const w = 16 * s.kb;
+  const want = debugRef(qkv, k.c, k.n, s.kb, scale, debug.out);
+  const def = attentionMma(s, { emulate: true, debug });
+  const got = await withDevice(async (g) => {
+    const o = g.upload(new Float32Array(k.n * w).fill(NaN), elem, 'o');
+    await g.run(def, { c: k.c, n: k.n, scale }, { SG: 32 }, elem, [g.upload(qkv, elem, 'qkv'), o]);
+    return g.read(o, elem, k.n * w);
+  });
+  // the rows of query tile q0 only where it is a constant (the others keep their NaN)
+  const rows = debug.q0 === undefined ? [0, k.n] : [debug.q0, debug.q0 + 16];
+  const [a, b] = [rows[0]! * w, rows[1]! * w];
+  const tol = elem === 'f32' ? { atol: 1e-5, rtol: 1e-5 } : { nmse: 1e-6 };
+  const r = expectClose(got.subarray(a, b), Float32Array.from(want.subarray(a, b)), { ...tol, label: `${def.id} ${name(k)} ${elem}` });
+  console.info(`${def.id} ${name(k)} ${elem}: max|err| ${r.maxAbs.toExponential(2)}, nmse ${r.nmse.toExponential(2)}`);
+}
+
 const runs = shapes.flatMap((s) => cases.filter((k) => attentionMmaFits(k, s.ct)).map((k) => [`${shapeName(s)} ${name(k)}`, s, k] as const));
 
 describe('attention-mma', () => {
@@ -81,6 +138,38 @@ describe('attention-mma', () => {
     needF16(ctx, gpu);
     if (!gpu?.mma) notOnThisAdapter(ctx, 'no 16x16x16 f16 subgroup matrices on this adapter');
     await runCase(k, attentionMma(s), 'f16', gpu.mma.subgroupSize);
+  });
+  it('the debug epilogue off: the generated WGSL and id are those of the call without the option', () => {
+    for (const s of [...shapes, { ct: 12, kb: 4 }, { ct: 12, kb: 2, stage: true, dc: 64, oRow: true }])
+      for (const emulate of [false, true]) {
+        const plain = attentionMma(s, { emulate });
+        const off = attentionMma(s, { emulate, debug: undefined });
+        expect(off.wgsl).toBe(plain.wgsl);
+        expect(off.id).toBe(plain.id);
+        expect(attentionMma(s, emulate ? { emulate } : undefined).wgsl).toBe(plain.wgsl);
+        expect(plain.wgsl).toContain('  epilogue(q0, c0, lid);\n}');
+        expect(plain.wgsl).not.toMatch(/debug/);
+        expect(plain.wgsl).toContain('let q0 = wg.x * 16u;');
+        // on: only the epilogue call (and, with q0, the query tile line) replaced; a separate pipeline id
+        const on = attentionMma(s, { emulate, debug: { out: 'probs', q0: 16 } });
+        expect(on.id).toBe(`${plain.id}-dbg-p-q16`);
+        const back = on.wgsl.replace(/ {2}\/\/ debug \(probs\)[^]*?\n {2}\}\n\}/, '  epilogue(q0, c0, lid);\n}').replace('let q0 = 16u; // debug: a constant query tile', 'let q0 = wg.x * 16u;');
+        expect(back).toBe(plain.wgsl);
+      }
+    expect(() => attentionMma({ ct: 1, kb: 2 }, { debug: { out: 'scores', q0: 8 } })).toThrow(/debug query tile/);
+  });
+  it.for(debugRuns)('debug epilogue emulated f32 %s', async ([, s, k, out], ctx) => {
+    needDevice(ctx, gpu);
+    await runDebug(k, s, { out }, 'f32');
+  });
+  it.for(debugRuns)('debug epilogue emulated f16 %s', async ([, s, k, out], ctx) => {
+    needF16(ctx, gpu);
+    await runDebug(k, s, { out }, 'f16');
+  });
+  it('debug epilogue emulated f16, a constant query tile (q0 16) of c16 n32', async (ctx) => {
+    needF16(ctx, gpu);
+    await runDebug({ c: 16, n: 32, std: 1 }, { ct: 1, kb: 2 }, { out: 'scores', q0: 16 }, 'f16');
+    await runDebug({ c: 16, n: 32, std: 1 }, { ct: 1, kb: 2, stage: true }, { out: 'probs', q0: 16 }, 'f16');
   });
   it('rejects shapes off the 16-grid and emulation below 32 invocations', () => {
     const def = attentionMma({ ct: 2, kb: 2 });

@@ -2,7 +2,9 @@
 # Attention on the H200: the shipped kernel against tensor-core candidates alone (probe), then decodes of the build in .h200/dist.
 # STEPS (default "ops quick probe"), in this order:
 #   ops      bench/probes/attention-mma-ops.ts (.h200/probe/attention-mma-ops.js): every subgroup-matrix load / store
-#            form attention-mma uses, alone on one tile, against its expected values -> ops.jsonl
+#            form attention-mma uses, alone on one tile, against its expected values, then the generated kernel at
+#            C 16, N 32 ("kernel <shape> S|P|O [q0=Q const] [emu]" rows: its score tile, probabilities and output
+#            against f64; how to read them: bench/results/h200/attn-mma-review-2026-12-03/README.md) -> ops.jsonl
 #   quick    the probe's --quick rows (two small shapes, every form) -> quick.jsonl
 #   probe    bench/probes/attention-mma.ts (.h200/probe/attention-mma.js: npx vite build --config
 #            bench/probes/vite.attention-mma.config.ts) -> attn.jsonl: shaders/attention.wgsl f32 / f16 and every

@@ -154,7 +154,7 @@ def main():
     from evalset import make_sources
     from train import export, log, psnr
     from video import load_library
-    from wan_vae import WanVAE, latent_stats
+    from wan_vae import latent_stats, model_from_state
     dev = 'cuda' if torch.cuda.is_available() else 'cpu'
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -174,9 +174,7 @@ def main():
     for label, alpha, delta in cands:
         t = time.time()
         sd = {k: torch.from_numpy(v.astype(np.float32)) for k, v in blend_tensors(base, delta, alpha).items()}
-        m = WanVAE(dim=32, z_dim=16, enc_dim=32, enc_res_blocks=1)
-        m.load_state_dict(sd, strict=True)
-        m = m.to(dev).float().eval()
+        m = model_from_state(sd).to(dev).float().eval()
         rep = {}
         folder = os.path.join(a.out, f'{label}-{alpha:g}')
         samples = export(m, ns, photos, folder, dev, rep, val_clips=a.val_clips, lib=lib)

@@ -93,14 +93,12 @@ def make_sources(photos, frames, size):
 def load_model(models, name, dev):
     import torch
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from wan_vae import WanVAE, read_safetensors
+    from wan_vae import model_from_state, read_safetensors
     sd = {}
     for part in ('decoder', 'encoder'):
         t, _ = read_safetensors(os.path.join(models, f'{name}-{part}.safetensors'))
-        sd.update({k: torch.from_numpy(v.astype(np.float32)) for k, v in t.items()})
-    m = WanVAE(dim=32, z_dim=16, enc_dim=32, enc_res_blocks=1)
-    m.load_state_dict(sd, strict=True)
-    return m.to(dev).float().eval()
+        sd.update(t)
+    return model_from_state(sd).to(dev).float().eval()
 
 
 def main():

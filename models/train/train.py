@@ -53,7 +53,12 @@ def args():
                    'clips per step = round(--frame-budget / length)')
     p.add_argument('--frame-budget', type=int, default=288)
     p.add_argument('--data-offset', type=int, default=0, help='training clip keys are (seed, data-offset + step)')
-    p.add_argument('--init', default='', help='folder with NAME-decoder/encoder.safetensors to start from (f16 export)')
+    p.add_argument('--init', default='', help='folder with INIT-NAME-decoder/encoder.safetensors to start from (an export, '
+                   'or widen.py\'s float32 start); the architecture is read from its tensors (--dim, --enc-dim, '
+                   '--enc-res-blocks are then not used)')
+    p.add_argument('--init-name', default='', help="the name of --init's files (default: --name)")
+    p.add_argument('--freeze-encoder', type=int, default=0, help='1: train the decoder alone (encoder and conv1 fixed): '
+                   'the latents of every clip stay those of --init\'s encoder, so latents made with it stay valid')
     p.add_argument('--size', type=int, default=64)
     p.add_argument('--lr', type=float, default=8e-4)
     p.add_argument('--warmup', type=int, default=100)
@@ -144,17 +149,22 @@ def shape_at(a, step):
 
 def new_model(a, dev):
     torch.manual_seed(a.seed)
-    m = WanVAE(dim=a.dim, z_dim=16, enc_dim=a.enc_dim, enc_res_blocks=a.enc_res_blocks).to(dev)
-    with torch.no_grad():
-        m.conv1.bias[16:] = -8.0  # start with small posterior noise (log-variance -8)
     if a.init:
-        from wan_vae import read_safetensors
+        from wan_vae import model_from_state, read_safetensors
         sd = {}
         for part in ('decoder', 'encoder'):
-            t, _ = read_safetensors(os.path.join(a.init, f'{a.name}-{part}.safetensors'))
-            sd.update({k: torch.from_numpy(v.astype(np.float32)) for k, v in t.items()})
-        m.load_state_dict(sd, strict=True)
-    opt = torch.optim.AdamW(m.parameters(), lr=a.lr, betas=(0.9, 0.99), weight_decay=0.0,
+            t, _ = read_safetensors(os.path.join(a.init, f'{a.init_name or a.name}-{part}.safetensors'))
+            sd.update(t)
+        m = model_from_state(sd).to(dev)
+    else:
+        m = WanVAE(dim=a.dim, z_dim=16, enc_dim=a.enc_dim, enc_res_blocks=a.enc_res_blocks).to(dev)
+        with torch.no_grad():
+            m.conv1.bias[16:] = -8.0  # start with small posterior noise (log-variance -8)
+    if a.freeze_encoder:
+        for n, p in m.named_parameters():
+            if n.startswith(('encoder.', 'conv1.')):
+                p.requires_grad_(False)
+    opt = torch.optim.AdamW([p for p in m.parameters() if p.requires_grad], lr=a.lr, betas=(0.9, 0.99), weight_decay=0.0,
                             **({'fused': True} if dev == 'cuda' else {}))  # (older CPU builds have no `fused`)
     return m, opt
 
@@ -221,6 +231,8 @@ def fill_moments(m, opt, a, lib, photos, dev, n):
     num, cnt = 0.0, 0
     with torch.no_grad():
         for p in m.parameters():
+            if p not in opt.state:  # frozen (--freeze-encoder)
+                continue
             st = opt.state[p]
             k = float(st['step'])
             r = (st['exp_avg'] / (1 - b1 ** k)) / ((st['exp_avg_sq'] / (1 - b2 ** k)).sqrt() + eps)
@@ -338,8 +350,11 @@ def write_weights(m, a, outdir, extra=None):
     """The f16 decoder (official keys) and encoder of m into outdir, each written to a temp name then renamed."""
     os.makedirs(outdir, exist_ok=True)
     sd = {k: v.detach().float().cpu() for k, v in m.state_dict().items()}
-    meta = {'format': 'wan-vae-webgpu trained default', 'architecture': 'Wan2.1 VAE (vae.py)', 'dim': a.dim,
-            'z_dim': 16, 'encoder_dim': a.enc_dim, 'encoder_res_blocks': a.enc_res_blocks, 'seed': a.seed,
+    from wan_vae import decoder_dims, encoder_shape
+    enc_dim, enc_rb = encoder_shape(sd)
+    dims = decoder_dims(sd)
+    meta = {'format': 'wan-vae-webgpu trained default', 'architecture': 'Wan2.1 VAE (vae.py)', 'dim': dims[-1],
+            'decoder_dims': ','.join(map(str, dims)), 'z_dim': 16, 'encoder_dim': enc_dim, 'encoder_res_blocks': enc_rb, 'seed': a.seed,
             'latents': 'normalised with the official Wan2.1 mean/std: decoder input = latents * std + mean'}
     meta.update(extra or {})
     dec = {k: v.half().numpy() for k, v in sd.items() if k.startswith('conv2.') or k.startswith('decoder.')}
@@ -669,7 +684,9 @@ def main():
         report['stages']['train'] = {'ok': False, 'steps': step, 'error': traceback.format_exc()[-2500:]}
         log(f'training FAILED at step {step}:\n{traceback.format_exc()}')
     report['history'] = hist
-    report['config'] = {'dim': a.dim, 'encDim': a.enc_dim, 'encResBlocks': a.enc_res_blocks, 'batch': a.batch,
+    from wan_vae import decoder_dims
+    report['config'] = {'dim': a.dim, 'decoderDims': decoder_dims(m.state_dict()), 'freezeEncoder': a.freeze_encoder,
+                        'initName': a.init_name, 'encDim': a.enc_dim, 'encResBlocks': a.enc_res_blocks, 'batch': a.batch,
                         'frames': a.frames, 'lengths': a.lengths, 'frameBudget': a.frame_budget, 'init': a.init, 'size': a.size, 'lr': a.lr, 'warmup': a.warmup, 'kl': a.kl, 'mse': a.mse, 'photoFrac': a.photo_frac, 'edge': a.edge, 'library': a.library, 'oldFrac': a.old_frac, 'ema': a.ema, 'cudnnBenchmark': a.cudnn_benchmark, 'momentSteps': a.moment_steps, 'fastFrac': a.fast_frac,
                         'loss': 'L1 + mse * MSE + kl * KL (per element) + edge * L1 of the gradient difference, bf16 autocast, AdamW (0.9, 0.99), grad clip 1.0',
                         'schedule': ('linear warmup, cosine to 5 % of the peak' if a.schedule == 'cosine' else

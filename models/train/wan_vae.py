@@ -142,10 +142,17 @@ class Resample(nn.Module):
 
 
 class Decoder3d(nn.Module):
+    """`dims` (5 widths: conv1's output, then each up level's output) replaces dim x dim_mult when given: the official
+    code's widths are [dim * dim_mult[-1]] + [dim * u for u in reversed(dim_mult)], e.g. 32 x (1, 2, 4, 4) ->
+    [128, 128, 128, 64, 32]; [128, 128, 128, 64, 64] is the same decoder with its full-resolution level twice as wide
+    (dim 32, dim_mult (2, 2, 4, 4) in the official code's terms)."""
+
     def __init__(self, dim=96, z_dim=16, dim_mult=(1, 2, 4, 4), num_res_blocks=2,
-                 temperal_upsample=(True, True, False)):
+                 temperal_upsample=(True, True, False), dims=None):
         super().__init__()
-        dims = [dim * u for u in [dim_mult[-1]] + list(dim_mult[::-1])]
+        dims = list(dims) if dims else [dim * u for u in [dim_mult[-1]] + list(dim_mult[::-1])]
+        if len(dims) != 5:
+            raise ValueError(f'decoder widths: 5 values (conv1, then 4 up levels), got {dims}')
         self.conv1 = CausalConv3d(z_dim, dims[0], 3, padding=1)
         self.middle = nn.Sequential(ResidualBlock(dims[0], dims[0]), AttentionBlock(dims[0]),
                                     ResidualBlock(dims[0], dims[0]))
@@ -190,13 +197,13 @@ class Encoder3d(nn.Module):
 class WanVAE(nn.Module):
     """State-dict names as the official WanVAE_: encoder.*, conv1.* (2z -> 2z), conv2.* (z -> z), decoder.*."""
 
-    def __init__(self, dim=32, z_dim=16, enc_dim=None, enc_res_blocks=2):
+    def __init__(self, dim=32, z_dim=16, enc_dim=None, enc_res_blocks=2, dec_dims=None):
         super().__init__()
         self.z_dim = z_dim
         self.encoder = Encoder3d(enc_dim or dim, z_dim * 2, num_res_blocks=enc_res_blocks)
         self.conv1 = CausalConv3d(z_dim * 2, z_dim * 2, 1)
         self.conv2 = CausalConv3d(z_dim, z_dim, 1)
-        self.decoder = Decoder3d(dim, z_dim)
+        self.decoder = Decoder3d(dim, z_dim, dims=dec_dims)
 
     def encode(self, x):
         """x [B, 3, 1+4k, H, W] in [-1, 1] -> raw (not normalised) mu, log-variance [B, z, 1+k, H/8, W/8]."""
@@ -219,20 +226,42 @@ def latent_stats(device, dtype=torch.float32):
 # safetensors, read and written with numpy: safetensors_np.py (re-exported here)
 
 
+def decoder_dims(tensors):
+    """The 5 widths of a Wan2.1 decoder's tensors (Decoder3d `dims`): conv1's output, then each up level's output."""
+    try:
+        return [int(tensors['decoder.conv1.weight'].shape[0])] + [
+            int(tensors[f'decoder.upsamples.{4 * i}.residual.2.weight'].shape[0]) for i in range(4)]
+    except KeyError as e:
+        raise ValueError(f'not a Wan2.1 decoder: tensor {e.args[0]} missing') from None
+
+
+def encoder_shape(tensors):
+    """(dim, res blocks per level) of a Wan2.1 encoder's tensors."""
+    nrb = 0
+    while f'encoder.downsamples.{nrb}.residual.2.weight' in tensors:
+        nrb += 1
+    return int(tensors['encoder.conv1.weight'].shape[0]), nrb
+
+
+def model_from_state(tensors):
+    """A WanVAE (float32, on the CPU) holding an export's decoder and encoder tensors, its widths read from their shapes."""
+    dim, nrb = encoder_shape(tensors)
+    m = WanVAE(dim=dim, z_dim=int(tensors['conv2.weight'].shape[0]), enc_dim=dim, enc_res_blocks=nrb,
+               dec_dims=decoder_dims(tensors))
+    m.load_state_dict({k: torch.from_numpy(np.asarray(v, dtype=np.float32)) for k, v in tensors.items()}, strict=True)
+    return m
+
+
 def build_from_state(tensors, part):
     """A Decoder3d (+conv2) or Encoder3d (+conv1) whose widths are read from the tensor shapes."""
     if part == 'decoder':
         z = tensors['conv2.weight'].shape[0]
-        dim = tensors['decoder.head.0.gamma'].shape[0]
         m = nn.Module()
         m.conv2 = CausalConv3d(z, z, 1)
-        m.decoder = Decoder3d(dim, z)
+        m.decoder = Decoder3d(z_dim=z, dims=decoder_dims(tensors))
     else:
         z2 = tensors['conv1.weight'].shape[0]
-        dim = tensors['encoder.conv1.weight'].shape[0]
-        nrb = 0
-        while f'encoder.downsamples.{nrb}.residual.2.weight' in tensors:
-            nrb += 1
+        dim, nrb = encoder_shape(tensors)
         m = nn.Module()
         m.conv1 = CausalConv3d(z2, z2, 1)
         m.encoder = Encoder3d(dim, z2, num_res_blocks=nrb)

@@ -9,8 +9,10 @@
 // U(-1.7, 1.7), f16-rounded), its debug epilogue (AttentionMmaDebug) writing the workgroup tile s_s (raw scores
 // S = Qᵀ K) or p_s (P = exp(scale·S - rowmax)) to the output in place of O, and O itself, each against f64 values
 // computed here: rows "kernel <shape> S|P|O [q0=Q const] [emu]" (emu: the same kernel with its matrix operations
-// on plain code, the control; without subgroup matrices only those run). How to read them: README of
-// bench/results/h200/attn-mma-review-2026-12-03/, last section.
+// on plain code, the control; without subgroup matrices only those run), each S / P row with its whole output
+// (`got`) and its NMSE against S / P shifted or permuted (`alt`, `altBest`); rows "kernel <shape> S raw ..."
+// (s_s after a sentinel fill: where the S store wrote) and the kernel under layout changes (flag16, ST=,
+// col-major S store). How to read them: README of bench/results/h200/attn-mma-review-2026-12-03/, last two sections.
 // Build: npx vite build --config bench/probes/vite.attention-mma.config.ts (-> .h200/probe/attention-mma-ops.js)
 // Run where `webgpu` resolves with subgroup matrices: node .h200/probe/attention-mma-ops.js [--flags FLAG]... [--out FILE.jsonl]
 import { appendFileSync } from 'node:fs';
@@ -332,74 +334,243 @@ async function kernelRows() {
     return { id: def.id, got };
   }
 
+  // S (or P) re-indexed: the want array read at source index map(t, j) (UNDEF: not compared, ZERO: 0), the
+  // shifts and permutations a wrong offset / stride in forming or storing S would give
+  const UNDEF = -1,
+    ZERO = -2;
+  const at = (t: number, j: number) => t * W + j;
+  const reindex: Record<string, (t: number, j: number) => number> = {
+    'key+1 (row end undefined)': (t, j) => (j + 1 < W ? at(t, j + 1) : UNDEF),
+    'key+1 (row end 0)': (t, j) => (j + 1 < W ? at(t, j + 1) : ZERO),
+    'key+1 into the next row (flat +1)': (t, j) => (at(t, j) + 1 < N * W ? at(t, j) + 1 : UNDEF),
+    'key+2 (row end undefined)': (t, j) => (j + 2 < W ? at(t, j + 2) : UNDEF),
+    'key-1 (row start undefined)': (t, j) => (j > 0 ? at(t, j - 1) : UNDEF),
+    'key-1 (row start 0)': (t, j) => (j > 0 ? at(t, j - 1) : ZERO),
+    'key-1 from the previous row (flat -1)': (t, j) => (at(t, j) > 0 ? at(t, j) - 1 : UNDEF),
+    'key+1 within each 16-key tile (tile end undefined)': (t, j) => (j % 16 < 15 ? at(t, j + 1) : UNDEF),
+    'key+1 within each 16-key tile (tile end: its key 0)': (t, j) => at(t, j - (j % 16) + ((j + 1) % 16)),
+    'key+1 within each 16-key tile (tile end 0)': (t, j) => (j % 16 < 15 ? at(t, j + 1) : ZERO),
+    'key-1 within each 16-key tile (tile start: its key 15)': (t, j) => at(t, j - (j % 16) + ((j + 15) % 16)),
+    'query+1 (last row undefined)': (t, j) => (t + 1 < N ? at(t + 1, j) : UNDEF),
+    'query-1 (first row undefined)': (t, j) => (t > 0 ? at(t - 1, j) : UNDEF),
+    'query+1 within each 16-query tile (wrapping)': (t, j) => at(t - (t % 16) + ((t + 1) % 16), j),
+    'query-1 within each 16-query tile (wrapping)': (t, j) => at(t - (t % 16) + ((t + 15) % 16), j),
+    'query+1 key+1 (undefined past the ends)': (t, j) => (t + 1 < N && j + 1 < W ? at(t + 1, j + 1) : UNDEF),
+  };
+  const close = (g: number, w: number) => Math.abs(g - w) <= 4e-3 * Math.max(1, Math.abs(w));
+  const r3 = (x: number) => Number(x.toPrecision(3));
+  const r4 = (x: number) => (Number.isNaN(x) ? null : Math.round(x * 1e4) / 1e4);
+  /** NMSE of got against each re-indexed want over rows [a, b) (undefined sources skipped), and the best one's mismatches */
+  function reindexed(got: ArrayLike<number>, want: ArrayLike<number>, a: number, b: number) {
+    const res: Record<string, number> = {};
+    let best = { name: '', nmse: Infinity, bad: [] as string[], badCount: 0, compared: 0 };
+    for (const [name, map] of Object.entries(reindex)) {
+      let se = 0,
+        sr = 0,
+        compared = 0;
+      const bad: string[] = [];
+      let badCount = 0;
+      for (let e = a; e < b; e++) {
+        const src = map(Math.floor(e / W), e % W);
+        if (src === UNDEF) continue;
+        const w = src === ZERO ? 0 : want[src]!;
+        compared++;
+        se += (got[e]! - w) ** 2;
+        sr += w ** 2;
+        if (!close(got[e]!, w)) {
+          badCount++;
+          if (bad.length < 12) bad.push(`(${Math.floor(e / W)},${e % W}) ${got[e]!.toPrecision(5)} want ${w.toPrecision(5)}`);
+        }
+      }
+      const v = se / Math.max(sr, 1e-30);
+      res[name] = r3(v);
+      if (v < best.nmse) best = { name, nmse: r3(v), bad, badCount, compared };
+    }
+    return { alt: res, best };
+  }
+
+  /**
+   * A raw dump (debug out 'raw': s_s of each workgroup after the sentinel fill 1000 + e and the S store, at
+   * o[q0·ST + e]): where S element (t, j) was found relative to where the store should have put it.
+   */
+  function rawReport(got: Float64Array, st: number, sOff: number, sCol: boolean) {
+    const size = 16 * st;
+    const pos = (t: number, j: number) => (sCol ? 256 * (j >> 4) + (j & 15) * 16 + (t % 16) : (t % 16) * st + j) + sOff;
+    const isS = new Uint8Array(size);
+    for (let t = 0; t < 16; t++) for (let j = 0; j < W; j++) isS[pos(t, j)] = 1;
+    // shift d: S(t, j) found at its position + d (same workgroup's s_s)
+    const shifts: [number, number][] = [];
+    for (let d = -2 * st; d <= 2 * st; d++) {
+      let n = 0;
+      for (let t = 0; t < N; t++)
+        for (let j = 0; j < W; j++) {
+          const p = pos(t, j) + d;
+          if (p >= 0 && p < size && close(got[(t - (t % 16)) * st + p]!, S[at(t, j)]!)) n++;
+        }
+      shifts.push([d, n]);
+    }
+    shifts.sort((x, y) => y[1] - x[1]);
+    const d0 = shifts[0]![0];
+    const missing: string[] = [];
+    let missingCount = 0;
+    for (let t = 0; t < N; t++)
+      for (let j = 0; j < W; j++) {
+        const p = pos(t, j) + d0;
+        const g = p >= 0 && p < size ? got[(t - (t % 16)) * st + p]! : NaN;
+        if (!close(g, S[at(t, j)]!)) {
+          missingCount++;
+          if (missing.length < 12) missing.push(`(${t},${j}) at ${p}: ${g.toPrecision(5)} want ${S[at(t, j)]!.toPrecision(5)}`);
+        }
+      }
+    // per workgroup: positions still holding the sentinel, and non-S positions (padding) written
+    const byWg = [0, 1].map((w) => {
+      const sentinel: number[] = [],
+        padWritten: string[] = [];
+      let sentinelS = 0,
+        padCount = 0;
+      for (let e = 0; e < size; e++) {
+        const g = got[w * size + e]!;
+        if (g === 1000 + e) {
+          sentinel.push(e);
+          if (isS[e]) sentinelS++;
+        } else if (!isS[e]) {
+          padCount++;
+          if (padWritten.length < 12) padWritten.push(`${e}: ${g.toPrecision(5)}`);
+        }
+      }
+      return { sentinelCount: sentinel.length, sentinelAtSPositions: sentinelS, sentinelAt: sentinel.slice(0, 40), padWrittenCount: padCount, padWritten };
+    });
+    return {
+      ok: d0 === 0 && missingCount === 0,
+      shifts: Object.fromEntries(shifts.slice(0, 4).map(([d, n]) => [String(d), n])),
+      of: N * W,
+      bestShiftMissing: missingCount,
+      missing,
+      byWg,
+    };
+  }
+
+  // one group of rows (S, P, O of one kernel form): P compared with the softmax of this group's S, O with P·V of its P
+  interface Group {
+    gotS?: Float64Array;
+    gotP?: Float64Array;
+  }
+  async function kernelRow(op: string, shape: AttentionMmaShape, emulate: boolean, what: 'S' | 'P' | 'O', debug: AttentionMmaDebug | undefined, grp: Group, q0?: number) {
+    const row: Record<string, unknown> = { op };
+    try {
+      if (!f16) throw new Error('no shader-f16 on this adapter');
+      const want = what === 'S' ? S : what === 'P' ? P : O;
+      const r = await runKernel(shape, emulate, debug, what === 'O' ? C * N : N * W, q0 === undefined ? undefined : [1, 1, 1]);
+      const { got } = r;
+      // compared: every element, or the one query tile's rows of a constant q0
+      const [a, b] = q0 === undefined ? [0, want.length] : [q0 * W, (q0 + 16) * W];
+      let maxAbs = 0;
+      for (let i = a; i < b; i++) maxAbs = Math.max(maxAbs, Number.isNaN(got[i]!) ? Infinity : Math.abs(got[i]! - want[i]!));
+      const e = nmse(got, want, a, b);
+      Object.assign(row, {
+        ok: e <= (what === 'O' ? 1e-4 : 1e-5),
+        nmse: r3(e),
+        snrDb: r3(10 * Math.log10(1 / Math.max(e, 1e-30))),
+        maxAbs: r3(maxAbs),
+        unwritten: got.slice(a, b).filter((x) => Number.isNaN(x)).length,
+      });
+      // per query tile (workgroup x = 0 at q0 0, x = 1 at q0 16): [layout [query][key] for S / P, [channel][query] for O]
+      if (q0 === undefined)
+        row.byTile = [0, 16].map((t0) => {
+          if (what !== 'O') return r3(nmse(got, want, t0 * W, (t0 + 16) * W));
+          const idx = Array.from({ length: C * 16 }, (_, i) => Math.floor(i / 16) * N + t0 + (i % 16));
+          return r3(
+            nmse(
+              idx.map((i) => got[i]!),
+              idx.map((i) => want[i]!),
+            ),
+          );
+        });
+      const first = Array.from({ length: 6 }, (_, i) => `e${a + i}: ${got[a + i]!.toPrecision(5)} want ${want[a + i]!.toPrecision(5)}`);
+      if (what === 'S') {
+        const rx = reindexed(got, S, a, b);
+        row.alt = { ...Object.fromEntries(Object.entries(alternatives).map(([n, alt]) => [n, r3(nmse(got, alt, a, b))])), ...rx.alt };
+        row.altBest = rx.best;
+        if (q0 === undefined) grp.gotS = got;
+      }
+      // P against exp(scale·S - max) of the S this kernel itself produced (its softmax, whatever S is)
+      if (what === 'P') {
+        if (grp.gotS) row.vsOwnS = r3(nmse(got, probsOf(grp.gotS)));
+        const rx = reindexed(got, P, a, b);
+        row.alt = rx.alt;
+        row.altBest = rx.best;
+        grp.gotP = got;
+      }
+      // O against P·Vᵀ / Σ P of the P this kernel itself produced (its P·V and epilogue, whatever P is)
+      if (what === 'O' && grp.gotP) row.vsOwnP = r3(nmse(got, outOf(grp.gotP)));
+      Object.assign(row, { first, id: r.id });
+      if (what !== 'O') row.got = Array.from(got, r4);
+    } catch (e) {
+      row.error = String(e).slice(0, 300);
+    }
+    emit(row);
+  }
+
+  const direct: AttentionMmaShape = { ct: 1, kb: KB }, // Q, K tiles straight from qkv
+    staged: AttentionMmaShape = { ct: 1, kb: KB, stage: true }; // S's operands staged through qs_s / ks_s
   const variants: { label: string; shape: AttentionMmaShape }[] = [
-    { label: '1p-1x2', shape: { ct: 1, kb: KB } }, // Q, K tiles straight from qkv
-    { label: '1p-1x2-s32', shape: { ct: 1, kb: KB, stage: true } }, // S's operands staged through qs_s / ks_s
+    { label: '1p-1x2', shape: direct },
+    { label: '1p-1x2-s32', shape: staged },
   ];
+  // every tensor-core row first, then the emulated control (a timeout cuts the controls, not the device rows)
   const modes = [...(mma ? [false] : []), true];
-  for (const emulate of modes)
+  for (const emulate of modes) {
     for (const { label, shape } of variants) {
       const tag = emulate ? ' emu' : '';
-      let gotS: Float64Array | null = null,
-        gotP: Float64Array | null = null;
-      const cases: { what: 'S' | 'P' | 'O'; debug?: AttentionMmaDebug; q0?: number }[] = [
-        { what: 'S', debug: { out: 'scores' } },
-        { what: 'P', debug: { out: 'probs' } },
-        { what: 'O' },
-        // the Q tile offset a constant (one workgroup, that query tile)
-        ...(label === '1p-1x2' ? [0, 16].map((q0) => ({ what: 'S' as const, debug: { out: 'scores' as const, q0 }, q0 })) : []),
-      ];
-      for (const cs of cases) {
-        const row: Record<string, unknown> = { op: `kernel ${label} ${cs.what}${cs.q0 === undefined ? '' : ` q0=${cs.q0} const`}${tag}` };
-        const r3 = (x: number) => Number(x.toPrecision(3));
-        try {
-          if (!f16) throw new Error('no shader-f16 on this adapter');
-          const want = cs.what === 'S' ? S : cs.what === 'P' ? P : O;
-          const r = await runKernel(shape, emulate, cs.debug, cs.what === 'O' ? C * N : N * W, cs.q0 === undefined ? undefined : [1, 1, 1]);
-          const { got } = r;
-          // compared: every element, or the one query tile's rows of a constant q0
-          const [a, b] = cs.q0 === undefined ? [0, want.length] : [cs.q0 * W, (cs.q0 + 16) * W];
-          let maxAbs = 0;
-          for (let i = a; i < b; i++) maxAbs = Math.max(maxAbs, Number.isNaN(got[i]!) ? Infinity : Math.abs(got[i]! - want[i]!));
-          const e = nmse(got, want, a, b);
-          Object.assign(row, {
-            ok: e <= (cs.what === 'O' ? 1e-4 : 1e-5),
-            nmse: r3(e),
-            snrDb: r3(10 * Math.log10(1 / Math.max(e, 1e-30))),
-            maxAbs: r3(maxAbs),
-            unwritten: got.slice(a, b).filter((x) => Number.isNaN(x)).length,
-          });
-          // per query tile (workgroup x = 0 at q0 0, x = 1 at q0 16): [layout [query][key] for S / P, [channel][query] for O]
-          if (cs.q0 === undefined)
-            row.byTile = [0, 16].map((q0) => {
-              if (cs.what !== 'O') return r3(nmse(got, want, q0 * W, (q0 + 16) * W));
-              const idx = Array.from({ length: C * 16 }, (_, i) => Math.floor(i / 16) * N + q0 + (i % 16));
-              return r3(
-                nmse(
-                  idx.map((i) => got[i]!),
-                  idx.map((i) => want[i]!),
-                ),
-              );
-            });
-          const first = Array.from({ length: 6 }, (_, i) => `e${a + i}: ${got[a + i]!.toPrecision(5)} want ${want[a + i]!.toPrecision(5)}`);
-          if (cs.what === 'S') {
-            row.alt = Object.fromEntries(Object.entries(alternatives).map(([n, alt]) => [n, r3(nmse(got, alt, a, b))]));
-            if (cs.q0 === undefined) gotS = got;
-          }
-          // P against exp(scale·S - max) of the S this kernel itself produced (its softmax, whatever S is)
-          if (cs.what === 'P') {
-            if (gotS) row.vsOwnS = r3(nmse(got, probsOf(gotS)));
-            gotP = got;
-          }
-          // O against P·Vᵀ / Σ P of the P this kernel itself produced (its P·V and epilogue, whatever P is)
-          if (cs.what === 'O' && gotP) row.vsOwnP = r3(nmse(got, outOf(gotP)));
-          Object.assign(row, { first, id: r.id });
-        } catch (e) {
-          row.error = String(e).slice(0, 300);
-        }
-        emit(row);
-      }
+      const grp: Group = {};
+      await kernelRow(`kernel ${label} S${tag}`, shape, emulate, 'S', { out: 'scores' }, grp);
+      await kernelRow(`kernel ${label} P${tag}`, shape, emulate, 'P', { out: 'probs' }, grp);
+      await kernelRow(`kernel ${label} O${tag}`, shape, emulate, 'O', undefined, grp);
+      // the Q tile offset a constant (one workgroup, that query tile)
+      if (label === '1p-1x2') for (const q0 of [0, 16]) await kernelRow(`kernel ${label} S q0=${q0} const${tag}`, shape, emulate, 'S', { out: 'scores', q0 }, {}, q0);
     }
+
+    // where the S store writes: s_s filled with a sentinel, S stored (at an extra offset / col-major / another
+    // row stride / with flag_s padded to 16 bytes), all of s_s dumped
+    const raws: { name: string; shape: AttentionMmaShape; debug: AttentionMmaDebug }[] = [
+      { name: '1p-1x2 S raw', shape: direct, debug: { out: 'raw' } },
+      ...[1, 2, 3, 4].map((sOff) => ({ name: `1p-1x2 S raw store+${sOff}`, shape: direct, debug: { out: 'raw' as const, sOff } })),
+      { name: '1p-1x2-s32 S raw', shape: staged, debug: { out: 'raw' } },
+      { name: '1p-1x2 S raw col-major store', shape: direct, debug: { out: 'raw', sCol: true } },
+      { name: '1p-1x2 S raw ST=32', shape: direct, debug: { out: 'raw', st: 32 } },
+      { name: '1p-1x2 S raw ST=40', shape: direct, debug: { out: 'raw', st: 40 } },
+      { name: '1p-1x2 S raw flag16', shape: direct, debug: { out: 'raw', flag16: true } },
+    ];
+    for (const { name, shape, debug } of raws) {
+      const row: Record<string, unknown> = { op: `kernel ${name}${emulate ? ' emu' : ''}` };
+      try {
+        if (!f16) throw new Error('no shader-f16 on this adapter');
+        const st = debug.st ?? W + 4;
+        const r = await runKernel(shape, emulate, debug, N * st);
+        Object.assign(row, rawReport(r.got, st, debug.sOff ?? 0, debug.sCol ?? false), { id: r.id, st, got: Array.from(r.got, r4) });
+      } catch (e) {
+        row.error = String(e).slice(0, 300);
+      }
+      emit(row);
+    }
+
+    // the whole kernel under the layout changes (S, P, O against f64 as above): a fix if O is right
+    const layouts: { name: string; shape: AttentionMmaShape; debug: AttentionMmaDebug; only?: 'S' }[] = [
+      { name: '1p-1x2 flag16', shape: direct, debug: { flag16: true } },
+      { name: '1p-1x2-s32 flag16', shape: staged, debug: { flag16: true } },
+      { name: '1p-1x2 ST=32', shape: direct, debug: { st: 32 } },
+      { name: '1p-1x2 ST=40', shape: direct, debug: { st: 40 } },
+      { name: '1p-1x2 col-major S store', shape: direct, debug: { sCol: true }, only: 'S' },
+    ];
+    for (const { name, shape, debug, only } of layouts) {
+      const tag = emulate ? ' emu' : '';
+      const grp: Group = {};
+      await kernelRow(`kernel ${name} S${tag}`, shape, emulate, 'S', { ...debug, out: 'scores' }, grp);
+      if (only) continue;
+      await kernelRow(`kernel ${name} P${tag}`, shape, emulate, 'P', { ...debug, out: 'probs' }, grp);
+      await kernelRow(`kernel ${name} O${tag}`, shape, emulate, 'O', debug, grp);
+    }
+  }
   uni.destroy();
   qkvBuf.destroy();
 }

@@ -38,10 +38,22 @@ export interface AttentionMmaShape {
  * or `p_s` (P = exp(scale·S - m)) written to `o` as [query][16·KB keys]: element (q0 + r, j) at
  * o[(q0 + r)·16·KB + j] (o must hold N·16·KB elements), by the workgroups of the first channel group only.
  * `q0`: the query tile's first query as a constant instead of `wg.x * 16` (every workgroup then computes that tile).
+ * `out` 'raw': s_s filled with the sentinel 1000 + e (element e) before the key loop, and all of it (16·ST
+ * elements, padding columns included) written to o[q0·ST + e] (o: N·ST elements): where the S store wrote.
+ * The layout options (with or without `out`; without it the real epilogue runs):
+ * `sOff`: the S tiles stored at 16 j + sOff (row-major) or 256 j + sOff (sCol) instead of 16 j (0 .. ST - 16·KB;
+ * the softmax still reads s_s at 16 j: only `raw` / `scores` rows are meaningful);
+ * `sCol`: the S tiles stored col-major, stride 16, at 256 j (+ sOff); `scores` reads them back so (P, O: garbage);
+ * `st`: s_s's row stride ST (16·KB .. 64, a multiple of 4; default 16·KB + 4), the whole kernel;
+ * `flag16`: flag_s a vec4<u32> (16 bytes: every workgroup variable then a multiple of 16 bytes), the whole kernel.
  */
 export interface AttentionMmaDebug {
-  out: 'scores' | 'probs';
+  out?: 'scores' | 'probs' | 'raw';
   q0?: number;
+  sOff?: number;
+  sCol?: boolean;
+  st?: number;
+  flag16?: boolean;
 }
 
 const range = (n: number) => [...Array(n).keys()];
@@ -61,6 +73,8 @@ interface MatrixOps {
   mma(kind: 'qk' | 'qks' | 'pv', a: string, b: string, c: string): string;
   /** a score tile into s_s (row-major, stride ST); an O tile into / from o_s (col-major, stride 16) */
   storeS(off: string, c: string): string;
+  /** debug (AttentionMmaDebug.sCol): a score tile into s_s col-major, stride 16 */
+  storeSCol(off: string, c: string): string;
   storeO(off: string, c: string): string;
   loadO(off: string): string;
 }
@@ -79,6 +93,7 @@ const tensorCoreOps = (oRow: boolean): MatrixOps => ({
   v: (off) => `subgroupMatrixLoad<${R}, col_major>(&qkv, ${off}, prm.n)`,
   mma: (_kind, a, b, c) => `subgroupMatrixMultiplyAccumulate(${a}, ${b}, ${c})`,
   storeS: (off, c) => `subgroupMatrixStore<row_major>(&s_s, ${off}, ${c}, ST)`,
+  storeSCol: (off, c) => `subgroupMatrixStore<col_major>(&s_s, ${off}, ${c}, 16u)`,
   storeO: (off, c) => `subgroupMatrixStore<${oRow ? 'row' : 'col'}_major>(&o_s, ${off}, ${c}, 16u)`,
   loadO: (off) => `subgroupMatrixLoad<${RES}, ${oRow ? 'row' : 'col'}_major>(&o_s, ${off}, 16u)`,
 });
@@ -94,6 +109,7 @@ const emulatedOps: MatrixOps = {
   v: (off) => off,
   mma: (kind, a, b, c) => `emu_${kind}(${a}, ${b}, ${c}, lid)`,
   storeS: (off, c) => `emu_store_s(${off}, ${c}, lid)`,
+  storeSCol: (off, c) => `dbg_emu_store_s_col(${off}, ${c}, lid)`,
   storeO: (off, c) => `emu_store_o(${off}, ${c}, lid)`,
   loadO: (off) => `emu_load_o(${off}, lid)`,
 };
@@ -102,6 +118,7 @@ const emulatedOps: MatrixOps = {
 export function attentionMmaMain({ ct, kb, twoPass = false, stage = false, dc = 32, oRow = false }: AttentionMmaShape, ops: MatrixOps = tensorCoreOps(oRow), debug?: AttentionMmaDebug): string {
   const C = range(ct),
     K = range(kb);
+  const sOff = debug?.sOff ?? 0;
   // key tile j of the block exists when k0 + 16 j < N (tile 0 always: k0 < N)
   const guard = (j: number, body: string, ind: string) => (j === 0 ? `${ind}{\n${body}\n${ind}}` : `${ind}if (k0 + ${16 * j}u < n) {\n${body}\n${ind}}`);
   const direct = (ind: string) => `${ind}for (var d = 0u; d < ch; d += 16u) {
@@ -126,7 +143,7 @@ ${ind}  workgroupBarrier();
 ${ind}}`;
   const scores = (ind: string) => `${ind}${K.map((j) => `var s_${j} = ${ops.result}();`).join(' ')}
 ${stage ? staged(ind) : direct(ind)}
-${K.map((j) => `${ind}${ops.storeS(`${16 * j}u`, `s_${j}`)};`).join('\n')}
+${K.map((j) => `${ind}${debug?.sCol ? ops.storeSCol(`${256 * j + sOff}u`, `s_${j}`) : ops.storeS(`${16 * j + sOff}u`, `s_${j}`)};`).join('\n')}
 ${ind}workgroupBarrier();`;
   const pv = (ind: string) =>
     K.map((j) =>
@@ -163,20 +180,26 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
   // Vᵀ tile t of key tile j: (k, c) = v[c0 + 16 t + c, k0 + 16 j + k] at vb + (16 t + c) n + k0 + 16 j + k
   let vb = (2u * ch + c0) * n;
   init_stats(lid);
-  // every accumulator zeroed by its constructor: a subgroup matrix declared without an initializer is not zero
+${debug?.out === 'raw' ? '  // debug: s_s filled with a sentinel (1000 + e), to see where the S store writes\n  for (var e = lid; e < 16u * ST; e += SG) { s_s[e] = f32(1000u + e); }\n  workgroupBarrier();\n' : ''}  // every accumulator zeroed by its constructor: a subgroup matrix declared without an initializer is not zero
   // on the H200 (Dawn + NVIDIA 580; bench/probes/attention-mma-ops.ts, 2026-12-02: accumulated over the earlier values)
 ${C.map((t) => `  var o_${t} = ${ops.result}();`).join('\n')}
 ${loop}
 ${storeO('  ')}
   workgroupBarrier();
-${debug ? debugEpilogue(debug) : '  epilogue(q0, c0, lid);'}
+${debug?.out ? debugEpilogue(debug) : '  epilogue(q0, c0, lid);'}
 }
 `;
 }
 
-/** AttentionMmaDebug's epilogue: s_s or p_s of the last block to o[(q0 + r)·16·KB + j] */
-function debugEpilogue({ out }: AttentionMmaDebug): string {
-  const src = out === 'scores' ? 'Elem(s_s[r * ST + j])' : 'p_s[r * PT + j]';
+/** AttentionMmaDebug's epilogue: s_s or p_s of the last block to o[(q0 + r)·16·KB + j], or all of s_s to o[q0·ST + e] */
+function debugEpilogue({ out, sOff = 0, sCol = false }: AttentionMmaDebug): string {
+  if (out === 'raw')
+    return `  // debug (raw): all of s_s (16·ST elements) to o[q0·ST + e]
+  if (c0 == 0u) {
+    for (var e = lid; e < 16u * ST; e += SG) { o[q0 * ST + e] = Elem(s_s[e]); }
+  }`;
+  const at = sCol ? `(j / 16u) * 256u + (j % 16u) * 16u + r + ${sOff}u` : `r * ST + j + ${sOff}u`;
+  const src = out === 'scores' ? `Elem(s_s[${sOff || sCol ? at : 'r * ST + j'}])` : 'p_s[r * PT + j]';
   return `  // debug (${out}): the last block's ${out === 'scores' ? 's_s' : 'p_s'} to o as [query][key] instead of O
   if (c0 == 0u) {
     for (var e = lid; e < 256u * KB; e += SG) {
@@ -186,6 +209,34 @@ function debugEpilogue({ out }: AttentionMmaDebug): string {
     }
   }`;
 }
+
+/** AttentionMmaDebug's changes to the common part (st, flag16) and the emulated col-major S store (sCol) */
+function debugCommon(shared: string, { st, flag16 }: AttentionMmaDebug): string {
+  const edits: [string, string][] = [];
+  if (st !== undefined) edits.push(['const ST: u32 = 16u * KB + 4u;', `const ST: u32 = ${st}u; // debug: the row stride of s_s`]);
+  if (flag16)
+    edits.push(
+      ['var<workgroup> flag_s: u32;', 'var<workgroup> flag_s: vec4<u32>; // debug: 16 bytes'],
+      ['{ flag_s = 0u; }', '{ flag_s.x = 0u; }'],
+      ['{ flag_s = 1u; }', '{ flag_s.x = 1u; }'],
+      ['workgroupUniformLoad(&flag_s) != 0u', 'workgroupUniformLoad(&flag_s).x != 0u'],
+    );
+  for (const [a, b] of edits) {
+    if (!shared.includes(a)) throw new DecoderError('bad-input', `attention-mma: shaders/attention-mma-common.wgsl no longer has '${a}' (debug)`);
+    shared = shared.replace(a, b);
+  }
+  return shared;
+}
+
+const DEBUG_EMU_STORE_S_COL = `
+// debug (sCol): a score tile into s_s at off, col-major, stride 16
+fn dbg_emu_store_s_col(off: u32, c: array<f32, EMU_Q>, lid: u32) {
+  for (var q = 0u; q < 256u / SG; q++) {
+    let e = lid + q * SG;
+    s_s[off + (e % 16u) * 16u + e / 16u] = c[q];
+  }
+}
+`;
 
 /** Largest workgroup storage of one shape (bytes; the arrays of attention-mma-common.wgsl at SG invocations). */
 export function attentionMmaSmem({ ct, kb, dc = 32 }: AttentionMmaShape, elem: Elem, sg = 32): number {
@@ -209,6 +260,11 @@ export function attentionMma(shape: AttentionMmaShape, { emulate = false, debug 
   if (!(Number.isInteger(dc) && dc >= 16 && dc <= 128 && dc % 16 === 0)) throw new DecoderError('bad-input', `attention-mma: ${dc} staged channels (16-128, a multiple of 16)`);
   if (debug?.q0 !== undefined && !(Number.isInteger(debug.q0) && debug.q0 >= 0 && debug.q0 % 16 === 0))
     throw new DecoderError('bad-input', `attention-mma: debug query tile ${debug.q0} (a multiple of 16)`);
+  const st = debug?.st ?? 16 * kb + 4;
+  if (debug?.st !== undefined && !(Number.isInteger(st) && st >= 16 * kb && st <= 64 && st % 4 === 0))
+    throw new DecoderError('bad-input', `attention-mma: debug s_s stride ${st} (16·KB .. 64, a multiple of 4)`);
+  if (debug?.sOff !== undefined && !(Number.isInteger(debug.sOff) && debug.sOff >= 0 && debug.sOff <= st - 16 * kb))
+    throw new DecoderError('bad-input', `attention-mma: debug S store offset ${debug.sOff} (0 .. ${st - 16 * kb})`);
   // the shape's constants into the common part
   let shared = common;
   for (const [k, v] of [
@@ -221,11 +277,13 @@ export function attentionMma(shape: AttentionMmaShape, { emulate = false, debug 
     if (!shared.includes(`const ${k}: u32 = ${v};`)) throw new DecoderError('bad-input', `attention-mma: shaders/attention-mma-common.wgsl no longer has the expected ${k} line`);
   }
   const header = emulate ? emuOps : 'enable chromium_experimental_subgroup_matrix;\nalias Elem = f32;\n';
-  const dbg = debug ? `-dbg-${debug.out === 'scores' ? 's' : 'p'}${debug.q0 === undefined ? '' : `-q${debug.q0}`}` : '';
+  const dbg = debug
+    ? `-dbg${debug.out ? `-${{ scores: 's', probs: 'p', raw: 'r' }[debug.out]}` : ''}${debug.q0 === undefined ? '' : `-q${debug.q0}`}${debug.sOff ? `-o${debug.sOff}` : ''}${debug.sCol ? '-col' : ''}${debug.st === undefined ? '' : `-st${debug.st}`}${debug.flag16 ? '-f16' : ''}`
+    : '';
   const id = `attention-mma-${twoPass ? '2p' : '1p'}-${ct}x${kb}${stage ? `-s${dc}` : ''}${oRow ? '-or' : ''}${emulate ? '-emu' : ''}${dbg}`;
   return {
     id,
-    wgsl: `${header}\n${attentionMmaMain(shape, emulate ? emulatedOps : tensorCoreOps(oRow), debug)}\n${shared}`,
+    wgsl: `${header}\n${attentionMmaMain(shape, emulate ? emulatedOps : tensorCoreOps(oRow), debug)}\n${debug ? debugCommon(shared, debug) : shared}${debug?.sCol && emulate ? DEBUG_EMU_STORE_S_COL : ''}`,
     bindings: [
       { name: 'qkv', access: 'read' },
       { name: 'o', access: 'read_write' },

@@ -158,6 +158,60 @@ describe('attention-mma', () => {
       }
     expect(() => attentionMma({ ct: 1, kb: 2 }, { debug: { out: 'scores', q0: 8 } })).toThrow(/debug query tile/);
   });
+  it('debug layout options: ids, the common part edited only where asked, bounds checked', () => {
+    const s: AttentionMmaShape = { ct: 1, kb: 2 };
+    const plain = attentionMma(s);
+    const f = attentionMma(s, { debug: { flag16: true } });
+    expect(f.id).toBe(`${plain.id}-dbg-f16`);
+    expect(f.wgsl).toContain('var<workgroup> flag_s: vec4<u32>;');
+    expect(f.wgsl).toContain('workgroupUniformLoad(&flag_s).x != 0u');
+    expect(f.wgsl).not.toMatch(/flag_s = [01]u/);
+    expect(f.wgsl).toContain('  epilogue(q0, c0, lid);\n}');
+    const st = attentionMma(s, { debug: { out: 'raw', st: 40, sOff: 3 } });
+    expect(st.id).toBe(`${plain.id}-dbg-r-o3-st40`);
+    expect(st.wgsl).toContain('const ST: u32 = 40u;');
+    expect(st.wgsl).toContain('subgroupMatrixStore<row_major>(&s_s, 19u, s_1, ST)');
+    expect(st.wgsl).toContain('s_s[e] = f32(1000u + e);');
+    const col = attentionMma(s, { debug: { out: 'scores', sCol: true } });
+    expect(col.wgsl).toContain('subgroupMatrixStore<col_major>(&s_s, 256u, s_1, 16u)');
+    expect(attentionMma(s, { emulate: true, debug: { out: 'scores', sCol: true } }).wgsl).toContain('fn dbg_emu_store_s_col(');
+    expect(plain.wgsl).not.toContain('dbg_');
+    expect(() => attentionMma(s, { debug: { out: 'raw', sOff: 5 } })).toThrow(/store offset/);
+    expect(() => attentionMma(s, { debug: { out: 'raw', st: 30 } })).toThrow(/s_s stride/);
+  });
+  it('debug raw dump emulated f32: the sentinel where the S store does not write, S where it does (row-major, col-major, offset, stride)', async (ctx) => {
+    needDevice(ctx, gpu);
+    const k = { c: 16, n: 32, std: 1 };
+    const qkv = inputs(k);
+    const S = debugRef(qkv, k.c, k.n, 2, 1 / 4, 'scores');
+    for (const debug of [{ out: 'raw' }, { out: 'raw', sOff: 3 }, { out: 'raw', sCol: true, st: 40 }, { out: 'raw', flag16: true, st: 32 }] as AttentionMmaDebug[]) {
+      const st = debug.st ?? 36;
+      const def = attentionMma({ ct: 1, kb: 2 }, { emulate: true, debug });
+      const got = await withDevice(async (g) => {
+        const o = g.upload(new Float32Array(k.n * st).fill(NaN), 'f32', 'o');
+        await g.run(def, { c: k.c, n: k.n, scale: 1 / 4 }, { SG: 32 }, 'f32', [g.upload(qkv, 'f32', 'qkv'), o]);
+        return g.read(o, 'f32', k.n * st);
+      });
+      const want = new Float32Array(k.n * st);
+      for (let w = 0; w < 2; w++) for (let e = 0; e < 16 * st; e++) want[w * 16 * st + e] = 1000 + e;
+      for (let t = 0; t < k.n; t++)
+        for (let j = 0; j < 32; j++) {
+          const p = (debug.sCol ? 256 * (j >> 4) + (j & 15) * 16 + (t % 16) : (t % 16) * st + j) + (debug.sOff ?? 0);
+          want[(t - (t % 16)) * st + p] = S[t * 32 + j]!;
+        }
+      expectClose(got, want, { atol: 1e-5, rtol: 1e-5, label: def.id });
+    }
+  });
+  it('debug layout options emulated f16: flag16 and another s_s stride leave S, P and O right', async (ctx) => {
+    needF16(ctx, gpu);
+    const k = { c: 16, n: 32, std: 1 };
+    for (const opt of [{ flag16: true }, { st: 40 }] as AttentionMmaDebug[]) {
+      await runDebug(k, { ct: 1, kb: 2 }, { ...opt, out: 'scores' }, 'f16');
+      await runDebug(k, { ct: 1, kb: 2, stage: true }, { ...opt, out: 'probs' }, 'f16');
+      await runCase(k, attentionMma({ ct: 1, kb: 2 }, { emulate: true, debug: opt }), 'f16', 32);
+    }
+    await runDebug(k, { ct: 1, kb: 2 }, { out: 'scores', sCol: true }, 'f16');
+  });
   it.for(debugRuns)('debug epilogue emulated f32 %s', async ([, s, k, out], ctx) => {
     needDevice(ctx, gpu);
     await runDebug(k, s, { out }, 'f32');

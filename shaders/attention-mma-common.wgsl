@@ -52,7 +52,12 @@ var<workgroup> red2_s: array<f32, SG>; // per-invocation partial sum
 var<workgroup> m_s: array<f32, 16>; // running max of scale·S per query
 var<workgroup> l_s: array<f32, 16>; // running sum per query
 var<workgroup> a_s: array<f32, 16>; // rescale factor of this block per query
-var<workgroup> flag_s: u32; // 1: some query's max moved this block
+// 1 (in .x): some query's max moved this block. A vec4: every workgroup variable is a multiple of 16 bytes.
+// With a 4-byte u32 here the H200 (Dawn + NVIDIA 580) stored every score tile one f32 below s_s's base
+// (S shifted by one element, SNR -2.8 dB; element offsets +1 and +3 right, +0, +2, +4 wrong: the subgroup
+// matrix store rounded an address 4 bytes off 8-byte alignment down), 2026-12-04, bench/results/h200/
+// attn-mma-layout-2026-12-04-867476a/. Keep every variable a subgroup matrix loads or stores 16-byte aligned.
+var<workgroup> flag_s: vec4<u32>;
 
 fn init_stats(lid: u32) {
   if (lid < 16u) {
@@ -69,7 +74,7 @@ fn block_max(k0: u32, lid: u32) -> f32 {
   var bm = MASKED;
   for (var j = lid % rl; j < nk; j += rl) { bm = max(bm, s_s[r * ST + j]); }
   red_s[lid] = bm * prm.scale;
-  if (lid == 0u) { flag_s = 0u; }
+  if (lid == 0u) { flag_s.x = 0u; }
   workgroupBarrier();
   var mb = MASKED;
   for (var i = 0u; i < rl; i++) { mb = max(mb, red_s[r * rl + i]); }
@@ -109,7 +114,7 @@ fn soft_lazy(k0: u32, lid: u32) -> bool {
   let grow = mb > m_old + TAU; // always for the first block (m_old = MASKED)
   let m_new = select(m_old, mb, grow);
   red2_s[lid] = block_p(k0, lid, m_new);
-  if (grow && m_old > MASKED && lid % rl == 0u) { flag_s = 1u; }
+  if (grow && m_old > MASKED && lid % rl == 0u) { flag_s.x = 1u; }
   workgroupBarrier();
   if (lid % rl == 0u) {
     let alpha = select(1.0, exp(m_old - m_new), grow);
@@ -117,7 +122,7 @@ fn soft_lazy(k0: u32, lid: u32) -> bool {
     m_s[r] = m_new;
     a_s[r] = alpha;
   }
-  return workgroupUniformLoad(&flag_s) != 0u;
+  return workgroupUniformLoad(&flag_s).x != 0u;
 }
 
 // the query row of o_s element e

@@ -11,8 +11,8 @@
 // computed here: rows "kernel <shape> S|P|O [q0=Q const] [emu]" (emu: the same kernel with its matrix operations
 // on plain code, the control; without subgroup matrices only those run), each S / P row with its whole output
 // (`got`) and its NMSE against S / P shifted or permuted (`alt`, `altBest`); rows "kernel <shape> S raw ..."
-// (s_s after a sentinel fill: where the S store wrote) and the kernel under layout changes (flag16, ST=,
-// col-major S store). How to read them: README of bench/results/h200/attn-mma-review-2026-12-03/, last two sections.
+// (s_s after a sentinel fill: where the S store wrote) and the kernel under layout changes (flag4: the 4-byte
+// flag_s of before 2026-12-04, ST=, col-major S store); the plain rows are the shipped 16-byte-flag layout. How to read them: README of bench/results/h200/attn-mma-review-2026-12-03/, last two sections.
 // Build: npx vite build --config bench/probes/vite.attention-mma.config.ts (-> .h200/probe/attention-mma-ops.js)
 // Run where `webgpu` resolves with subgroup matrices: node .h200/probe/attention-mma-ops.js [--flags FLAG]... [--out FILE.jsonl]
 import { appendFileSync } from 'node:fs';
@@ -531,7 +531,7 @@ async function kernelRows() {
     }
 
     // where the S store writes: s_s filled with a sentinel, S stored (at an extra offset / col-major / another
-    // row stride / with flag_s padded to 16 bytes), all of s_s dumped
+    // row stride / with the old 4-byte flag_s), all of s_s dumped
     const raws: { name: string; shape: AttentionMmaShape; debug: AttentionMmaDebug }[] = [
       { name: '1p-1x2 S raw', shape: direct, debug: { out: 'raw' } },
       ...[1, 2, 3, 4].map((sOff) => ({ name: `1p-1x2 S raw store+${sOff}`, shape: direct, debug: { out: 'raw' as const, sOff } })),
@@ -539,7 +539,7 @@ async function kernelRows() {
       { name: '1p-1x2 S raw col-major store', shape: direct, debug: { out: 'raw', sCol: true } },
       { name: '1p-1x2 S raw ST=32', shape: direct, debug: { out: 'raw', st: 32 } },
       { name: '1p-1x2 S raw ST=40', shape: direct, debug: { out: 'raw', st: 40 } },
-      { name: '1p-1x2 S raw flag16', shape: direct, debug: { out: 'raw', flag16: true } },
+      { name: '1p-1x2 S raw flag4', shape: direct, debug: { out: 'raw', flag4: true } },
     ];
     for (const { name, shape, debug } of raws) {
       const row: Record<string, unknown> = { op: `kernel ${name}${emulate ? ' emu' : ''}` };
@@ -554,10 +554,10 @@ async function kernelRows() {
       emit(row);
     }
 
-    // the whole kernel under the layout changes (S, P, O against f64 as above): a fix if O is right
+    // the whole kernel under the layout changes (S, P, O against f64 as above): flag4 reproduces the H200's shifted S
     const layouts: { name: string; shape: AttentionMmaShape; debug: AttentionMmaDebug; only?: 'S' }[] = [
-      { name: '1p-1x2 flag16', shape: direct, debug: { flag16: true } },
-      { name: '1p-1x2-s32 flag16', shape: staged, debug: { flag16: true } },
+      { name: '1p-1x2 flag4', shape: direct, debug: { flag4: true } },
+      { name: '1p-1x2-s32 flag4', shape: staged, debug: { flag4: true } },
       { name: '1p-1x2 ST=32', shape: direct, debug: { st: 32 } },
       { name: '1p-1x2 ST=40', shape: direct, debug: { st: 40 } },
       { name: '1p-1x2 col-major S store', shape: direct, debug: { sCol: true }, only: 'S' },

@@ -45,7 +45,7 @@ export interface AttentionMmaShape {
  * the softmax still reads s_s at 16 j: only `raw` / `scores` rows are meaningful);
  * `sCol`: the S tiles stored col-major, stride 16, at 256 j (+ sOff); `scores` reads them back so (P, O: garbage);
  * `st`: s_s's row stride ST (16·KB .. 64, a multiple of 4; default 16·KB + 4), the whole kernel;
- * `flag16`: flag_s a vec4<u32> (16 bytes: every workgroup variable then a multiple of 16 bytes), the whole kernel.
+ * `flag4`: flag_s a 4-byte u32 (the layout before 2026-12-04, wrong on the H200: common.wgsl says why), the whole kernel.
  */
 export interface AttentionMmaDebug {
   out?: 'scores' | 'probs' | 'raw';
@@ -53,7 +53,7 @@ export interface AttentionMmaDebug {
   sOff?: number;
   sCol?: boolean;
   st?: number;
-  flag16?: boolean;
+  flag4?: boolean;
 }
 
 const range = (n: number) => [...Array(n).keys()];
@@ -210,16 +210,16 @@ function debugEpilogue({ out, sOff = 0, sCol = false }: AttentionMmaDebug): stri
   }`;
 }
 
-/** AttentionMmaDebug's changes to the common part (st, flag16) and the emulated col-major S store (sCol) */
-function debugCommon(shared: string, { st, flag16 }: AttentionMmaDebug): string {
+/** AttentionMmaDebug's changes to the common part (st, flag4) and the emulated col-major S store (sCol) */
+function debugCommon(shared: string, { st, flag4 }: AttentionMmaDebug): string {
   const edits: [string, string][] = [];
   if (st !== undefined) edits.push(['const ST: u32 = 16u * KB + 4u;', `const ST: u32 = ${st}u; // debug: the row stride of s_s`]);
-  if (flag16)
+  if (flag4)
     edits.push(
-      ['var<workgroup> flag_s: u32;', 'var<workgroup> flag_s: vec4<u32>; // debug: 16 bytes'],
-      ['{ flag_s = 0u; }', '{ flag_s.x = 0u; }'],
-      ['{ flag_s = 1u; }', '{ flag_s.x = 1u; }'],
-      ['workgroupUniformLoad(&flag_s) != 0u', 'workgroupUniformLoad(&flag_s).x != 0u'],
+      ['var<workgroup> flag_s: vec4<u32>;', 'var<workgroup> flag_s: u32; // debug: 4 bytes'],
+      ['{ flag_s.x = 0u; }', '{ flag_s = 0u; }'],
+      ['{ flag_s.x = 1u; }', '{ flag_s = 1u; }'],
+      ['workgroupUniformLoad(&flag_s).x != 0u', 'workgroupUniformLoad(&flag_s) != 0u'],
     );
   for (const [a, b] of edits) {
     if (!shared.includes(a)) throw new DecoderError('bad-input', `attention-mma: shaders/attention-mma-common.wgsl no longer has '${a}' (debug)`);
@@ -278,7 +278,7 @@ export function attentionMma(shape: AttentionMmaShape, { emulate = false, debug 
   }
   const header = emulate ? emuOps : 'enable chromium_experimental_subgroup_matrix;\nalias Elem = f32;\n';
   const dbg = debug
-    ? `-dbg${debug.out ? `-${{ scores: 's', probs: 'p', raw: 'r' }[debug.out]}` : ''}${debug.q0 === undefined ? '' : `-q${debug.q0}`}${debug.sOff ? `-o${debug.sOff}` : ''}${debug.sCol ? '-col' : ''}${debug.st === undefined ? '' : `-st${debug.st}`}${debug.flag16 ? '-f16' : ''}`
+    ? `-dbg${debug.out ? `-${{ scores: 's', probs: 'p', raw: 'r' }[debug.out]}` : ''}${debug.q0 === undefined ? '' : `-q${debug.q0}`}${debug.sOff ? `-o${debug.sOff}` : ''}${debug.sCol ? '-col' : ''}${debug.st === undefined ? '' : `-st${debug.st}`}${debug.flag4 ? '-f4' : ''}`
     : '';
   const id = `attention-mma-${twoPass ? '2p' : '1p'}-${ct}x${kb}${stage ? `-s${dc}` : ''}${oRow ? '-or' : ''}${emulate ? '-emu' : ''}${dbg}`;
   return {

@@ -161,11 +161,14 @@ describe('attention-mma', () => {
   it('debug layout options: ids, the common part edited only where asked, bounds checked', () => {
     const s: AttentionMmaShape = { ct: 1, kb: 2 };
     const plain = attentionMma(s);
-    const f = attentionMma(s, { debug: { flag16: true } });
-    expect(f.id).toBe(`${plain.id}-dbg-f16`);
-    expect(f.wgsl).toContain('var<workgroup> flag_s: vec4<u32>;');
-    expect(f.wgsl).toContain('workgroupUniformLoad(&flag_s).x != 0u');
-    expect(f.wgsl).not.toMatch(/flag_s = [01]u/);
+    // the 16-byte flag by default; flag4 the old 4-byte one (the H200's shifted S store)
+    expect(plain.wgsl).toContain('var<workgroup> flag_s: vec4<u32>;');
+    expect(plain.wgsl).not.toMatch(/flag_s = [01]u/);
+    const f = attentionMma(s, { debug: { flag4: true } });
+    expect(f.id).toBe(`${plain.id}-dbg-f4`);
+    expect(f.wgsl).toContain('var<workgroup> flag_s: u32;');
+    expect(f.wgsl).toContain('workgroupUniformLoad(&flag_s) != 0u');
+    expect(f.wgsl).not.toMatch(/flag_s\.x/);
     expect(f.wgsl).toContain('  epilogue(q0, c0, lid);\n}');
     const st = attentionMma(s, { debug: { out: 'raw', st: 40, sOff: 3 } });
     expect(st.id).toBe(`${plain.id}-dbg-r-o3-st40`);
@@ -184,7 +187,7 @@ describe('attention-mma', () => {
     const k = { c: 16, n: 32, std: 1 };
     const qkv = inputs(k);
     const S = debugRef(qkv, k.c, k.n, 2, 1 / 4, 'scores');
-    for (const debug of [{ out: 'raw' }, { out: 'raw', sOff: 3 }, { out: 'raw', sCol: true, st: 40 }, { out: 'raw', flag16: true, st: 32 }] as AttentionMmaDebug[]) {
+    for (const debug of [{ out: 'raw' }, { out: 'raw', sOff: 3 }, { out: 'raw', sCol: true, st: 40 }, { out: 'raw', flag4: true, st: 32 }] as AttentionMmaDebug[]) {
       const st = debug.st ?? 36;
       const def = attentionMma({ ct: 1, kb: 2 }, { emulate: true, debug });
       const got = await withDevice(async (g) => {
@@ -202,10 +205,10 @@ describe('attention-mma', () => {
       expectClose(got, want, { atol: 1e-5, rtol: 1e-5, label: def.id });
     }
   });
-  it('debug layout options emulated f16: flag16 and another s_s stride leave S, P and O right', async (ctx) => {
+  it('debug layout options emulated f16: the 4-byte flag and another s_s stride leave S, P and O right', async (ctx) => {
     needF16(ctx, gpu);
     const k = { c: 16, n: 32, std: 1 };
-    for (const opt of [{ flag16: true }, { st: 40 }] as AttentionMmaDebug[]) {
+    for (const opt of [{ flag4: true }, { st: 40 }] as AttentionMmaDebug[]) {
       await runDebug(k, { ct: 1, kb: 2 }, { ...opt, out: 'scores' }, 'f16');
       await runDebug(k, { ct: 1, kb: 2, stage: true }, { ...opt, out: 'probs' }, 'f16');
       await runCase(k, attentionMma({ ct: 1, kb: 2 }, { emulate: true, debug: opt }), 'f16', 32);

@@ -7,6 +7,7 @@
 #   ab       Wan2.1 480x832x81 f16 CLI decodes (--json seconds) of the build in .h200/base/dist (a git archive of
 #            the base commit built as bench/h200/build.sh does, .h200/base/COMMIT) and of this one, alternating,
 #            each with its own shader cache: empty, then filled; the two empty-cache outputs compared
+#            (AB720=1: then Wan2.1 720x1280x81 the same way, both filled twice, the outputs compared)
 #   prof     bench-node --profile (one timed pass per dispatch) of Wan2.1 480x832x81 f16, tensor cores, norm fused
 #            (PROF22=N: Wan2.2 704x1280 with N latents too)
 #   w22      Wan2.2 704x1280x121 f16 CLI decodes, empty then filled shader cache
@@ -42,6 +43,16 @@ if [[ $S == *" ab "* ]] && [ -d .h200/base/dist ]; then
   swap .h200/base/dist && __GL_SHADER_DISK_CACHE_PATH=$CB dec ab-base-filled 60 $L
   swap .h200/dist && __GL_SHADER_DISK_CACHE_PATH=$CN dec ab-new-filled 60 $L
   rm -f /tmp/ab-*.npy
+  if [ -n "${AB720:-}" ]; then
+    L="--synthetic 2.1 --latent-size $W720 --precision f16"
+    for r in 1 2; do
+      swap .h200/base/dist && __GL_SHADER_DISK_CACHE_PATH=$CB dec ab720-base-r$r 90 $L
+      swap .h200/dist && __GL_SHADER_DISK_CACHE_PATH=$CN dec ab720-new-r$r 90 $L
+    done
+    cmp ab720-base-r2 ab720-new-r2
+    rm -f /tmp/ab720-*.npy
+  fi
+  swap .h200/dist
 fi
 if [[ $S == *" prof "* ]]; then
   prof w21-tc-f16 90 "$C" --model 2.1 --latent "$W21" --precision f16 --tensor-cores on --norm fused

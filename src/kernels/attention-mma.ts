@@ -16,21 +16,9 @@ import emuOps from '../../shaders/attention-mma-emu.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { elemBytes, wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
 import type { AttentionParams } from './attention';
+import { ATTENTION_MMA_MEASURED, attentionMmaFits, type AttentionMmaShape } from './attention-mma-measured';
 
-export interface AttentionMmaShape {
-  /** output channel tiles of 16 per workgroup (C / 16 must be a multiple) */
-  ct: number;
-  /** key tiles of 16 per block */
-  kb: number;
-  /** exact max and sum in a first pass over the keys (S twice), else one pass with lazy rescaling */
-  twoPass?: boolean;
-  /** S's operands staged DC channels at a time into workgroup memory, transposed (row-major left, col-major right tiles) instead of read from qkv as col-major Q / row-major K tiles */
-  stage?: boolean;
-  /** channels per staged chunk (stage; a multiple of 16, default 32) */
-  dc?: number;
-  /** the O tiles go through workgroup memory row-major (default col-major) */
-  oRow?: boolean;
-}
+export { ATTENTION_MMA_MEASURED, attentionMmaFits, type AttentionMmaShape };
 
 /**
  * A diagnostic variant (probes and tests only; the decoder never sets it): the kernel unchanged up to its last
@@ -244,11 +232,6 @@ export function attentionMmaSmem({ ct, kb, dc = 32 }: AttentionMmaShape, elem: E
   return 16 * (16 * kb + 4) * 4 + 16 * (16 * kb + 8) * e + 256 * ct * 4 + (16 + 16 * kb) * (dc + 8) * e + 2 * sg * 4 + 3 * 16 * 4 + 4;
 }
 
-/** Where the tensor-core attention applies: C and N multiples of 16 (the tiles), C / 16 a multiple of ct. */
-export function attentionMmaFits(p: { c: number; n: number }, ct: number): boolean {
-  return p.c % 16 === 0 && p.n % 16 === 0 && p.n > 0 && (p.c / 16) % ct === 0;
-}
-
 /**
  * The attention of one shape on subgroup matrices (or emulated): a KernelDef with attention's bindings and
  * Params, under its own id (the pipeline cache keys modules by id).
@@ -310,15 +293,6 @@ export function attentionMma(shape: AttentionMmaShape, { emulate = false, debug 
     },
   };
 }
-
-/**
- * The attention shape the decoder runs on subgroup matrices per head dim C, where it was measured correct
- * (full-size fidelity) and faster than shaders/attention.wgsl on a GPU: empty, so every decode runs
- * shaders/attention.wgsl. H200, 2026-12-02, cef17c4 (bench/results/h200/attn-mma-2026-12-02-cef17c4/): the
- * direct forms' output was wrong (SNR -0.9 dB against the shipped kernel), the fastest (12 x 2) 7.59 ms per
- * 480x832 frame against 9.97 ms for the shipped f16 kernel; the staged and row-major forms are not measured yet.
- */
-export const ATTENTION_MMA_MEASURED: Readonly<Record<number, AttentionMmaShape>> = {};
 
 /**
  * The decoder's attention on subgroup matrices for one frame (f16 storage on an adapter with them), or null

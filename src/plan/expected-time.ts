@@ -12,6 +12,7 @@ import type { ConvStep, Step } from './graph';
 import { kindOf } from './step-kinds';
 import { winoScratchBytes } from './conv-form';
 import { winoCallBytes } from '../kernels/winograd-transforms';
+import { ATTENTION_MMA_MEASURED, attentionMmaFits } from '../kernels/attention-mma-measured';
 import { runOrder } from './weight-stream';
 import type { Plan } from './planner';
 
@@ -37,6 +38,8 @@ import type { Plan } from './planner';
  *   normSeconds       per normed value: full (statistics + apply) f32 331 ms / 3.38e10 values, f16 293 ms; statistics
  *                     only (norm fused into the next conv's load) 155 ms
  *   attnF32Flops / attnF16Flops  the middle block's attention: 252 / 210 ms for 1.26 TFLOP
+ *   attnMmaFlops      the attention on tensor cores where a shape is measured for its head dim (attention-mma.ts
+ *                     ATTENTION_MMA_MEASURED): 7.74 ms per 480x832 frame, 7.7 TFLOP/s (attn-mma-enable-2026-12-04-d988a92)
  *   dispatchSeconds   added per dispatch (fitted on the tiled decodes of levers-2026-12-01-*: small tiles, many small dispatches)
  *   busBytes          writeBuffer / readback through Dawn's staging; weight uploads hidden behind the compute
  *                     with 3 or more ring slots and not with 2
@@ -63,6 +66,7 @@ export const EXPECTED_RATES = {
   normStatsSeconds: 4.6e-12,
   attnF32Flops: 5.0e12,
   attnF16Flops: 6.0e12,
+  attnMmaFlops: 7.7e12,
   dispatchSeconds: 65e-6,
   busBytes: 2e9,
   startSeconds: 0.3,
@@ -105,17 +109,25 @@ function winoCallSeconds(s: ConvStep, o: Pick<Plan['opts'], 'precision'>): numbe
   return winoCallBytes(s.wino.r, s.cout, s.cin, s.kt, uBytes) / EXPECTED_RATES.winoCallBytes;
 }
 
+/** FLOP/s of an attention step: on tensor cores where step-kernels.ts would pick attention-mma, else the portable kernel's */
+function attnRate(s: { c: number; n: number }, o: Pick<Plan['opts'], 'precision' | 'tensorCores'>): number {
+  const R = EXPECTED_RATES;
+  if (o.precision !== 'f16') return R.attnF32Flops;
+  const mma = o.tensorCores ? ATTENTION_MMA_MEASURED[s.c] : undefined;
+  return mma && attentionMmaFits(s, mma.ct) ? R.attnMmaFlops : R.attnF16Flops;
+}
+
 /** Seconds of one step of a plan with options `o`, without the per-dispatch cost. */
-function stepCompute(s: Step, o: Pick<Plan['opts'], 'precision'>): number {
+function stepCompute(s: Step, o: Pick<Plan['opts'], 'precision' | 'tensorCores'>): number {
   const R = EXPECTED_RATES;
   if (s.kind === 'conv') return (2 * s.cout * s.cin * s.kt * s.ks * s.ks * s.h * s.w) / convRate(s, o) + winoCallSeconds(s, o);
   if (s.kind === 'norm') return s.c * s.hw * (s.stats ? R.normStatsSeconds : o.precision === 'f16' ? R.normF16Seconds : R.normF32Seconds);
-  if (s.kind === 'attn') return (4 * s.n * s.n * s.c) / (o.precision === 'f16' ? R.attnF16Flops : R.attnF32Flops);
+  if (s.kind === 'attn') return (4 * s.n * s.n * s.c) / attnRate(s, o);
   return 0;
 }
 
 /** Seconds of the steps of one program run: each step's compute plus dispatchSeconds per dispatch. */
-function programSeconds(steps: readonly Step[], o: Pick<Plan['opts'], 'precision'>): number {
+function programSeconds(steps: readonly Step[], o: Pick<Plan['opts'], 'precision' | 'tensorCores'>): number {
   let t = 0;
   for (const s of steps) t += stepCompute(s, o) + kindOf(s).dispatches(s) * EXPECTED_RATES.dispatchSeconds;
   return t;

@@ -244,9 +244,10 @@ describe('attention-mma', () => {
     expect(attentionMmaFor({ c: 384, n: 6240 }, true, table)?.id).toBe('attention-mma-1p-12x2-s32-or-emu');
     expect(attentionMmaFor({ c: 384, n: 6241 }, false, table)).toBeNull();
     expect(attentionMmaFor({ c: 1024, n: 3520 }, false, table)).toBeNull();
-    // nothing measured correct and faster yet (2026-12-02): the decoder runs shaders/attention.wgsl
-    expect(Object.keys(ATTENTION_MMA_MEASURED)).toEqual([]);
-    expect(attentionMmaFor({ c: 384, n: 6240 }, false)).toBeNull();
+    // measured correct and faster on the H200 (2026-12-04): Wan2.1's C 384 only; Wan2.2's C 1024 runs shaders/attention.wgsl
+    expect(ATTENTION_MMA_MEASURED).toEqual({ 384: { ct: 12, kb: 2 } });
+    expect(attentionMmaFor({ c: 384, n: 6240 }, false)?.id).toBe('attention-mma-1p-12x2');
+    expect(attentionMmaFor({ c: 1024, n: 3520 }, false)).toBeNull();
   });
   it('workgroup storage of the Wan shapes fits 48 KiB', () => {
     expect(attentionMmaSmem({ ct: 24, kb: 4 }, 'f16')).toBeLessThanOrEqual(48 * 1024);

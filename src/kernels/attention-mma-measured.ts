@@ -1,0 +1,34 @@
+// Which attention-mma shape the decoder runs per head dim, and where a shape applies: the decision alone, with no
+// WGSL, so the planner (src/plan/expected-time.ts) prices the same choice step-kernels.ts makes
+// (src/kernels/attention-mma.ts generates the kernels).
+
+export interface AttentionMmaShape {
+  /** output channel tiles of 16 per workgroup (C / 16 must be a multiple) */
+  ct: number;
+  /** key tiles of 16 per block */
+  kb: number;
+  /** exact max and sum in a first pass over the keys (S twice), else one pass with lazy rescaling */
+  twoPass?: boolean;
+  /** S's operands staged DC channels at a time into workgroup memory, transposed (row-major left, col-major right tiles) instead of read from qkv as col-major Q / row-major K tiles */
+  stage?: boolean;
+  /** channels per staged chunk (stage; a multiple of 16, default 32) */
+  dc?: number;
+  /** the O tiles go through workgroup memory row-major (default col-major) */
+  oRow?: boolean;
+}
+
+/** Where the tensor-core attention applies: C and N multiples of 16 (the tiles), C / 16 a multiple of ct. */
+export function attentionMmaFits(p: { c: number; n: number }, ct: number): boolean {
+  return p.c % 16 === 0 && p.n % 16 === 0 && p.n > 0 && (p.c / 16) % ct === 0;
+}
+
+/**
+ * The attention shape the decoder runs on subgroup matrices per head dim C, where it was measured correct
+ * (full-size fidelity) and faster than shaders/attention.wgsl on a GPU. H200, 2026-12-04
+ * (bench/results/h200/attn-mma-enable-2026-12-04-d988a92/): C 384 (Wan2.1) one pass, 12 channel tiles x 2 key
+ * tiles, Q / K straight from qkv: 7.74 ms per 480x832 frame against 9.98 ms for the shipped f16 kernel, 46.3
+ * against 84.5 ms at 720x1280, SNR 70.6 dB; whole decodes 720x1280x81 8.00 -> 7.77 s, 480x832x81 3.22 -> 3.20 s,
+ * 65.75 dB against the official fp32 decode. The staged forms were 7-8x slower. C 1024 (Wan2.2): no direct shape
+ * measured yet (the staged ones 10x slower than the shipped kernel), so shaders/attention.wgsl.
+ */
+export const ATTENTION_MMA_MEASURED: Readonly<Record<number, AttentionMmaShape>> = { 384: { ct: 12, kb: 2 } };

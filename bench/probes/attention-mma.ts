@@ -80,6 +80,10 @@ const allVariants: Variant[] = quick
       sh(12, 2),
       sh(12, 2, { oRow: true }),
       sh(12, 4, { twoPass: true, oRow: true }),
+      // the direct form for C 1024 (Wan2.2): channel tiles dividing 64 (not measured yet; the 12-tile rows do not fit it)
+      sh(8, 2),
+      sh(16, 2),
+      sh(32, 2),
       // staged S operands (row-major left / col-major right tiles from workgroup memory)
       sh(12, 2, { stage: true }),
       sh(12, 2, { stage: true, oRow: true }),

@@ -32,3 +32,9 @@ export function attentionMmaFits(p: { c: number; n: number }, ct: number): boole
  * measured yet (the staged ones 10x slower than the shipped kernel), so shaders/attention.wgsl.
  */
 export const ATTENTION_MMA_MEASURED: Readonly<Record<number, AttentionMmaShape>> = { 384: { ct: 12, kb: 2 } };
+
+/** The measured shape for this attention (head dim C, N tokens), or null where shaders/attention.wgsl runs. */
+export function attentionMmaShapeFor(p: { c: number; n: number }, measured: Readonly<Record<number, AttentionMmaShape>> = ATTENTION_MMA_MEASURED): AttentionMmaShape | null {
+  const shape = measured[p.c];
+  return shape && attentionMmaFits(p, shape.ct) ? shape : null;
+}

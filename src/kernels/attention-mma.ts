@@ -16,7 +16,7 @@ import emuOps from '../../shaders/attention-mma-emu.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { elemBytes, wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
 import type { AttentionParams } from './attention';
-import { ATTENTION_MMA_MEASURED, attentionMmaFits, type AttentionMmaShape } from './attention-mma-measured';
+import { ATTENTION_MMA_MEASURED, attentionMmaFits, attentionMmaShapeFor, type AttentionMmaShape } from './attention-mma-measured';
 
 export { ATTENTION_MMA_MEASURED, attentionMmaFits, type AttentionMmaShape };
 
@@ -300,6 +300,6 @@ export function attentionMma(shape: AttentionMmaShape, { emulate = false, debug 
  * kernel on plain code (adapters without subgroup matrices: tests).
  */
 export function attentionMmaFor(p: { c: number; n: number }, emulate: boolean, measured: Readonly<Record<number, AttentionMmaShape>> = ATTENTION_MMA_MEASURED): KernelDef<AttentionParams> | null {
-  const shape = measured[p.c];
-  return shape && attentionMmaFits(p, shape.ct) ? attentionMma(shape, { emulate }) : null;
+  const shape = attentionMmaShapeFor(p, measured);
+  return shape ? attentionMma(shape, { emulate }) : null;
 }

@@ -12,7 +12,7 @@ import type { ConvStep, Step } from './graph';
 import { kindOf } from './step-kinds';
 import { winoScratchBytes } from './conv-form';
 import { winoCallBytes } from '../kernels/winograd-transforms';
-import { ATTENTION_MMA_MEASURED, attentionMmaFits } from '../kernels/attention-mma-measured';
+import { attentionMmaShapeFor } from '../kernels/attention-mma-measured';
 import { runOrder } from './weight-stream';
 import type { Plan } from './planner';
 
@@ -113,8 +113,7 @@ function winoCallSeconds(s: ConvStep, o: Pick<Plan['opts'], 'precision'>): numbe
 function attnRate(s: { c: number; n: number }, o: Pick<Plan['opts'], 'precision' | 'tensorCores'>): number {
   const R = EXPECTED_RATES;
   if (o.precision !== 'f16') return R.attnF32Flops;
-  const mma = o.tensorCores ? ATTENTION_MMA_MEASURED[s.c] : undefined;
-  return mma && attentionMmaFits(s, mma.ct) ? R.attnMmaFlops : R.attnF16Flops;
+  return o.tensorCores && attentionMmaShapeFor(s) ? R.attnMmaFlops : R.attnF16Flops;
 }
 
 /** Seconds of one step of a plan with options `o`, without the per-dispatch cost. */

@@ -52,7 +52,6 @@ if [[ $S == *" ab "* ]] && [ -d .h200/base/dist ]; then
     cmp ab720-base-r2 ab720-new-r2
     rm -f /tmp/ab720-*.npy
   fi
-  swap .h200/dist
 fi
 if [[ $S == *" prof "* ]]; then
   prof w21-tc-f16 90 "$C" --model 2.1 --latent "$W21" --precision f16 --tensor-cores on --norm fused

@@ -328,6 +328,9 @@ export class PipelineCache {
       const msg = formatCompileInfo(`${def.id}.wgsl`, info, code) || err?.message;
       if (msg) throw new DecoderError('compile', `${key} does not compile:\n${msg}`);
     })();
+    // handled here, awaited later by create: the compile info can arrive (and reject) before the pipeline
+    // settles, and a rejection with no handler yet is reported as unhandled even though create awaits it
+    checked.catch(() => undefined);
     return { module, checked };
   }
 

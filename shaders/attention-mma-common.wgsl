@@ -14,7 +14,9 @@
 // which f16 holds); then the O tiles go through o_s, are scaled per query row by exp(m_old - m_new) and come
 // back (a workgroup-uniform branch, rare after the first blocks). The two-pass form computes the exact m and
 // l of every query first (a pass of S alone), then P = exp(scale·S - m) with no rescaling.
-// Epilogue: O tiles into o_s, o[c0 + c, q0 + r] = O[r, c] / l[r].
+// Epilogue: O tiles into o_s, o[c0 + c, q0 + r] = O[r, c] / l[r]. Split over keys (the generated main's
+// `split`: dispatch z = the key range): the same per range, into a part buffer, and a combine pass
+// (shaders/attention-mma-split.wgsl says how).
 // Operand forms: S's tiles straight from qkv (Q col-major, K row-major, stride N), or (STAGE) staged DC
 // channels at a time into workgroup memory by the invocations, transposed (qs_s [query][channel], ks_s
 // [key][channel]), and read from there as a row-major left and a col-major right tile (the forms conv3d-mma
@@ -67,10 +69,10 @@ fn init_stats(lid: u32) {
 }
 
 // the max of scale·S over the block's valid keys of query row r (SG / 16 invocations per row), via red_s
-fn block_max(k0: u32, lid: u32) -> f32 {
+fn block_max(k0: u32, ke: u32, lid: u32) -> f32 {
   let rl = SG / 16u;
   let r = lid / rl;
-  let nk = min(16u * KB, prm.n - k0);
+  let nk = min(16u * KB, ke - k0);
   var bm = MASKED;
   for (var j = lid % rl; j < nk; j += rl) { bm = max(bm, s_s[r * ST + j]); }
   red_s[lid] = bm * prm.scale;
@@ -82,10 +84,10 @@ fn block_max(k0: u32, lid: u32) -> f32 {
 }
 
 // P = exp(scale·S - m) of row r into p_s (0 past N); returns this invocation's part of the row sum
-fn block_p(k0: u32, lid: u32, m: f32) -> f32 {
+fn block_p(k0: u32, ke: u32, lid: u32, m: f32) -> f32 {
   let rl = SG / 16u;
   let r = lid / rl;
-  let nk = min(16u * KB, prm.n - k0);
+  let nk = min(16u * KB, ke - k0);
   var sum = 0.0;
   for (var j = lid % rl; j < 16u * KB; j += rl) {
     let p = select(0.0, exp(s_s[r * ST + j] * prm.scale - m), j < nk);
@@ -106,14 +108,14 @@ fn row_sum(lid: u32) -> f32 {
 
 // one-pass form: the block's P with the lazily moved max; true (workgroup-uniform) when the O tiles must be
 // scaled by a_s before P·V is added
-fn soft_lazy(k0: u32, lid: u32) -> bool {
+fn soft_lazy(k0: u32, ke: u32, lid: u32) -> bool {
   let rl = SG / 16u;
   let r = lid / rl;
-  let mb = block_max(k0, lid);
+  let mb = block_max(k0, ke, lid);
   let m_old = m_s[r];
   let grow = mb > m_old + TAU; // always for the first block (m_old = MASKED)
   let m_new = select(m_old, mb, grow);
-  red2_s[lid] = block_p(k0, lid, m_new);
+  red2_s[lid] = block_p(k0, ke, lid, m_new);
   if (grow && m_old > MASKED && lid % rl == 0u) { flag_s.x = 1u; }
   workgroupBarrier();
   if (lid % rl == 0u) {
@@ -151,13 +153,13 @@ fn stage_qk(k0: u32, d0: u32, q0: u32, lid: u32) {
 }
 
 // two-pass form, first pass: the exact running max and sum of each query (online, scalars only)
-fn soft_stats(k0: u32, lid: u32) {
+fn soft_stats(k0: u32, ke: u32, lid: u32) {
   let rl = SG / 16u;
   let r = lid / rl;
-  let mb = block_max(k0, lid);
+  let mb = block_max(k0, ke, lid);
   let m_old = m_s[r];
   let m_new = max(m_old, mb);
-  let nk = min(16u * KB, prm.n - k0);
+  let nk = min(16u * KB, ke - k0);
   var sum = 0.0;
   for (var j = lid % rl; j < nk; j += rl) { sum += exp(s_s[r * ST + j] * prm.scale - m_new); }
   red2_s[lid] = sum;
@@ -170,9 +172,9 @@ fn soft_stats(k0: u32, lid: u32) {
 }
 
 // two-pass form, second pass: P = exp(scale·S - m) with the final m
-fn soft_final(k0: u32, lid: u32) {
+fn soft_final(k0: u32, ke: u32, lid: u32) {
   let r = lid / (SG / 16u);
-  _ = block_p(k0, lid, m_s[r]);
+  _ = block_p(k0, ke, lid, m_s[r]);
   workgroupBarrier();
 }
 

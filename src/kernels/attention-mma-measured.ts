@@ -15,6 +15,14 @@ export interface AttentionMmaShape {
   dc?: number;
   /** the O tiles go through workgroup memory row-major (default col-major) */
   oRow?: boolean;
+  /**
+   * the keys in this many ranges, one per dispatch z (more workgroups for the same queries; default 1): each
+   * writes its partial output and softmax statistics (shaders/attention-mma-split.wgsl) and attention-combine
+   * forms the output
+   */
+  split?: number;
+  /** N baked into the pipeline (the override NS: constant strides and loop bounds) instead of read from Params */
+  nConst?: boolean;
 }
 
 /** Where the tensor-core attention applies: C and N multiples of 16 (the tiles), C / 16 a multiple of ct. */

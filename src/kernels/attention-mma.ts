@@ -6,13 +6,15 @@
 // bindings, workgroup tiles, softmax and epilogue are shaders/attention-mma-common.wgsl.
 // Shapes: `ct` output-channel tiles per workgroup (O = 16 queries x 16·ct channels in registers), `kb` key
 // tiles per block, `twoPass` (exact max and sum first, then P·V without rescaling) or the one-pass form with
-// lazy rescaling (common.wgsl says how).
+// lazy rescaling (common.wgsl says how); `split` key ranges over dispatch z (partial outputs, then
+// attention-combine.ts), `nConst` N baked as a constant.
 // `emulate`: the same generated main with its matrix operations spelled as plain code
 // (shaders/attention-mma-emu.wgsl), for adapters without subgroup matrices (CI on lavapipe / SwiftShader).
 // Where it runs: f16 storage on adapters with subgroup matrices (the tensor-core conv's condition), C and N
 // multiples of 16 (attentionMmaFits); shaders/attention.wgsl elsewhere.
 import common from '../../shaders/attention-mma-common.wgsl?raw';
 import emuOps from '../../shaders/attention-mma-emu.wgsl?raw';
+import splitPart from '../../shaders/attention-mma-split.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { elemBytes, wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
 import type { AttentionParams } from './attention';
@@ -73,12 +75,12 @@ const L = 'subgroup_matrix_left<Elem, 16, 16>',
 
 const tensorCoreOps = (oRow: boolean): MatrixOps => ({
   result: RES,
-  q: (off) => `subgroupMatrixLoad<${L}, col_major>(&qkv, ${off}, prm.n)`,
-  k: (off) => `subgroupMatrixLoad<${R}, row_major>(&qkv, ${off}, prm.n)`,
+  q: (off) => `subgroupMatrixLoad<${L}, col_major>(&qkv, ${off}, n)`,
+  k: (off) => `subgroupMatrixLoad<${R}, row_major>(&qkv, ${off}, n)`,
   qs: (off) => `subgroupMatrixLoad<${L}, row_major>(&qs_s, ${off}, QS)`,
   ks: (off) => `subgroupMatrixLoad<${R}, col_major>(&ks_s, ${off}, QS)`,
   p: (off) => `subgroupMatrixLoad<${L}, row_major>(&p_s, ${off}, PT)`,
-  v: (off) => `subgroupMatrixLoad<${R}, col_major>(&qkv, ${off}, prm.n)`,
+  v: (off) => `subgroupMatrixLoad<${R}, col_major>(&qkv, ${off}, n)`,
   mma: (_kind, a, b, c) => `subgroupMatrixMultiplyAccumulate(${a}, ${b}, ${c})`,
   storeS: (off, c) => `subgroupMatrixStore<row_major>(&s_s, ${off}, ${c}, ST)`,
   storeSCol: (off, c) => `subgroupMatrixStore<col_major>(&s_s, ${off}, ${c}, 16u)`,
@@ -103,12 +105,16 @@ const emulatedOps: MatrixOps = {
 };
 
 /** The generated `main` of one shape. */
-export function attentionMmaMain({ ct, kb, twoPass = false, stage = false, dc = 32, oRow = false }: AttentionMmaShape, ops: MatrixOps = tensorCoreOps(oRow), debug?: AttentionMmaDebug): string {
+export function attentionMmaMain(
+  { ct, kb, twoPass = false, stage = false, dc = 32, oRow = false, split = 1, nConst = false }: AttentionMmaShape,
+  ops: MatrixOps = tensorCoreOps(oRow),
+  debug?: AttentionMmaDebug,
+): string {
   const C = range(ct),
     K = range(kb);
   const sOff = debug?.sOff ?? 0;
-  // key tile j of the block exists when k0 + 16 j < N (tile 0 always: k0 < N)
-  const guard = (j: number, body: string, ind: string) => (j === 0 ? `${ind}{\n${body}\n${ind}}` : `${ind}if (k0 + ${16 * j}u < n) {\n${body}\n${ind}}`);
+  // key tile j of the block exists when k0 + 16 j < k_end (tile 0 always: k0 < k_end)
+  const guard = (j: number, body: string, ind: string) => (j === 0 ? `${ind}{\n${body}\n${ind}}` : `${ind}if (k0 + ${16 * j}u < k_end) {\n${body}\n${ind}}`);
   const direct = (ind: string) => `${ind}for (var d = 0u; d < ch; d += 16u) {
 ${ind}  let a = ${ops.q('d * n + q0')};
 ${K.map((j) => guard(j, `${ind}    let b = ${ops.k(`(ch + d) * n + k0 + ${16 * j}u`)};\n${ind}    s_${j} = ${ops.mma('qk', 'a', 'b', `s_${j}`)};`, `${ind}  `)).join('\n')}
@@ -139,18 +145,18 @@ ${ind}workgroupBarrier();`;
     ).join('\n');
   const storeO = (ind: string) => C.map((t) => `${ind}${ops.storeO(`${256 * t}u`, `o_${t}`)};`).join('\n');
   const loop = twoPass
-    ? `  for (var k0 = 0u; k0 < n; k0 += ${16 * kb}u) {
+    ? `  for (var k0 = k_beg; k0 < k_end; k0 += ${16 * kb}u) {
 ${scores('    ')}
-    soft_stats(k0, lid);
+    soft_stats(k0, k_end, lid);
   }
-  for (var k0 = 0u; k0 < n; k0 += ${16 * kb}u) {
+  for (var k0 = k_beg; k0 < k_end; k0 += ${16 * kb}u) {
 ${scores('    ')}
-    soft_final(k0, lid);
+    soft_final(k0, k_end, lid);
 ${pv('    ')}
   }`
-    : `  for (var k0 = 0u; k0 < n; k0 += ${16 * kb}u) {
+    : `  for (var k0 = k_beg; k0 < k_end; k0 += ${16 * kb}u) {
 ${scores('    ')}
-    if (soft_lazy(k0, lid)) {
+    if (soft_lazy(k0, k_end, lid)) {
 ${storeO('      ')}
       workgroupBarrier();
       rescale_o(lid);
@@ -159,10 +165,16 @@ ${C.map((t) => `      o_${t} = ${ops.loadO(`${256 * t}u`)};`).join('\n')}
     }
 ${pv('    ')}
   }`;
-  return `@compute @workgroup_size(SG, 1, 1)
+  // the keys of this workgroup: all, or range wg.z of `split` (SPAN keys each, a multiple of the block)
+  const keyRange =
+    split > 1
+      ? `  let span = ((n + ${16 * kb * split - 1}u) / ${16 * kb * split}u) * ${16 * kb}u;\n  let k_beg = wg.z * span;\n  let k_end = min(n, k_beg + span);`
+      : '  let k_beg = 0u;\n  let k_end = n;';
+  return `${nConst ? '// N baked (the pipeline of one frame size)\noverride NS: u32 = 16;\n\n' : ''}@compute @workgroup_size(SG, 1, 1)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let n = prm.n;
+  let n = ${nConst ? 'NS' : 'prm.n'};
   let ch = prm.c;
+${keyRange}
   let q0 = ${debug?.q0 === undefined ? 'wg.x * 16u;' : `${debug.q0}u; // debug: a constant query tile`}
   let c0 = wg.y * ${16 * ct}u;
   // Vᵀ tile t of key tile j: (k, c) = v[c0 + 16 t + c, k0 + 16 j + k] at vb + (16 t + c) n + k0 + 16 j + k
@@ -174,7 +186,7 @@ ${C.map((t) => `  var o_${t} = ${ops.result}();`).join('\n')}
 ${loop}
 ${storeO('  ')}
   workgroupBarrier();
-${debug?.out ? debugEpilogue(debug) : '  epilogue(q0, c0, lid);'}
+${debug?.out ? debugEpilogue(debug) : split > 1 ? '  epilogue_split(q0, c0, wg.z, lid);' : '  epilogue(q0, c0, lid);'}
 }
 `;
 }
@@ -237,7 +249,9 @@ export function attentionMmaSmem({ ct, kb, dc = 32 }: AttentionMmaShape, elem: E
  * Params, under its own id (the pipeline cache keys modules by id).
  */
 export function attentionMma(shape: AttentionMmaShape, { emulate = false, debug }: { emulate?: boolean; debug?: AttentionMmaDebug } = {}): KernelDef<AttentionParams> {
-  const { ct, kb, twoPass = false, stage = false, dc = 32, oRow = false } = shape;
+  const { ct, kb, twoPass = false, stage = false, dc = 32, oRow = false, split = 1, nConst = false } = shape;
+  if (!(Number.isInteger(split) && split >= 1 && split <= 64)) throw new DecoderError('bad-input', `attention-mma: ${split} key ranges (1-64)`);
+  if (split > 1 && debug?.out) throw new DecoderError('bad-input', 'attention-mma: the debug epilogues are of the unsplit kernel');
   if (!(Number.isInteger(ct) && Number.isInteger(kb) && ct >= 1 && kb >= 1 && ct <= 32 && kb <= 8))
     throw new DecoderError('bad-input', `attention-mma: ${ct} channel tiles x ${kb} key tiles (1-32 x 1-8)`);
   if (!(Number.isInteger(dc) && dc >= 16 && dc <= 128 && dc % 16 === 0)) throw new DecoderError('bad-input', `attention-mma: ${dc} staged channels (16-128, a multiple of 16)`);
@@ -263,26 +277,25 @@ export function attentionMma(shape: AttentionMmaShape, { emulate = false, debug 
   const dbg = debug
     ? `-dbg${debug.out ? `-${{ scores: 's', probs: 'p', raw: 'r' }[debug.out]}` : ''}${debug.q0 === undefined ? '' : `-q${debug.q0}`}${debug.sOff ? `-o${debug.sOff}` : ''}${debug.sCol ? '-col' : ''}${debug.st === undefined ? '' : `-st${debug.st}`}${debug.flag4 ? '-f4' : ''}`
     : '';
-  const id = `attention-mma-${twoPass ? '2p' : '1p'}-${ct}x${kb}${stage ? `-s${dc}` : ''}${oRow ? '-or' : ''}${emulate ? '-emu' : ''}${dbg}`;
+  const id = `attention-mma-${twoPass ? '2p' : '1p'}-${ct}x${kb}${stage ? `-s${dc}` : ''}${oRow ? '-or' : ''}${split > 1 ? `-k${split}` : ''}${nConst ? '-nc' : ''}${emulate ? '-emu' : ''}${dbg}`;
   return {
     id,
-    wgsl: `${header}\n${attentionMmaMain(shape, emulate ? emulatedOps : tensorCoreOps(oRow), debug)}\n${debug ? debugCommon(shared, debug) : shared}${debug?.sCol && emulate ? DEBUG_EMU_STORE_S_COL : ''}`,
-    bindings: [
-      { name: 'qkv', access: 'read' },
-      { name: 'o', access: 'read_write' },
-    ],
+    wgsl: `${header}\n${attentionMmaMain(shape, emulate ? emulatedOps : tensorCoreOps(oRow), debug)}\n${debug ? debugCommon(shared, debug) : shared}${split > 1 ? `\n${splitPart}` : ''}${debug?.sCol && emulate ? DEBUG_EMU_STORE_S_COL : ''}`,
+    // split: o is the part buffer [split][C][N] and ml the statistics [split][2][N] f32 (attentionSplitElems)
+    bindings: [{ name: 'qkv', access: 'read' }, { name: 'o', access: 'read_write' }, ...(split > 1 ? [{ name: 'ml', access: 'read_write' } as const] : [])],
     params: [
       { name: 'c', type: 'u32' },
       { name: 'n', type: 'u32' },
       { name: 'scale', type: 'f32' },
     ],
-    overrides: { SG: 32 },
+    overrides: nConst ? { SG: 32, NS: 16 } : { SG: 32 },
     dispatch(p, ov) {
       const sg = ov.SG ?? 32;
+      if (nConst && ov.NS !== p.n) throw new DecoderError('unsupported', `${id}: the pipeline is baked for N ${ov.NS ?? 16}, the frame has ${p.n}`);
       if (!attentionMmaFits(p, ct)) throw new DecoderError('unsupported', `${id}: C ${p.c} and N ${p.n} must be multiples of 16, C / 16 of ${ct}`);
       if (!(sg >= 16 && sg % 16 === 0 && 256 % sg === 0)) throw new DecoderError('unsupported', `${id}: subgroup size ${sg} (16, 32, 64, 128 or 256)`);
       if (emulate && 256 / sg > EMU_Q) throw new DecoderError('bad-input', `${id}: the emulation needs subgroup size SG >= ${256 / EMU_Q} (got ${sg})`);
-      return [p.n / 16, p.c / 16 / ct, 1];
+      return [p.n / 16, p.c / 16 / ct, split];
     },
     cost(p, _ov, elem: Elem = 'f16') {
       // useful work: q·k and p·v, 2 multiply-adds per (query, key, channel); S again per channel group (and per pass)

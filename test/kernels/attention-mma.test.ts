@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { attentionCore } from '../../src/cpu/ops';
 import type { Elem, KernelDef } from '../../src/gpu/kernel';
 import type { AttentionParams } from '../../src/kernels/attention';
+import { attentionCombine, attentionSplitElems } from '../../src/kernels/attention-combine';
 import { ATTENTION_MMA_MEASURED, attentionMma, attentionMmaFits, attentionMmaFor, attentionMmaSmem, type AttentionMmaDebug, type AttentionMmaShape } from '../../src/kernels/attention-mma';
 import { expectClose } from '../helpers/compare';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
@@ -40,9 +41,16 @@ const shapes: AttentionMmaShape[] = [
   { ct: 1, kb: 2, stage: true },
   { ct: 2, kb: 1, stage: true, dc: 16, oRow: true },
   { ct: 1, kb: 2, twoPass: true, oRow: true },
+  // the keys in ranges (dispatch z), then attention-combine: 2 ranges; 3 at kb 1 (c64 n32: a range without keys);
+  // the two-pass form in 2 ranges; N baked
+  { ct: 1, kb: 2, split: 2 },
+  { ct: 2, kb: 1, split: 3, oRow: true },
+  { ct: 1, kb: 1, twoPass: true, split: 2 },
+  { ct: 1, kb: 2, nConst: true },
 ];
 const name = (k: Case) => `c${k.c} n${k.n} std${k.std}${k.ramp ? ' ramp' : ''}`;
-const shapeName = (s: AttentionMmaShape) => `${s.twoPass ? 'two-pass' : 'one-pass'} ${s.ct}x${s.kb}${s.stage ? ` staged ${s.dc ?? 32}` : ''}${s.oRow ? ' O row-major' : ''}`;
+const shapeName = (s: AttentionMmaShape) =>
+  `${s.twoPass ? 'two-pass' : 'one-pass'} ${s.ct}x${s.kb}${s.stage ? ` staged ${s.dc ?? 32}` : ''}${s.oRow ? ' O row-major' : ''}${s.split ? ` split ${s.split}` : ''}${s.nConst ? ' N baked' : ''}`;
 
 function inputs(k: Case): Float32Array {
   const qkv = randn(3 * k.c * k.n, 43, k.std);
@@ -51,14 +59,24 @@ function inputs(k: Case): Float32Array {
   return qkv;
 }
 
-async function runCase(k: Case, def: KernelDef<AttentionParams>, elem: Elem, sg: number) {
+async function runCase(k: Case, def: KernelDef<AttentionParams>, elem: Elem, sg: number, shape?: AttentionMmaShape) {
   const qkv = roundToElem(inputs(k), elem);
   const scale = 1 / Math.sqrt(k.c);
   const want = Float32Array.from(attentionCore(qkv, k.c, k.n, scale));
+  const split = shape?.split ?? 1;
+  const ov = { SG: sg, ...(shape?.nConst ? { NS: k.n } : {}) };
   const got = await withDevice(async (s) => {
-    // o starts as NaN: every element must be written
+    // o (and the split's part and statistics) start as NaN: every element must be written
     const o = s.upload(new Float32Array(k.c * k.n).fill(NaN), elem, 'o');
-    await s.run(def, { c: k.c, n: k.n, scale }, { SG: sg }, elem, [s.upload(qkv, elem, 'qkv'), o]);
+    if (split === 1) {
+      await s.run(def, { c: k.c, n: k.n, scale }, ov, elem, [s.upload(qkv, elem, 'qkv'), o]);
+      return s.read(o, elem, k.c * k.n);
+    }
+    const e = attentionSplitElems(k, split);
+    const part = s.upload(new Float32Array(e.part).fill(NaN), elem, 'part');
+    const ml = s.upload(new Float32Array(e.ml).fill(NaN), 'f32', 'ml');
+    await s.run(def, { c: k.c, n: k.n, scale }, ov, elem, [s.upload(qkv, elem, 'qkv'), part, ml]);
+    await s.run(attentionCombine, { c: k.c, n: k.n, split }, {}, elem, [part, ml, o]);
     return s.read(o, elem, k.c * k.n);
   });
   const tol = elem === 'f32' ? { atol: 1e-5, rtol: 1e-4, nmse: 1e-7 } : { nmse: 1e-4 };
@@ -128,19 +146,19 @@ const runs = shapes.flatMap((s) => cases.filter((k) => attentionMmaFits(k, s.ct)
 describe('attention-mma', () => {
   it.for(runs)('emulated f32 %s', async ([, s, k], ctx) => {
     needDevice(ctx, gpu);
-    await runCase(k, attentionMma(s, { emulate: true }), 'f32', 32);
+    await runCase(k, attentionMma(s, { emulate: true }), 'f32', 32, s);
   });
   it.for(runs)('emulated f16 %s', async ([, s, k], ctx) => {
     needF16(ctx, gpu);
-    await runCase(k, attentionMma(s, { emulate: true }), 'f16', 32);
+    await runCase(k, attentionMma(s, { emulate: true }), 'f16', 32, s);
   });
   it.for(runs)('subgroup matrices f16 %s', async ([, s, k], ctx) => {
     needF16(ctx, gpu);
     if (!gpu?.mma) notOnThisAdapter(ctx, 'no 16x16x16 f16 subgroup matrices on this adapter');
-    await runCase(k, attentionMma(s), 'f16', gpu.mma.subgroupSize);
+    await runCase(k, attentionMma(s), 'f16', gpu.mma.subgroupSize, s);
   });
   it('the debug epilogue off: the generated WGSL and id are those of the call without the option', () => {
-    for (const s of [...shapes, { ct: 12, kb: 4 }, { ct: 12, kb: 2, stage: true, dc: 64, oRow: true }])
+    for (const s of [...shapes.filter((x) => !x.split), { ct: 12, kb: 4 }, { ct: 12, kb: 2, stage: true, dc: 64, oRow: true }])
       for (const emulate of [false, true]) {
         const plain = attentionMma(s, { emulate });
         const off = attentionMma(s, { emulate, debug: undefined });
@@ -157,6 +175,22 @@ describe('attention-mma', () => {
         expect(back).toBe(plain.wgsl);
       }
     expect(() => attentionMma({ ct: 1, kb: 2 }, { debug: { out: 'scores', q0: 8 } })).toThrow(/debug query tile/);
+  });
+  it('split over keys: the split epilogue, a third binding (ml), dispatch z = the ranges; N baked: the override NS, checked at dispatch', () => {
+    const sp = attentionMma({ ct: 2, kb: 1, split: 3 });
+    expect(sp.id).toBe('attention-mma-1p-2x1-k3');
+    expect(sp.wgsl).toContain('  epilogue_split(q0, c0, wg.z, lid);\n}');
+    expect(sp.wgsl).toContain('let k_end = min(n, k_beg + span);');
+    expect(sp.bindings.map((b) => b.name)).toEqual(['qkv', 'o', 'ml']);
+    expect(sp.dispatch({ c: 64, n: 48, scale: 1 }, { SG: 32 })).toEqual([3, 2, 3]);
+    expect(attentionMma({ ct: 2, kb: 1 }).bindings.map((b) => b.name)).toEqual(['qkv', 'o']);
+    expect(() => attentionMma({ ct: 1, kb: 2, split: 2 }, { debug: { out: 'probs' } })).toThrow(/debug epilogues/);
+    expect(() => attentionMma({ ct: 1, kb: 2, split: 0 })).toThrow(/key ranges/);
+    const nc = attentionMma({ ct: 1, kb: 2, nConst: true });
+    expect(nc.id).toBe('attention-mma-1p-1x2-nc');
+    expect(nc.wgsl).toContain('let n = NS;');
+    expect(nc.dispatch({ c: 16, n: 32, scale: 1 }, { SG: 32, NS: 32 })).toEqual([2, 1, 1]);
+    expect(() => nc.dispatch({ c: 16, n: 48, scale: 1 }, { SG: 32, NS: 32 })).toThrow(/baked for N 32, the frame has 48/);
   });
   it('debug layout options: ids, the common part edited only where asked, bounds checked', () => {
     const s: AttentionMmaShape = { ct: 1, kb: 2 };

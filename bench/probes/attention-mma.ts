@@ -16,6 +16,7 @@ import { installNodeWebGPU } from '../../src/node/install-webgpu';
 import { requestDecoderDevice } from '../../src/gpu/device';
 import { encodeParams, PipelineCache, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
 import { attention, type AttentionParams } from '../../src/kernels/attention';
+import { attentionCombine, attentionSplitElems } from '../../src/kernels/attention-combine';
 import { attentionMma, attentionMmaFits, type AttentionMmaShape } from '../../src/kernels/attention-mma';
 import { storageBytes } from '../../src/runtime/f16';
 import { passTimer } from './gpu-time';
@@ -59,7 +60,7 @@ interface Variant {
   elem: Elem;
 }
 const sh = (ct: number, kb: number, o: Omit<AttentionMmaShape, 'ct' | 'kb'> = {}): Variant => ({
-  label: `${o.twoPass ? '2p' : '1p'}-${ct}x${kb}${o.stage ? `-s${o.dc ?? 32}` : ''}${o.oRow ? '-or' : ''}`,
+  label: `${o.twoPass ? '2p' : '1p'}-${ct}x${kb}${o.stage ? `-s${o.dc ?? 32}` : ''}${o.oRow ? '-or' : ''}${o.split ? `-k${o.split}` : ''}${o.nConst ? '-nc' : ''}`,
   shape: { ct, kb, ...o },
   elem: 'f16',
 });
@@ -72,6 +73,8 @@ const allVariants: Variant[] = quick
       sh(2, 2, { stage: true }),
       sh(2, 2, { oRow: true }),
       sh(1, 2, { stage: true, oRow: true }),
+      sh(2, 2, { split: 2 }),
+      sh(1, 2, { nConst: true }),
     ]
   : [
       { label: 'shipped-f32', elem: 'f32' },
@@ -84,6 +87,18 @@ const allVariants: Variant[] = quick
       sh(8, 2),
       sh(16, 2),
       sh(32, 2),
+      // the keys split over dispatch z (more workgroups: 780 at 480p unsplit, one subgroup each), then the combine
+      // pass (timed with it); N baked as a constant (strides and bounds); not measured yet
+      sh(12, 2, { nConst: true }),
+      sh(12, 2, { split: 2 }),
+      sh(12, 2, { split: 4 }),
+      sh(12, 2, { split: 8 }),
+      sh(12, 2, { split: 4, nConst: true }),
+      sh(6, 2, { split: 4 }),
+      sh(12, 4, { split: 4 }),
+      sh(16, 2, { split: 4 }),
+      sh(16, 2, { split: 8 }),
+      sh(8, 2, { split: 8 }),
       // staged S operands (row-major left / col-major right tiles from workgroup memory)
       sh(12, 2, { stage: true }),
       sh(12, 2, { stage: true, oRow: true }),
@@ -196,28 +211,56 @@ for (const c of cases) {
       if (v.elem === 'f16' && !qkv.f16) throw new Error('no shader-f16 on this adapter');
       if (v.shape && !attentionMmaFits(c, v.shape.ct)) throw new Error(`C ${c.c} / 16 is not a multiple of ${v.shape.ct}`);
       const def: AnyKernelDef = v.shape ? attentionMma(v.shape, { emulate: !mma }) : attention;
-      const ov: Record<string, number> = v.shape ? { SG: sg } : {};
+      const ov: Record<string, number> = v.shape ? { SG: sg, ...(v.shape.nConst ? { NS: c.n } : {}) } : {};
       const pipe = await cache.get(def, ov, v.elem);
       const out = mk(v.elem);
+      const split = v.shape?.split ?? 1;
+      // split: the first pass writes part / ml, the combine pass out (both in the timed pass)
+      const splitElems = attentionSplitElems(c, split);
+      const part = split > 1 ? device.createBuffer({ size: Math.ceil((splitElems.part * (v.elem === 'f16' ? 2 : 4)) / 4) * 4, usage: GPUBufferUsage.STORAGE }) : null;
+      const ml = split > 1 ? device.createBuffer({ size: splitElems.ml * 4, usage: GPUBufferUsage.STORAGE }) : null;
       const g0 = device.createBindGroup({
         layout: cache.bindGroupLayout(def),
         entries: [
           { binding: 0, resource: { buffer: v.elem === 'f16' ? qkv.f16! : qkv.f32 } },
-          { binding: 1, resource: { buffer: out } },
+          { binding: 1, resource: { buffer: part ?? out } },
+          ...(ml ? [{ binding: 2, resource: { buffer: ml } }] : []),
         ],
       });
       const d = def.dispatch(p, ov);
+      const comb = part && ml ? { pipe: await cache.get(attentionCombine, {}, v.elem), d: attentionCombine.dispatch({ c: c.c, n: c.n, split }, {}) } : null;
+      const gc =
+        part && ml
+          ? device.createBindGroup({
+              layout: cache.bindGroupLayout(attentionCombine),
+              entries: [
+                { binding: 0, resource: { buffer: part } },
+                { binding: 1, resource: { buffer: ml } },
+                { binding: 2, resource: { buffer: out } },
+              ],
+            })
+          : null;
+      const uc = device.createBuffer({ size: 256, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+      const encC = encodeParams(attentionCombine, { c: c.c, n: c.n, split });
+      device.queue.writeBuffer(uc, 0, encC);
+      const g1c = device.createBindGroup({ layout: cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uc, size: encC.byteLength } }] });
       const run = (ps: GPUComputePassEncoder) => {
         ps.setPipeline(pipe);
         ps.setBindGroup(0, g0);
         ps.setBindGroup(1, g1, [0]);
         ps.dispatchWorkgroups(...d);
+        if (comb && gc) {
+          ps.setPipeline(comb.pipe);
+          ps.setBindGroup(0, gc);
+          ps.setBindGroup(1, g1c, [0]);
+          ps.dispatchWorkgroups(...comb.d);
+        }
       };
       await timeMs(run);
       for (const w0 = performance.now(); performance.now() - w0 < WARM_MS;) await timeMs(run);
       const ms = await timeMs(run);
       const got = await read(out, c.c * c.n, v.elem);
-      out.destroy();
+      for (const b of [out, part, ml, uc]) b?.destroy();
       if (!ref) ref = got;
       let se = 0,
         sr = 0,

@@ -5,7 +5,8 @@
 // (consecutive invocations: consecutive queries), the dispatch 2-D past 65535 workgroups.
 alias Elem = f32;
 
-struct Params { c: u32, n: u32, split: u32 }
+// attention's Params (the first pass shares the uniform slot) and the ranges
+struct Params { c: u32, n: u32, scale: f32, split: u32 }
 
 @group(0) @binding(0) var<storage, read> part: array<Elem>;
 @group(0) @binding(1) var<storage, read> ml: array<f32>;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench/h200/build.sh [COMMIT] [--pool]: builds what the H200 runs into .h200/ (git-ignored through
-# .git/info/exclude), from a clean `git archive` of COMMIT (default HEAD), never from the working tree
+# bench/h200/build.sh [COMMIT] [--pool]: builds what the H200 runs into .h200/ (git-ignored,
+# .gitignore), from a clean `git archive` of COMMIT (default HEAD), never from the working tree
 # (it may hold uncommitted work). Run on the development machine, from anywhere in the checkout:
 #   .h200/dist/     dist/cli.js, dist/chunks/, dist/bench-node.js (vite.cli.config.ts)
 #   .h200/COMMIT    the short commit, read by bench/h200/run.sh

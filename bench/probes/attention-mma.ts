@@ -228,7 +228,7 @@ for (const c of cases) {
         ],
       });
       const d = def.dispatch(p, ov);
-      const comb = part && ml ? { pipe: await cache.get(attentionCombine, {}, v.elem), d: attentionCombine.dispatch({ c: c.c, n: c.n, split }, {}) } : null;
+      const comb = part && ml ? { pipe: await cache.get(attentionCombine, {}, v.elem), d: attentionCombine.dispatch({ ...p, split }, {}) } : null;
       const gc =
         part && ml
           ? device.createBindGroup({
@@ -241,7 +241,7 @@ for (const c of cases) {
             })
           : null;
       const uc = device.createBuffer({ size: 256, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
-      const encC = encodeParams(attentionCombine, { c: c.c, n: c.n, split });
+      const encC = encodeParams(attentionCombine, { ...p, split });
       device.queue.writeBuffer(uc, 0, encC);
       const g1c = device.createBindGroup({ layout: cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uc, size: encC.byteLength } }] });
       const run = (ps: GPUComputePassEncoder) => {

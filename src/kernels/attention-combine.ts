@@ -9,6 +9,8 @@ export interface AttentionCombineParams extends Record<string, number> {
   c: number;
   /** tokens */
   n: number;
+  /** softmax scale (unread: the params struct the first pass shares, kernels/attention.ts AttentionParams) */
+  scale: number;
   /** key ranges (the first pass's dispatch z) */
   split: number;
 }
@@ -31,6 +33,7 @@ export const attentionCombine: KernelDef<AttentionCombineParams> = {
   params: [
     { name: 'c', type: 'u32' },
     { name: 'n', type: 'u32' },
+    { name: 'scale', type: 'f32' },
     { name: 'split', type: 'u32' },
   ],
   overrides: { WG: 256 },

@@ -20,7 +20,7 @@ import { elemBytes, wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
 import type { AttentionParams } from './attention';
 import { ATTENTION_MMA_MEASURED, attentionMmaFits, attentionMmaShapeFor, type AttentionMmaShape } from './attention-mma-measured';
 
-export { ATTENTION_MMA_MEASURED, attentionMmaFits, type AttentionMmaShape };
+export { ATTENTION_MMA_MEASURED, attentionMmaFits, attentionMmaShapeFor, type AttentionMmaShape };
 
 /**
  * A diagnostic variant (probes and tests only; the decoder never sets it): the kernel unchanged up to its last
@@ -305,14 +305,4 @@ export function attentionMma(shape: AttentionMmaShape, { emulate = false, debug 
       return { flops, bytes };
     },
   };
-}
-
-/**
- * The decoder's attention on subgroup matrices for one frame (f16 storage on an adapter with them), or null
- * where shaders/attention.wgsl runs: C without a measured shape, or C / N off the 16-grid. `emulate`: the same
- * kernel on plain code (adapters without subgroup matrices: tests).
- */
-export function attentionMmaFor(p: { c: number; n: number }, emulate: boolean, measured: Readonly<Record<number, AttentionMmaShape>> = ATTENTION_MMA_MEASURED): KernelDef<AttentionParams> | null {
-  const shape = attentionMmaShapeFor(p, measured);
-  return shape ? attentionMma(shape, { emulate }) : null;
 }

@@ -101,6 +101,11 @@ export interface AttnStep {
   n: number;
   qkv: View;
   o: View;
+  /**
+   * tensor cores with a measured shape that splits the keys (plan/attention-form.ts): the ranges, the partial
+   * outputs [ranges][C][N] and their softmax statistics [ranges][2][N] f32 (kernels/attention-combine.ts)
+   */
+  split?: { ranges: number; part: View; ml: View };
 }
 export interface DupAddStep {
   kind: 'dupadd';

@@ -11,7 +11,7 @@ import { attentionCore } from '../../src/cpu/ops';
 import type { Elem, KernelDef } from '../../src/gpu/kernel';
 import type { AttentionParams } from '../../src/kernels/attention';
 import { attentionCombine, attentionSplitElems } from '../../src/kernels/attention-combine';
-import { ATTENTION_MMA_MEASURED, attentionMma, attentionMmaFits, attentionMmaFor, attentionMmaSmem, type AttentionMmaDebug, type AttentionMmaShape } from '../../src/kernels/attention-mma';
+import { ATTENTION_MMA_MEASURED, attentionMma, attentionMmaFits, attentionMmaShapeFor, attentionMmaSmem, type AttentionMmaDebug, type AttentionMmaShape } from '../../src/kernels/attention-mma';
 import { expectClose } from '../helpers/compare';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
 import { needDevice, needF16, notOnThisAdapter } from '../helpers/need';
@@ -76,7 +76,7 @@ async function runCase(k: Case, def: KernelDef<AttentionParams>, elem: Elem, sg:
     const part = s.upload(new Float32Array(e.part).fill(NaN), elem, 'part');
     const ml = s.upload(new Float32Array(e.ml).fill(NaN), 'f32', 'ml');
     await s.run(def, { c: k.c, n: k.n, scale }, ov, elem, [s.upload(qkv, elem, 'qkv'), part, ml]);
-    await s.run(attentionCombine, { c: k.c, n: k.n, split }, {}, elem, [part, ml, o]);
+    await s.run(attentionCombine, { c: k.c, n: k.n, scale, split }, {}, elem, [part, ml, o]);
     return s.read(o, elem, k.c * k.n);
   });
   const tol = elem === 'f32' ? { atol: 1e-5, rtol: 1e-4, nmse: 1e-7 } : { nmse: 1e-4 };
@@ -274,14 +274,18 @@ describe('attention-mma', () => {
   });
   it("the decoder's choice: a measured shape for the head dim and N on the 16-grid, else the portable kernel", () => {
     const table = { 384: { ct: 12, kb: 2, stage: true, oRow: true } };
-    expect(attentionMmaFor({ c: 384, n: 6240 }, false, table)?.id).toBe('attention-mma-1p-12x2-s32-or');
-    expect(attentionMmaFor({ c: 384, n: 6240 }, true, table)?.id).toBe('attention-mma-1p-12x2-s32-or-emu');
-    expect(attentionMmaFor({ c: 384, n: 6241 }, false, table)).toBeNull();
-    expect(attentionMmaFor({ c: 1024, n: 3520 }, false, table)).toBeNull();
+    const id = (p: { c: number; n: number }, emulate: boolean, t?: typeof table) => {
+      const s = attentionMmaShapeFor(p, t);
+      return s ? attentionMma(s, { emulate }).id : null;
+    };
+    expect(id({ c: 384, n: 6240 }, false, table)).toBe('attention-mma-1p-12x2-s32-or');
+    expect(id({ c: 384, n: 6240 }, true, table)).toBe('attention-mma-1p-12x2-s32-or-emu');
+    expect(id({ c: 384, n: 6241 }, false, table)).toBeNull();
+    expect(id({ c: 1024, n: 3520 }, false, table)).toBeNull();
     // measured correct and faster on the H200 (2026-12-04): Wan2.1's C 384 only; Wan2.2's C 1024 runs shaders/attention.wgsl
     expect(ATTENTION_MMA_MEASURED).toEqual({ 384: { ct: 12, kb: 2 } });
-    expect(attentionMmaFor({ c: 384, n: 6240 }, false)?.id).toBe('attention-mma-1p-12x2');
-    expect(attentionMmaFor({ c: 1024, n: 3520 }, false)).toBeNull();
+    expect(id({ c: 384, n: 6240 }, false)).toBe('attention-mma-1p-12x2');
+    expect(id({ c: 1024, n: 3520 }, false)).toBeNull();
   });
   it('workgroup storage of the Wan shapes fits 48 KiB', () => {
     expect(attentionMmaSmem({ ct: 24, kb: 4 }, 'f16')).toBeLessThanOrEqual(48 * 1024);

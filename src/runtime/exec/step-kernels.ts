@@ -17,7 +17,7 @@ import { WINO_MMA_TILES, winogradMmaGemm, winogradMmaIn, winoMmaOverrides } from
 import { DecoderError } from '../../gpu/errors';
 import { invMaxFor } from '../../kernels/rms-norm';
 import { attentionOverrides } from '../../kernels/attention';
-import { attentionMmaFor } from '../../kernels/attention-mma';
+import { attentionMma, attentionMmaShapeFor } from '../../kernels/attention-mma';
 import { convWeightFormat, wqOverride, type WeightsPrecision } from '../../model/quantize';
 import type { DecoderConfig } from '../../model/config';
 import { deviceConvForm, packedRing, portableVariant } from '../../plan/conv-form';
@@ -156,11 +156,19 @@ const norm: Kernels<NormStep> = (s, c) => {
   ];
 };
 
-// tensor cores (f16): attention-mma where a shape was measured for this head dim (attentionMmaFor), else the portable kernel
+// tensor cores (f16): attention-mma where a shape was measured for this head dim (attentionMmaShapeFor), split over
+// keys where the plan made the split's tensors (plan/attention-form.ts: then attention-combine), else the portable kernel
 const attn: Kernels<AttnStep> = (s, c): StepKernel[] => {
-  const mma = c.mma && c.elem === 'f16' ? attentionMmaFor(s, !!c.mma.emulate) : null;
-  const bindings = [c.view(s.qkv), c.view(s.o)];
-  return [mma && c.mma ? { def: mma, overrides: { SG: c.mma.subgroupSize }, bindings } : { def: kernels.attention, overrides: attentionOverrides(s.c), bindings }];
+  const shape = c.mma && c.elem === 'f16' ? attentionMmaShapeFor(s) : null;
+  if (!shape || !c.mma) return [{ def: kernels.attention, overrides: attentionOverrides(s.c), bindings: [c.view(s.qkv), c.view(s.o)] }];
+  const emulate = !!c.mma.emulate;
+  const overrides = { SG: c.mma.subgroupSize, ...(shape.nConst ? { NS: s.n } : {}) };
+  if (!s.split) return [{ def: attentionMma({ ...shape, split: 1 }, { emulate }), overrides, bindings: [c.view(s.qkv), c.view(s.o)] }];
+  const [part, ml] = [c.view(s.split.part), c.view(s.split.ml)];
+  return [
+    { def: attentionMma({ ...shape, split: s.split.ranges }, { emulate }), overrides, bindings: [c.view(s.qkv), part, ml] },
+    { def: kernels.attentionCombine, overrides: {}, bindings: [part, ml, c.view(s.o)] },
+  ];
 };
 const dupadd: Kernels<DupAddStep> = (s, c) => [{ def: kernels.dupUpAdd, overrides: {}, bindings: [c.view(s.x), c.view(s.y)] }];
 const store: Kernels<StoreStep> = () => []; // a buffer copy

@@ -178,14 +178,16 @@ fn soft_final(k0: u32, ke: u32, lid: u32) {
   workgroupBarrier();
 }
 
-// o[c0 + c, q0 + r] = O[r, c] / l[r] from the O tiles in o_s (consecutive invocations: consecutive queries)
-fn epilogue(q0: u32, c0: u32, lid: u32) {
+// o[row0 + c, q0 + r] = O[r, c] / l[r] from the O tiles in o_s (consecutive invocations: consecutive queries); row0
+// = c0, or (split) the range's rows of the part buffer; 0 where l is 0 (a key range past N: split only)
+fn epilogue(q0: u32, row0: u32, lid: u32) {
   let n = prm.n;
   for (var e = lid; e < 256u * CT; e += SG) {
     let r = e % 16u;
     let t = e / 256u;
     let cc = (e / 16u) % 16u;
     let i = select(e, t * 256u + r * 16u + cc, O_ROW == 1u);
-    o[(c0 + t * 16u + cc) * n + q0 + r] = Elem(o_s[i] / l_s[r]);
+    let l = l_s[r];
+    o[(row0 + t * 16u + cc) * n + q0 + r] = Elem(select(0.0, o_s[i] / l, l > 0.0));
   }
 }

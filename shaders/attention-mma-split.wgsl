@@ -7,17 +7,9 @@
 // shaders/attention-combine.wgsl then forms o[c, q] = Σ_z w_z O_z[c, q] / Σ_z w_z, w_z = l_z exp(m_z - max_z m_z).
 @group(0) @binding(2) var<storage, read_write> ml: array<f32>;
 
-fn epilogue_split(q0: u32, c0: u32, z: u32, lid: u32) {
+// the range's softmax statistics (its output: epilogue(q0, z·C + c0, lid), attention-mma-common.wgsl)
+fn split_stats(q0: u32, c0: u32, z: u32, lid: u32) {
   let n = prm.n;
-  let ch = prm.c;
-  for (var e = lid; e < 256u * CT; e += SG) {
-    let r = e % 16u;
-    let t = e / 256u;
-    let cc = (e / 16u) % 16u;
-    let i = select(e, t * 256u + r * 16u + cc, O_ROW == 1u);
-    let l = l_s[r];
-    o[(z * ch + c0 + t * 16u + cc) * n + q0 + r] = Elem(select(0.0, o_s[i] / l, l > 0.0));
-  }
   if (c0 == 0u && lid < 16u) {
     ml[2u * z * n + q0 + lid] = m_s[lid];
     ml[(2u * z + 1u) * n + q0 + lid] = l_s[lid];

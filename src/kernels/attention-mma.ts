@@ -186,7 +186,7 @@ ${C.map((t) => `  var o_${t} = ${ops.result}();`).join('\n')}
 ${loop}
 ${storeO('  ')}
   workgroupBarrier();
-${debug?.out ? debugEpilogue(debug) : split > 1 ? '  epilogue_split(q0, c0, wg.z, lid);' : '  epilogue(q0, c0, lid);'}
+${debug?.out ? debugEpilogue(debug) : split > 1 ? '  epilogue(q0, wg.z * ch + c0, lid);\n  split_stats(q0, c0, wg.z, lid);' : '  epilogue(q0, c0, lid);'}
 }
 `;
 }

@@ -179,7 +179,7 @@ describe('attention-mma', () => {
   it('split over keys: the split epilogue, a third binding (ml), dispatch z = the ranges; N baked: the override NS, checked at dispatch', () => {
     const sp = attentionMma({ ct: 2, kb: 1, split: 3 });
     expect(sp.id).toBe('attention-mma-1p-2x1-k3');
-    expect(sp.wgsl).toContain('  epilogue_split(q0, c0, wg.z, lid);\n}');
+    expect(sp.wgsl).toContain('  epilogue(q0, wg.z * ch + c0, lid);\n  split_stats(q0, c0, wg.z, lid);\n}');
     expect(sp.wgsl).toContain('let k_end = min(n, k_beg + span);');
     expect(sp.bindings.map((b) => b.name)).toEqual(['qkv', 'o', 'ml']);
     expect(sp.dispatch({ c: 64, n: 48, scale: 1 }, { SG: 32 })).toEqual([3, 2, 3]);

@@ -2,7 +2,7 @@
 // (shaders/attention-mma-split.wgsl says what the first writes):
 //   o[c, q] = Σ_z w_z[q] part[z, c, q] / Σ_z w_z[q],  w_z[q] = l_z[q] · exp(m_z[q] - max_z m_z[q])
 // part: [split][C][N] Elem, ml: [split][2][N] f32 (m, l), o: [C, N] Elem. One invocation per output element
-// (consecutive invocations: consecutive queries), the dispatch 2-D past 65535 workgroups.
+// (consecutive invocations: consecutive queries), 2-D past 65535 workgroups (linearGrid).
 alias Elem = f32;
 
 // attention's Params (the first pass shares the uniform slot) and the ranges
@@ -14,14 +14,12 @@ struct Params { c: u32, n: u32, scale: f32, split: u32 }
 @group(1) @binding(0) var<uniform> prm: Params;
 
 override WG: u32 = 256;
-// workgroups per row of the 2-D dispatch
-const ROW: u32 = 32768;
 
 @compute @workgroup_size(WG, 1, 1)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let n = prm.n;
   let cn = prm.c * n;
-  let i = gid.y * ROW * WG + gid.x;
+  let i = (wg.y * nwg.x + wg.x) * WG + lid; // the linear grid of linearGrid (src/gpu/kernel.ts)
   if (i >= cn) { return; }
   let q = i % n;
   var mx = -3.0e38;

@@ -17,6 +17,7 @@ import { requestDecoderDevice } from '../../src/gpu/device';
 import { encodeParams, PipelineCache, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
 import { attention, type AttentionParams } from '../../src/kernels/attention';
 import { attentionCombine, attentionSplitElems } from '../../src/kernels/attention-combine';
+import { attentionPack } from '../../src/kernels/attention-pack';
 import { attentionMma, attentionMmaFits, type AttentionMmaShape } from '../../src/kernels/attention-mma';
 import { storageBytes } from '../../src/runtime/f16';
 import { passTimer } from './gpu-time';
@@ -60,7 +61,7 @@ interface Variant {
   elem: Elem;
 }
 const sh = (ct: number, kb: number, o: Omit<AttentionMmaShape, 'ct' | 'kb'> = {}): Variant => ({
-  label: `${o.twoPass ? '2p' : '1p'}-${ct}x${kb}${o.stage ? `-s${o.dc ?? 32}` : ''}${o.oRow ? '-or' : ''}${o.split ? `-k${o.split}` : ''}${o.nConst ? '-nc' : ''}`,
+  label: `${o.twoPass ? '2p' : '1p'}-${ct}x${kb}${o.stage ? `-s${o.dc ?? 32}` : ''}${o.oRow ? '-or' : ''}${o.split ? `-k${o.split}` : ''}${o.nConst ? '-nc' : ''}${o.packed ? '-p' : ''}`,
   shape: { ct, kb, ...o },
   elem: 'f16',
 });
@@ -75,6 +76,7 @@ const allVariants: Variant[] = quick
       sh(1, 2, { stage: true, oRow: true }),
       sh(2, 2, { split: 2 }),
       sh(1, 2, { nConst: true }),
+      sh(2, 2, { packed: true, split: 2 }),
     ]
   : [
       { label: 'shipped-f32', elem: 'f32' },
@@ -99,6 +101,12 @@ const allVariants: Variant[] = quick
       sh(16, 2, { split: 4 }),
       sh(16, 2, { split: 8 }),
       sh(8, 2, { split: 8 }),
+      // Q, K, V from qkv's tile-order copy (attention-pack, timed with the kernel): 512-byte tiles at stride 16
+      sh(12, 2, { packed: true }),
+      sh(12, 2, { packed: true, nConst: true }),
+      sh(12, 2, { packed: true, split: 4 }),
+      sh(16, 2, { packed: true }),
+      sh(16, 2, { packed: true, split: 4 }),
       // staged S operands (row-major left / col-major right tiles from workgroup memory)
       sh(12, 2, { stage: true }),
       sh(12, 2, { stage: true, oRow: true }),
@@ -219,13 +227,25 @@ for (const c of cases) {
       const splitElems = attentionSplitElems(c, split);
       const part = split > 1 ? device.createBuffer({ size: Math.ceil((splitElems.part * (v.elem === 'f16' ? 2 : 4)) / 4) * 4, usage: GPUBufferUsage.STORAGE }) : null;
       const ml = split > 1 ? device.createBuffer({ size: splitElems.ml * 4, usage: GPUBufferUsage.STORAGE }) : null;
+      // packed: attention-pack writes the tile-order copy first (timed with it), the kernel reads that
+      const src = v.elem === 'f16' ? qkv.f16! : qkv.f32;
+      const packed = v.shape?.packed ? device.createBuffer({ size: src.size, usage: GPUBufferUsage.STORAGE }) : null;
+      const pk = packed
+        ? {
+            pipe: await cache.get(attentionPack, {}, v.elem),
+            d: attentionPack.dispatch(p, {}),
+            group: device.createBindGroup({
+              layout: cache.bindGroupLayout(attentionPack),
+              entries: [
+                { binding: 0, resource: { buffer: src } },
+                { binding: 1, resource: { buffer: packed } },
+              ],
+            }),
+          }
+        : null;
       const g0 = device.createBindGroup({
         layout: cache.bindGroupLayout(def),
-        entries: [
-          { binding: 0, resource: { buffer: v.elem === 'f16' ? qkv.f16! : qkv.f32 } },
-          { binding: 1, resource: { buffer: part ?? out } },
-          ...(ml ? [{ binding: 2, resource: { buffer: ml } }] : []),
-        ],
+        entries: [{ binding: 0, resource: { buffer: packed ?? src } }, { binding: 1, resource: { buffer: part ?? out } }, ...(ml ? [{ binding: 2, resource: { buffer: ml } }] : [])],
       });
       const d = def.dispatch(p, ov);
       const comb = part && ml ? { pipe: await cache.get(attentionCombine, {}, v.elem), d: attentionCombine.dispatch({ ...p, split }, {}) } : null;
@@ -245,6 +265,12 @@ for (const c of cases) {
       device.queue.writeBuffer(uc, 0, encC);
       const g1c = device.createBindGroup({ layout: cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uc, size: encC.byteLength } }] });
       const run = (ps: GPUComputePassEncoder) => {
+        if (pk) {
+          ps.setPipeline(pk.pipe);
+          ps.setBindGroup(0, pk.group);
+          ps.setBindGroup(1, g1, [0]);
+          ps.dispatchWorkgroups(...pk.d);
+        }
         ps.setPipeline(pipe);
         ps.setBindGroup(0, g0);
         ps.setBindGroup(1, g1, [0]);
@@ -260,7 +286,7 @@ for (const c of cases) {
       for (const w0 = performance.now(); performance.now() - w0 < WARM_MS;) await timeMs(run);
       const ms = await timeMs(run);
       const got = await read(out, c.c * c.n, v.elem);
-      for (const b of [out, part, ml, uc]) b?.destroy();
+      for (const b of [out, part, ml, uc, packed]) b?.destroy();
       if (!ref) ref = got;
       let se = 0,
         sr = 0,

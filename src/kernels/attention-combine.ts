@@ -2,7 +2,7 @@
 // over keys (attention-mma.ts, shape `split`): the per-range partial outputs weighted by their softmax sums.
 import src from '../../shaders/attention-combine.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
-import { elemBytes, wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
+import { elemBytes, linearGrid, type Elem, type KernelDef } from '../gpu/kernel';
 
 export interface AttentionCombineParams extends Record<string, number> {
   /** head dim = channels */
@@ -14,8 +14,6 @@ export interface AttentionCombineParams extends Record<string, number> {
   /** key ranges (the first pass's dispatch z) */
   split: number;
 }
-
-const ROW = wgslConst(src, 'ROW');
 
 /** Elements of the first pass's buffers for `split` ranges: part [split][C][N] (storage type), ml [split][2][N] f32. */
 export function attentionSplitElems(p: { c: number; n: number }, split: number): { part: number; ml: number } {
@@ -39,8 +37,7 @@ export const attentionCombine: KernelDef<AttentionCombineParams> = {
   overrides: { WG: 256 },
   dispatch(p, ov) {
     if (!(Number.isInteger(p.split) && p.split >= 1)) throw new DecoderError('bad-input', `attention-combine: ${p.split} key ranges`);
-    const groups = Math.ceil((p.c * p.n) / (ov.WG ?? 256));
-    return [Math.min(groups, ROW), Math.ceil(groups / ROW), 1];
+    return linearGrid(Math.ceil((p.c * p.n) / (ov.WG ?? 256)));
   },
   cost(p, _ov, elem: Elem = 'f16') {
     return { flops: 0, bytes: (p.split + 1) * p.c * p.n * elemBytes(elem) + 2 * p.split * p.n * 4 };

@@ -23,6 +23,12 @@ export interface AttentionMmaShape {
   split?: number;
   /** N baked into the pipeline (the override NS: constant strides and loop bounds) instead of read from Params */
   nConst?: boolean;
+  /**
+   * Q, K and V read as contiguous 16x16 tiles (stride 16) from a copy of qkv in tile order, [3C / 16][N / 16][16 ch][16
+   * tokens], that attention-pack writes first (kernels/attention-pack.ts), instead of 16 runs of 16 at stride N
+   * (not with `stage`)
+   */
+  packed?: boolean;
 }
 
 /** Where the tensor-core attention applies: C and N multiples of 16 (the tiles), C / 16 a multiple of ct. */

@@ -73,14 +73,15 @@ const L = 'subgroup_matrix_left<Elem, 16, 16>',
   R = 'subgroup_matrix_right<Elem, 16, 16>',
   RES = 'subgroup_matrix_result<f32, 16, 16>';
 
-const tensorCoreOps = (oRow: boolean): MatrixOps => ({
+// `stride`: of the Q, K, Vᵀ tiles in qkv (n, or 16u where the shape reads the packed copy)
+const tensorCoreOps = (oRow: boolean, stride = 'n'): MatrixOps => ({
   result: RES,
-  q: (off) => `subgroupMatrixLoad<${L}, col_major>(&qkv, ${off}, n)`,
-  k: (off) => `subgroupMatrixLoad<${R}, row_major>(&qkv, ${off}, n)`,
+  q: (off) => `subgroupMatrixLoad<${L}, col_major>(&qkv, ${off}, ${stride})`,
+  k: (off) => `subgroupMatrixLoad<${R}, row_major>(&qkv, ${off}, ${stride})`,
   qs: (off) => `subgroupMatrixLoad<${L}, row_major>(&qs_s, ${off}, QS)`,
   ks: (off) => `subgroupMatrixLoad<${R}, col_major>(&ks_s, ${off}, QS)`,
   p: (off) => `subgroupMatrixLoad<${L}, row_major>(&p_s, ${off}, PT)`,
-  v: (off) => `subgroupMatrixLoad<${R}, col_major>(&qkv, ${off}, n)`,
+  v: (off) => `subgroupMatrixLoad<${R}, col_major>(&qkv, ${off}, ${stride})`,
   mma: (_kind, a, b, c) => `subgroupMatrixMultiplyAccumulate(${a}, ${b}, ${c})`,
   storeS: (off, c) => `subgroupMatrixStore<row_major>(&s_s, ${off}, ${c}, ST)`,
   storeSCol: (off, c) => `subgroupMatrixStore<col_major>(&s_s, ${off}, ${c}, 16u)`,
@@ -89,6 +90,8 @@ const tensorCoreOps = (oRow: boolean): MatrixOps => ({
 });
 
 const EMU_Q = wgslConst(emuOps, 'EMU_Q');
+const EMU_PACKED_LINE = 'const EMU_PACKED: u32 = 0;';
+if (!emuOps.includes(EMU_PACKED_LINE)) throw new DecoderError('unsupported', `shaders/attention-mma-emu.wgsl: no '${EMU_PACKED_LINE}' line`);
 const emulatedOps: MatrixOps = {
   result: 'array<f32, EMU_Q>',
   q: (off) => off,
@@ -106,18 +109,25 @@ const emulatedOps: MatrixOps = {
 
 /** The generated `main` of one shape. */
 export function attentionMmaMain(
-  { ct, kb, twoPass = false, stage = false, dc = 32, oRow = false, split = 1, nConst = false }: AttentionMmaShape,
-  ops: MatrixOps = tensorCoreOps(oRow),
+  { ct, kb, twoPass = false, stage = false, dc = 32, oRow = false, split = 1, nConst = false, packed = false }: AttentionMmaShape,
+  ops: MatrixOps = tensorCoreOps(oRow, packed ? '16u' : 'n'),
   debug?: AttentionMmaDebug,
 ): string {
   const C = range(ct),
     K = range(kb);
+  // the first element of the Q tile (channels d.., queries q0..), the K tile (channels d.., key tile j of the
+  // block) and the Vᵀ tile (channel tile t of the group, key tile j): in qkv [3C][N], or in its tile-order copy
+  // (packed: tile (row / 16, token / 16) of 256 elements at (row / 16 · N / 16 + token / 16) · 256)
+  const tile = (row: string, tok: string) => `((${row}) / 16u * nt + (${tok}) / 16u) * 256u`;
+  const at = packed
+    ? { q: (d: string) => tile(d, 'q0'), k: (d: string, j: number) => tile(`ch + ${d}`, `k0 + ${16 * j}u`), v: (t: number, j: number) => tile(`2u * ch + c0 + ${16 * t}u`, `k0 + ${16 * j}u`) }
+    : { q: (d: string) => `${d} * n + q0`, k: (d: string, j: number) => `(ch + ${d}) * n + k0 + ${16 * j}u`, v: (t: number, j: number) => `vb + ${16 * t}u * n + k0 + ${16 * j}u` };
   const sOff = debug?.sOff ?? 0;
   // key tile j of the block exists when k0 + 16 j < k_end (tile 0 always: k0 < k_end)
   const guard = (j: number, body: string, ind: string) => (j === 0 ? `${ind}{\n${body}\n${ind}}` : `${ind}if (k0 + ${16 * j}u < k_end) {\n${body}\n${ind}}`);
   const direct = (ind: string) => `${ind}for (var d = 0u; d < ch; d += 16u) {
-${ind}  let a = ${ops.q('d * n + q0')};
-${K.map((j) => guard(j, `${ind}    let b = ${ops.k(`(ch + d) * n + k0 + ${16 * j}u`)};\n${ind}    s_${j} = ${ops.mma('qk', 'a', 'b', `s_${j}`)};`, `${ind}  `)).join('\n')}
+${ind}  let a = ${ops.q(at.q('d'))};
+${K.map((j) => guard(j, `${ind}    let b = ${ops.k(at.k('d', j))};\n${ind}    s_${j} = ${ops.mma('qk', 'a', 'b', `s_${j}`)};`, `${ind}  `)).join('\n')}
 ${ind}}`;
   // staged: chunk d0 in qs_s / ks_s, then its DC / 16 channel steps straight-line
   const staged = (ind: string) => `${ind}for (var d0 = 0u; d0 < ch; d0 += ${dc}u) {
@@ -140,9 +150,7 @@ ${stage ? staged(ind) : direct(ind)}
 ${K.map((j) => `${ind}${debug?.sCol ? ops.storeSCol(`${256 * j + sOff}u`, `s_${j}`) : ops.storeS(`${16 * j + sOff}u`, `s_${j}`)};`).join('\n')}
 ${ind}workgroupBarrier();`;
   const pv = (ind: string) =>
-    K.map((j) =>
-      guard(j, [`${ind}  let p = ${ops.p(`${16 * j}u`)};`, ...C.map((t) => `${ind}  o_${t} = ${ops.mma('pv', 'p', ops.v(`vb + ${16 * t}u * n + k0 + ${16 * j}u`), `o_${t}`)};`)].join('\n'), ind),
-    ).join('\n');
+    K.map((j) => guard(j, [`${ind}  let p = ${ops.p(`${16 * j}u`)};`, ...C.map((t) => `${ind}  o_${t} = ${ops.mma('pv', 'p', ops.v(at.v(t, j)), `o_${t}`)};`)].join('\n'), ind)).join('\n');
   const storeO = (ind: string) => C.map((t) => `${ind}${ops.storeO(`${256 * t}u`, `o_${t}`)};`).join('\n');
   const loop = twoPass
     ? `  for (var k0 = k_beg; k0 < k_end; k0 += ${16 * kb}u) {
@@ -177,8 +185,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
 ${keyRange}
   let q0 = ${debug?.q0 === undefined ? 'wg.x * 16u;' : `${debug.q0}u; // debug: a constant query tile`}
   let c0 = wg.y * ${16 * ct}u;
-  // Vᵀ tile t of key tile j: (k, c) = v[c0 + 16 t + c, k0 + 16 j + k] at vb + (16 t + c) n + k0 + 16 j + k
-  let vb = (2u * ch + c0) * n;
+${
+  packed
+    ? '  // qkv is the tile-order copy: N / 16 token tiles per row of tiles\n  let nt = n / 16u;'
+    : '  // Vᵀ tile t of key tile j: (k, c) = v[c0 + 16 t + c, k0 + 16 j + k] at vb + (16 t + c) n + k0 + 16 j + k\n  let vb = (2u * ch + c0) * n;'
+}
   init_stats(lid);
 ${debug?.out === 'raw' ? '  // debug: s_s filled with a sentinel (1000 + e), to see where the S store writes\n  for (var e = lid; e < 16u * ST; e += SG) { s_s[e] = f32(1000u + e); }\n  workgroupBarrier();\n' : ''}  // every accumulator zeroed by its constructor: a subgroup matrix declared without an initializer is not zero
   // on the H200 (Dawn + NVIDIA 580; bench/probes/attention-mma-ops.ts, 2026-12-02: accumulated over the earlier values)
@@ -249,7 +260,8 @@ export function attentionMmaSmem({ ct, kb, dc = 32 }: AttentionMmaShape, elem: E
  * Params, under its own id (the pipeline cache keys modules by id).
  */
 export function attentionMma(shape: AttentionMmaShape, { emulate = false, debug }: { emulate?: boolean; debug?: AttentionMmaDebug } = {}): KernelDef<AttentionParams> {
-  const { ct, kb, twoPass = false, stage = false, dc = 32, oRow = false, split = 1, nConst = false } = shape;
+  const { ct, kb, twoPass = false, stage = false, dc = 32, oRow = false, split = 1, nConst = false, packed = false } = shape;
+  if (packed && stage) throw new DecoderError('bad-input', 'attention-mma: the packed copy is read by the direct form only (not with stage)');
   if (!(Number.isInteger(split) && split >= 1 && split <= 64)) throw new DecoderError('bad-input', `attention-mma: ${split} key ranges (1-64)`);
   if (split > 1 && debug?.out) throw new DecoderError('bad-input', 'attention-mma: the debug epilogues are of the unsplit kernel');
   if (!(Number.isInteger(ct) && Number.isInteger(kb) && ct >= 1 && kb >= 1 && ct <= 32 && kb <= 8))
@@ -273,11 +285,11 @@ export function attentionMma(shape: AttentionMmaShape, { emulate = false, debug 
     shared = shared.replace(new RegExp(`^const ${k}: u32 = \\d+;`, 'm'), `const ${k}: u32 = ${v};`);
     if (!shared.includes(`const ${k}: u32 = ${v};`)) throw new DecoderError('bad-input', `attention-mma: shaders/attention-mma-common.wgsl no longer has the expected ${k} line`);
   }
-  const header = emulate ? emuOps : 'enable chromium_experimental_subgroup_matrix;\nalias Elem = f32;\n';
+  const header = emulate ? (packed ? emuOps.replace(EMU_PACKED_LINE, 'const EMU_PACKED: u32 = 1;') : emuOps) : 'enable chromium_experimental_subgroup_matrix;\nalias Elem = f32;\n';
   const dbg = debug
     ? `-dbg${debug.out ? `-${{ scores: 's', probs: 'p', raw: 'r' }[debug.out]}` : ''}${debug.q0 === undefined ? '' : `-q${debug.q0}`}${debug.sOff ? `-o${debug.sOff}` : ''}${debug.sCol ? '-col' : ''}${debug.st === undefined ? '' : `-st${debug.st}`}${debug.flag4 ? '-f4' : ''}`
     : '';
-  const id = `attention-mma-${twoPass ? '2p' : '1p'}-${ct}x${kb}${stage ? `-s${dc}` : ''}${oRow ? '-or' : ''}${split > 1 ? `-k${split}` : ''}${nConst ? '-nc' : ''}${emulate ? '-emu' : ''}${dbg}`;
+  const id = `attention-mma-${twoPass ? '2p' : '1p'}-${ct}x${kb}${stage ? `-s${dc}` : ''}${oRow ? '-or' : ''}${split > 1 ? `-k${split}` : ''}${nConst ? '-nc' : ''}${packed ? '-p' : ''}${emulate ? '-emu' : ''}${dbg}`;
   return {
     id,
     wgsl: `${header}\n${attentionMmaMain(shape, emulate ? emulatedOps : tensorCoreOps(oRow), debug)}\n${debug ? debugCommon(shared, debug) : shared}${split > 1 ? `\n${splitPart}` : ''}${debug?.sCol && emulate ? DEBUG_EMU_STORE_S_COL : ''}`,

@@ -106,6 +106,8 @@ export interface AttnStep {
    * outputs [ranges][C][N] and their softmax statistics [ranges][2][N] f32 (kernels/attention-combine.ts)
    */
   split?: { ranges: number; part: View; ml: View };
+  /** tensor cores with a measured shape that reads qkv in tile order (plan/attention-form.ts): the copy, [3C][N] elements */
+  packed?: View;
 }
 export interface DupAddStep {
   kind: 'dupadd';

@@ -6,7 +6,7 @@ import { DecoderError } from '../gpu/errors';
 import type { DecoderConfig } from '../model/config';
 import { buildPrograms, DEFAULT_NORM_CHUNK, type ChunkKind, type Program, type Step, type TilePlan, type View } from './graph';
 import { convWeightFormat } from '../model/quantize';
-import { assignAttentionSplit } from './attention-form';
+import { assignAttentionTensors } from './attention-form';
 import { assignConvForms, assignStatsInPack, assignWinoU, countsInt8Scratch, countsMmaScratch, planOnTensorCores, tensorCoresAllowed, type ConvFormContext } from './conv-form';
 import { convWeightBytes, kindOf, mmaScratchOf, stepScratchBytes, winoScratchOf, weightBuffers, wqScratchOf } from './step-kinds';
 import { makeTiles, type Tile } from './tiling';
@@ -301,8 +301,8 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const slots: Slot[] = [];
   // every conv's form, recorded on its step (conv-form.ts; Winograd: banded scratch below)
   for (const p of all) assignConvForms(p.steps, forms);
-  // the attention's split over keys on tensor cores, with its tensors (attention-form.ts)
-  for (const p of all) assignAttentionSplit(p, opts, elemBytes);
+  // the attention's forms on tensor cores that need tensors of their own (split over keys, packed qkv; attention-form.ts)
+  for (const p of all) assignAttentionTensors(p, opts, elemBytes);
   // the Winograd convs' U: held, or made per conv call into a step-local scratch (conv-form.ts assignWinoU: all programs at once; assignSlots places it)
   assignWinoU(
     all.flatMap((g) => g.steps),

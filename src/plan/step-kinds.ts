@@ -151,10 +151,11 @@ const norm: StepKind<NormStep> = {
 /** Defaults for kinds with no weights, ring, store or in-place pair, one dispatch, fixed bindings. */
 const plain = { inPlace: () => null, weights: () => [], dispatches: () => 1, ringPush: () => null, storeWrite: () => null, perChunk: () => false } as const;
 
-// split (attention-form.ts): the first pass and attention-combine share the slot; the params are attention's + the ranges
+// packed / split (attention-form.ts): attention-pack, the attention and attention-combine share the slot; the params
+// are attention's + the ranges
 const attn: StepKind<AttnStep> = {
   ...plain,
-  views: (s) => (s.split ? [s.qkv, s.split.part, s.split.ml, s.o] : [s.qkv, s.o]),
+  views: (s) => [s.qkv, ...(s.packed ? [s.packed] : []), ...(s.split ? [s.split.part, s.split.ml] : []), s.o],
   params: (s) => [{ c: s.c, n: s.n, scale: 1 / Math.sqrt(s.c), ...(s.split ? { split: s.split.ranges } : {}) }],
 };
 

@@ -3,6 +3,7 @@
 // 2x4x8 (N 32: two key ranges of 16 at kb 1), f16, tensorCores on with the GEMMs emulated, decoded with the attention on attention-mma (emulated;
 // its shape chosen here as a measured table would choose it, the shipped table having no C 64), unsplit and split
 // over keys (the plan then holds the split's tensors, plan/attention-form.ts, and attention-combine runs after it),
+// and split on the tile-order copy of qkv (attention-pack before it),
 // and with shaders/attention.wgsl: PSNR >= 60 dB between them, and the pipelines really asked for. This checks the
 // wiring (bindings, params, subgroup-size override, the split's tensors and uniform slot), not the matrix builtins.
 import { describe, expect, it, vi } from 'vitest';
@@ -24,8 +25,8 @@ vi.mock(import('../../src/kernels/attention-mma-measured'), async (orig) => {
 
 const gpu = await getTestDevice();
 
-/** The decode with attention shape `sh` (null: shaders/attention.wgsl), the ids of the attention pipelines asked for and the plan's split. */
-async function decode(sh: AttentionMmaShape | null): Promise<{ rgb: Float32Array; ids: string[]; split: unknown }> {
+/** The decode with attention shape `sh` (null: shaders/attention.wgsl), the ids of the attention pipelines compiled, the plan's split and packed copy. */
+async function decode(sh: AttentionMmaShape | null): Promise<{ rgb: Float32Array; ids: string[]; split: unknown; packed: unknown }> {
   shape = sh;
   const weights = syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 5 });
   const cfg = inferConfig(weights);
@@ -50,7 +51,7 @@ async function decode(sh: AttentionMmaShape | null): Promise<{ rgb: Float32Array
     rgb.set(f, o);
     o += f.length;
   }
-  return { rgb, ids, split: attn && 'split' in attn ? attn.split : undefined };
+  return { rgb, ids, split: attn && 'split' in attn ? attn.split : undefined, packed: attn && 'packed' in attn ? attn.packed : undefined };
 }
 
 describe('decode with the attention on tensor cores (emulated)', () => {
@@ -61,10 +62,12 @@ describe('decode with the attention on tensor cores (emulated)', () => {
     for (const [sh, want] of [
       [{ ct: 2, kb: 1, stage: true, dc: 16, oRow: true }, ['attention-mma-1p-2x1-s16-or-emu']],
       [{ ct: 2, kb: 1, split: 2 }, ['attention-mma-1p-2x1-k2-emu', 'attention-combine']],
+      [{ ct: 2, kb: 1, packed: true, split: 2 }, ['attention-pack', 'attention-mma-1p-2x1-k2-p-emu', 'attention-combine']],
     ] as const) {
       const got = await decode(sh);
       for (const id of want) expect(got.ids, `${id} asked for`).toContain(id);
       expect(got.split === undefined).toBe(!('split' in sh));
+      expect(got.packed === undefined).toBe(!('packed' in sh));
       const cmp = compare(got.rgb, ref.rgb);
       console.info(`${want.join(' + ')} decode: max|err| ${cmp.maxAbs.toExponential(2)}, PSNR ${cmp.psnr.toFixed(1)} dB vs the portable attention`);
       expect(got.rgb.length).toBe(ref.rgb.length);

@@ -11,6 +11,7 @@ import { attentionCore } from '../../src/cpu/ops';
 import type { Elem, KernelDef } from '../../src/gpu/kernel';
 import type { AttentionParams } from '../../src/kernels/attention';
 import { attentionCombine, attentionSplitElems } from '../../src/kernels/attention-combine';
+import { attentionPack } from '../../src/kernels/attention-pack';
 import { ATTENTION_MMA_MEASURED, attentionMma, attentionMmaFits, attentionMmaShapeFor, attentionMmaSmem, type AttentionMmaDebug, type AttentionMmaShape } from '../../src/kernels/attention-mma';
 import { expectClose } from '../helpers/compare';
 import { getTestDevice, roundToElem, withDevice } from '../helpers/gpu';
@@ -47,10 +48,20 @@ const shapes: AttentionMmaShape[] = [
   { ct: 2, kb: 1, split: 3, oRow: true },
   { ct: 1, kb: 1, twoPass: true, split: 2 },
   { ct: 1, kb: 2, nConst: true },
+  // Q, K, V from the tile-order copy (attention-pack's layout, packQkvTiles below), alone and split
+  { ct: 1, kb: 2, packed: true },
+  { ct: 2, kb: 1, packed: true, split: 2, oRow: true },
 ];
 const name = (k: Case) => `c${k.c} n${k.n} std${k.std}${k.ramp ? ' ramp' : ''}`;
 const shapeName = (s: AttentionMmaShape) =>
-  `${s.twoPass ? 'two-pass' : 'one-pass'} ${s.ct}x${s.kb}${s.stage ? ` staged ${s.dc ?? 32}` : ''}${s.oRow ? ' O row-major' : ''}${s.split ? ` split ${s.split}` : ''}${s.nConst ? ' N baked' : ''}`;
+  `${s.twoPass ? 'two-pass' : 'one-pass'} ${s.ct}x${s.kb}${s.stage ? ` staged ${s.dc ?? 32}` : ''}${s.oRow ? ' O row-major' : ''}${s.split ? ` split ${s.split}` : ''}${s.nConst ? ' N baked' : ''}${s.packed ? ' packed' : ''}`;
+
+/** attention-pack's layout on the CPU: qkv [3C][N] -> tile (r / 16, t / 16) of 256 at (r / 16 · N / 16 + t / 16) · 256, (r, t) at 16 (r % 16) + t % 16 */
+function packQkvTiles(qkv: Float32Array, c: number, n: number): Float32Array {
+  const out = new Float32Array(3 * c * n);
+  for (let r = 0; r < 3 * c; r++) for (let t = 0; t < n; t++) out[(Math.floor(r / 16) * (n / 16) + Math.floor(t / 16)) * 256 + (r % 16) * 16 + (t % 16)] = qkv[r * n + t]!;
+  return out;
+}
 
 function inputs(k: Case): Float32Array {
   const qkv = randn(3 * k.c * k.n, 43, k.std);
@@ -65,17 +76,18 @@ async function runCase(k: Case, def: KernelDef<AttentionParams>, elem: Elem, sg:
   const want = Float32Array.from(attentionCore(qkv, k.c, k.n, scale));
   const split = shape?.split ?? 1;
   const ov = { SG: sg, ...(shape?.nConst ? { NS: k.n } : {}) };
+  const src = shape?.packed ? packQkvTiles(qkv, k.c, k.n) : qkv;
   const got = await withDevice(async (s) => {
     // o (and the split's part and statistics) start as NaN: every element must be written
     const o = s.upload(new Float32Array(k.c * k.n).fill(NaN), elem, 'o');
     if (split === 1) {
-      await s.run(def, { c: k.c, n: k.n, scale }, ov, elem, [s.upload(qkv, elem, 'qkv'), o]);
+      await s.run(def, { c: k.c, n: k.n, scale }, ov, elem, [s.upload(src, elem, 'qkv'), o]);
       return s.read(o, elem, k.c * k.n);
     }
     const e = attentionSplitElems(k, split);
     const part = s.upload(new Float32Array(e.part).fill(NaN), elem, 'part');
     const ml = s.upload(new Float32Array(e.ml).fill(NaN), 'f32', 'ml');
-    await s.run(def, { c: k.c, n: k.n, scale }, ov, elem, [s.upload(qkv, elem, 'qkv'), part, ml]);
+    await s.run(def, { c: k.c, n: k.n, scale }, ov, elem, [s.upload(src, elem, 'qkv'), part, ml]);
     await s.run(attentionCombine, { c: k.c, n: k.n, scale, split }, {}, elem, [part, ml, o]);
     return s.read(o, elem, k.c * k.n);
   });
@@ -175,6 +187,20 @@ describe('attention-mma', () => {
         expect(back).toBe(plain.wgsl);
       }
     expect(() => attentionMma({ ct: 1, kb: 2 }, { debug: { out: 'scores', q0: 8 } })).toThrow(/debug query tile/);
+  });
+  it.for(['f32', 'f16'] as const)('attention-pack %s: qkv into tile order as the CPU layout', async (elem, ctx) => {
+    if (elem === 'f16') needF16(ctx, gpu);
+    else needDevice(ctx, gpu);
+    const [c, n] = [32, 48];
+    const qkv = roundToElem(randn(3 * c * n, 7, 1), elem);
+    const got = await withDevice(async (s) => {
+      const out = s.upload(new Float32Array(3 * c * n).fill(NaN), elem, 'packed');
+      await s.run(attentionPack, { c, n }, {}, elem, [s.upload(qkv, elem, 'qkv'), out]);
+      return s.read(out, elem, 3 * c * n);
+    });
+    expect(got).toEqual(packQkvTiles(qkv, c, n));
+    expect(() => attentionPack.dispatch({ c: 24, n: 48 }, {})).toThrow(/multiples of 16/);
+    expect(() => attentionMma({ ct: 1, kb: 2, packed: true, stage: true })).toThrow(/direct form only/);
   });
   it('split over keys: the split epilogue, a third binding (ml), dispatch z = the ranges; N baked: the override NS, checked at dispatch', () => {
     const sp = attentionMma({ ct: 2, kb: 1, split: 3 });

@@ -157,18 +157,19 @@ const norm: Kernels<NormStep> = (s, c) => {
 };
 
 // tensor cores (f16): attention-mma where a shape was measured for this head dim (attentionMmaShapeFor), split over
-// keys where the plan made the split's tensors (plan/attention-form.ts: then attention-combine), else the portable kernel
+// keys and / or on the packed copy of qkv where the plan made their tensors (plan/attention-form.ts: then
+// attention-combine after it, attention-pack before it), else the portable kernel
 const attn: Kernels<AttnStep> = (s, c): StepKernel[] => {
   const shape = c.mma && c.elem === 'f16' ? attentionMmaShapeFor(s) : null;
   if (!shape || !c.mma) return [{ def: kernels.attention, overrides: attentionOverrides(s.c), bindings: [c.view(s.qkv), c.view(s.o)] }];
   const emulate = !!c.mma.emulate;
   const overrides = { SG: c.mma.subgroupSize, ...(shape.nConst ? { NS: s.n } : {}) };
-  if (!s.split) return [{ def: attentionMma({ ...shape, split: 1 }, { emulate }), overrides, bindings: [c.view(s.qkv), c.view(s.o)] }];
+  const def = attentionMma({ ...shape, split: s.split?.ranges ?? 1, packed: !!s.packed }, { emulate });
+  const qkv = c.view(s.packed ?? s.qkv);
+  const pack: StepKernel[] = s.packed ? [{ def: kernels.attentionPack, overrides: {}, bindings: [c.view(s.qkv), qkv] }] : [];
+  if (!s.split) return [...pack, { def, overrides, bindings: [qkv, c.view(s.o)] }];
   const [part, ml] = [c.view(s.split.part), c.view(s.split.ml)];
-  return [
-    { def: attentionMma({ ...shape, split: s.split.ranges }, { emulate }), overrides, bindings: [c.view(s.qkv), part, ml] },
-    { def: kernels.attentionCombine, overrides: {}, bindings: [part, ml, c.view(s.o)] },
-  ];
+  return [...pack, { def, overrides, bindings: [qkv, part, ml] }, { def: kernels.attentionCombine, overrides: {}, bindings: [part, ml, c.view(s.o)] }];
 };
 const dupadd: Kernels<DupAddStep> = (s, c) => [{ def: kernels.dupUpAdd, overrides: {}, bindings: [c.view(s.x), c.view(s.y)] }];
 const store: Kernels<StoreStep> = () => []; // a buffer copy

@@ -10,6 +10,6 @@
 # validation mean (blend.py's rule with --sample-slack 0.05); base-0 (stage 12's weights) chosen means nothing ships.
 #
 # Run from the repository root with .models-data/photos carried; the commands and results: run-h200-finetune.sh.
-# The call's copy (tracked tree 58.8 MB on 2026-12-06 + photos 8.6 MB) is over the device tool's 64 MiB: move
+# The working tree and photos together (58.8 + 8.6 MB on 2026-12-06) may be refused as too large to copy: then move
 # test/fixtures/checkpoints (6.7 MB, not read here) out of the tree for the call and back before the next commit.
 STAGE=13 DATA_OFFSET=1100000 SAMPLE_SLACK=0.05 exec bash "$(dirname "$0")/run-h200-finetune.sh"

@@ -199,10 +199,6 @@ for (const c of cases) {
     return b;
   };
   const qkv = { f32: mk('f32', qkvData), f16: f16 ? mk('f16', qkvData) : null };
-  const uni = device.createBuffer({ size: 256, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
-  const enc0 = encodeParams(attention, p);
-  device.queue.writeBuffer(uni, 0, enc0);
-  const g1 = device.createBindGroup({ layout: cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uni, size: enc0.byteLength } }] });
   let ref: Float32Array | null = null;
   const flops = 4 * c.n * c.n * c.c;
   for (const v of variants) {
@@ -260,6 +256,7 @@ for (const c of cases) {
               ],
             })
           : null;
+      // one uniform for the row's dispatches, as the decoder's step slot: attention's params + the ranges (combine's struct)
       const uc = device.createBuffer({ size: 256, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
       const encC = encodeParams(attentionCombine, { ...p, split });
       device.queue.writeBuffer(uc, 0, encC);
@@ -268,12 +265,12 @@ for (const c of cases) {
         if (pk) {
           ps.setPipeline(pk.pipe);
           ps.setBindGroup(0, pk.group);
-          ps.setBindGroup(1, g1, [0]);
+          ps.setBindGroup(1, g1c, [0]);
           ps.dispatchWorkgroups(...pk.d);
         }
         ps.setPipeline(pipe);
         ps.setBindGroup(0, g0);
-        ps.setBindGroup(1, g1, [0]);
+        ps.setBindGroup(1, g1c, [0]);
         ps.dispatchWorkgroups(...d);
         if (comb && gc) {
           ps.setPipeline(comb.pipe);

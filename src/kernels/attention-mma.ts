@@ -7,7 +7,8 @@
 // Shapes: `ct` output-channel tiles per workgroup (O = 16 queries x 16·ct channels in registers), `kb` key
 // tiles per block, `twoPass` (exact max and sum first, then P·V without rescaling) or the one-pass form with
 // lazy rescaling (common.wgsl says how); `split` key ranges over dispatch z (partial outputs, then
-// attention-combine.ts), `nConst` N baked as a constant.
+// attention-combine.ts), `nConst` N baked as a constant, `packed` Q, K, V from qkv's tile-order copy
+// (attention-pack.ts; the tiles at stride 16).
 // `emulate`: the same generated main with its matrix operations spelled as plain code
 // (shaders/attention-mma-emu.wgsl), for adapters without subgroup matrices (CI on lavapipe / SwiftShader).
 // Where it runs: f16 storage on adapters with subgroup matrices (the tensor-core conv's condition), C and N
@@ -107,7 +108,7 @@ const emulatedOps: MatrixOps = {
   loadO: (off) => `emu_load_o(${off}, lid)`,
 };
 
-/** The generated `main` of one shape. */
+/** The generated `main` of one shape (`ops`: the tensor-core operations of the shape by default, the emulated ones for the twin). */
 export function attentionMmaMain(
   { ct, kb, twoPass = false, stage = false, dc = 32, oRow = false, split = 1, nConst = false, packed = false }: AttentionMmaShape,
   ops: MatrixOps = tensorCoreOps(oRow, packed ? '16u' : 'n'),
@@ -292,7 +293,7 @@ export function attentionMma(shape: AttentionMmaShape, { emulate = false, debug 
   const id = `attention-mma-${twoPass ? '2p' : '1p'}-${ct}x${kb}${stage ? `-s${dc}` : ''}${oRow ? '-or' : ''}${split > 1 ? `-k${split}` : ''}${nConst ? '-nc' : ''}${packed ? '-p' : ''}${emulate ? '-emu' : ''}${dbg}`;
   return {
     id,
-    wgsl: `${header}\n${attentionMmaMain(shape, emulate ? emulatedOps : tensorCoreOps(oRow), debug)}\n${debug ? debugCommon(shared, debug) : shared}${split > 1 ? `\n${splitPart}` : ''}${debug?.sCol && emulate ? DEBUG_EMU_STORE_S_COL : ''}`,
+    wgsl: `${header}\n${attentionMmaMain(shape, emulate ? emulatedOps : undefined, debug)}\n${debug ? debugCommon(shared, debug) : shared}${split > 1 ? `\n${splitPart}` : ''}${debug?.sCol && emulate ? DEBUG_EMU_STORE_S_COL : ''}`,
     // split: o is the part buffer [split][C][N] and ml the statistics [split][2][N] f32 (attentionSplitElems)
     bindings: [{ name: 'qkv', access: 'read' }, { name: 'o', access: 'read_write' }, ...(split > 1 ? [{ name: 'ml', access: 'read_write' } as const] : [])],
     params: [

@@ -201,6 +201,12 @@ describe('attention-mma', () => {
     expect(got).toEqual(packQkvTiles(qkv, c, n));
     expect(() => attentionPack.dispatch({ c: 24, n: 48 }, {})).toThrow(/multiples of 16/);
     expect(() => attentionMma({ ct: 1, kb: 2, packed: true, stage: true })).toThrow(/direct form only/);
+    // the tensor-core kernel (not only the twin) reads the copy's tiles at stride 16: Q, K and Vᵀ loads
+    const loads = (w: string) => [...w.matchAll(/subgroupMatrixLoad<[^(]*\(&qkv, [^;]*?, (n|16u)\)/g)].map((m) => m[1]);
+    const pk = loads(attentionMma({ ct: 2, kb: 2, packed: true }).wgsl);
+    expect(pk.length).toBe(1 + 2 + 2 * 2); // one Q tile, kb K tiles, kb x ct Vᵀ tiles
+    expect(new Set(pk)).toEqual(new Set(['16u']));
+    expect(new Set(loads(attentionMma({ ct: 2, kb: 2 }).wgsl))).toEqual(new Set(['n']));
   });
   it('split over keys: the split epilogue, a third binding (ml), dispatch z = the ranges; N baked: the override NS, checked at dispatch', () => {
     const sp = attentionMma({ ct: 2, kb: 1, split: 3 });

@@ -7,6 +7,9 @@
 #   empty   one decode per build with a new shader cache (the compile cost included); outputs compared with the first build's
 #   filled  ROUNDS (default 3) more decodes per build, the cache of its empty run filled
 #   prof    bench-node --profile of each build (one timed pass per dispatch; PROF_ARGS, default the tc decode's flags)
+#   fullsize the official fp32 decode (TF32 off) of Wan2.1 21x60x104 made once (../shared/gpu/fullsize-check.py;
+#           .h200/speed as bench/h200/scenarios/speed.sh's header builds it), then the f16 decode of each build in
+#           FS_BUILDS compared with it (default: the build with the lowest median filled time, decode.jsonl) -> pytorch.jsonl
 # ARGS: the decode (default Wan2.1 480x832x81 f16, tensor cores where the adapter has them).
 # Dry run: W21=2x2x3 SKIPBOOT=1 (lavapipe; F= a flag set lavapipe takes, e.g. DAWN_FLAGS=enable-dawn-features=allow_unsafe_apis).
 W21=${W21:-21x60x104}
@@ -41,6 +44,25 @@ if [[ $S == *" prof "* ]]; then
   for n in $names; do
     swap "$n" && COMMIT=$(cat .h200/ab/$n/COMMIT 2> /dev/null || echo "$n") prof "ab-$n" 120 "${CACHE[$n]}" $PROF_ARGS
   done
+fi
+SP=.h200/speed
+if [[ $S == *" fullsize "* ]] && [ -f $SP/fullsize-check.py ] && ! late fullsize; then
+  fs=${FS_BUILDS:-$(node -e 'const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const by = {}; for (const r of rows) { const m = /^ab-(.+)-filled-\d+$/.exec(r.name); if (m && r.rc === 0 && r.result) (by[m[1]] ??= []).push(r.result.seconds); }
+    const med = (a) => a.sort((x, y) => x - y)[a.length >> 1];
+    console.log(Object.keys(by).sort((a, b) => med(by[a]) - med(by[b]))[0] ?? "");' "$OUT/decode.jsonl" 2> /dev/null)}
+  echo "fullsize: $fs"
+  python3 -c 'import einops' 2>/dev/null || { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site $SP/whl/*.whl > "$OUT/logs/pip.log" 2>&1; export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}; }
+  d=/tmp/fs21
+  WAN_REF_DIR=$SP/wan-ref timeout 200 python3 $SP/fullsize-check.py make 2.1 21 60 104 $d >> "$OUT/pytorch.jsonl" 2> "$OUT/logs/fullsize-make.err"
+  tail -1 "$OUT/pytorch.jsonl" | cut -c1-200
+  for n in $fs; do
+    swap "$n" && dec "fs21-$n" 150 --weights $d/w.safetensors --latents $d/z.npy --latent-stats none --precision f16 \
+      && timeout 90 python3 $SP/fullsize-check.py cmp $d/ref.npy "/tmp/fs21-$n.npy" "wan2.1-f16-$n" >> "$OUT/pytorch.jsonl" 2>> "$OUT/logs/fullsize-cmp.err"
+    tail -1 "$OUT/pytorch.jsonl" | cut -c1-200
+    rm -f "/tmp/fs21-$n.npy"
+  done
+  rm -rf $d
 fi
 # what the runner's later steps expect in dist/: this build's own
 [ -d .h200/dist ] && rm -rf dist && cp -r .h200/dist dist

@@ -1,4 +1,4 @@
-// What the kernel probes share (bench/probes/wino-gemm.ts, wino-fused.ts, attention-mma.ts): GPU time of a compute pass by timestamp queries
+// What the kernel probes share (bench/probes/wino-gemm.ts, attention-mma.ts): GPU time of a compute pass by timestamp queries
 // (median of `runs` passes in one submission; wall time per pass where the device has no timestamp-query) and buffers
 // read back as floats from f32 or f16 storage.
 import type { Elem } from '../../src/gpu/kernel';

@@ -1,5 +1,5 @@
-// The WGSL of the Winograd kernels that the decoder's plans do not compile (winograd-fused's blocks, winograd-in/-out with 2
-// and 4 tiles per invocation), specialised as the decoder specialises its pipelines (gpu/kernel.ts specializedSource: the
+// The WGSL of the Winograd kernels that the decoder's plans do not compile (winograd-in/-out with 2 and 4 tiles per
+// invocation), specialised as the decoder specialises its pipelines (gpu/kernel.ts specializedSource: the
 // overrides written as consts, f32 and f16 storage), written as a `wan-vae shaders --dump` folder so that
 // test/wgpu/compile-dir.ts compiles them on wgpu (naga):
 //   npx vite build --config bench/probes/vite.wino-dump.config.ts && node .h200/probe/wino-dump.js DIR
@@ -8,7 +8,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { specializedSource, type AnyKernelDef, type Elem } from '../../src/gpu/kernel';
 import { winogradIn, winogradOut } from '../../src/kernels/winograd';
-import { winogradFused, winoFusedShape, WINO_FUSED_CANDIDATES } from '../../src/kernels/winograd-fused';
 
 const dir = process.argv[2];
 if (!dir) {
@@ -29,12 +28,6 @@ const inOv = [
   { KT: 1, UP: 1, NORM: 0, SILU: 0 },
 ];
 for (const r of [2, 4] as const) {
-  const shapes = [winoFusedShape(r, 96, 256, 32768)!, winoFusedShape(r, 96, 1024, 49152)!, ...WINO_FUSED_CANDIDATES.map(([, t]) => t).slice(0, 3)];
-  for (const t of shapes)
-    for (const ov of inOv) {
-      put(winogradFused(r, t), ov, 'f32');
-      put(winogradFused(r, t, r === 4 ? 'f32' : 'elem'), ov, 'f16');
-    }
   for (const T of [2, 4] as const) {
     for (const ov of inOv) put(winogradIn(r, 'elem', T), ov, 'f16');
     put(winogradIn(r, 'f32', T), inOv[0]!, 'f16');

@@ -39,10 +39,9 @@ export interface WinoParams extends Conv3dParams {
 }
 
 /**
- * The uniform Params of the Winograd kernels (shaders/winograd-common.wgsl), winograd-fused's, winograd-u's and
- * winograd-mma's too: a band's thirteen fields, then the conv's form (WINO_CARRIED: kt, up, has_res) carried from
+ * The uniform Params of the Winograd kernels (shaders/winograd-common.wgsl), winograd-u's and winograd-mma's too: a band's thirteen fields, then the conv's form (WINO_CARRIED: kt, up, has_res) carried from
  * the overrides KT, UP, HAS_RES. A kernel whose loops or unrolled code depend on one bakes it (the GEMMs bake KT,
- * the fused and tensor-core input transforms KT and UP); where it is only scalar arithmetic or a branch it is
+ * the tensor-core input transform KT and UP); where it is only scalar arithmetic or a branch it is
  * read from Params, so one pipeline serves every value: winograd-in (KT, UP), winograd-u (KT) and winograd-out
  * (all three; HAS_RES in its write, once per output value). With conv3d-tiled's kt and has_res, the stock Wan2.1 480p plan compiles 16 pipelines, 23 before.
  */
@@ -70,7 +69,7 @@ export function winoOverrides(o: { KT: number; UP: number; HAS_RES: number; NORM
   return { in: { KT: o.KT, UP: o.UP, NORM: o.NORM, SILU: o.SILU }, gemm: { KT: o.KT }, out: { HAS_RES: o.HAS_RES } };
 }
 /**
- * The operand value of `ld()` in the kernels that read the conv input (winograd-in, winograd-fused, winograd-mma-in):
+ * The operand value of `ld()` in the kernels that read the conv input (winograd-in, winograd-mma-in):
  * channel c at element offset o of a frame at base, from the cache ring or x, RMS_norm (the frame's inverse-RMS row
  * after its cin channels) and SiLU on load for NORM=1 / SILU=1; leaves it in `v` (f32). The caller computes o.
  */
@@ -93,7 +92,7 @@ const WG = 64;
 const stride = (nt: number) => Math.ceil(nt / 4) * 4;
 
 /** Throws the one-line error of a dispatch whose params and overrides the Winograd kernels cannot run. */
-export function checkWinoOv(id: string, p: WinoParams, o: Record<string, number>): void {
+function checkWinoOv(id: string, p: WinoParams, o: Record<string, number>): void {
   const bad = (why: string) => new DecoderError('bad-input', `${id} ${JSON.stringify({ ...p, ...o })}: ${why}`);
   if (o.KT !== 1 && o.KT !== 3) throw bad('KT must be 1 or 3');
   if (p.tap0 >= o.KT!) throw bad('tap0 must be < KT');

@@ -245,7 +245,7 @@ export const AUTO_MIN_PIXELS = 60 * 104;
  * weights; F(2x2): 16/9x) for 0.71 against 0.95 ms per call (f32), 231 calls: 354 MB for ~0.06 s of a ~5 s
  * decode (H200, 2026-12-01; the 120x208 level would give 195 MB for 0.34 s). f16 plans alike (their F(4x4)
  * U is f32 too; F(2x2) keeps V, M and U in f16).
- * Always the non-fused form: the input transform done in the GEMM's staging (kernels/winograd-fused.ts, V never in
+ * Always the non-fused form: the input transform done in the GEMM's staging (a fused kernel, 7f5426c to 2026-12-06, V never in
  * global memory) was 1.8-2.6x slower on every Wan2.1 layer, f32 and f16 storage (H200, stock set, 2026-12-02, 7f5426c:
  * 96ch 480x832 F(4x4) 5.72 against 2.66 ms; bench/results/h200/wino-fused-2026-12-02-7f5426c/).
  */

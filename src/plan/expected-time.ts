@@ -39,7 +39,8 @@ import type { Plan } from './planner';
  *                     only (norm fused into the next conv's load) 155 ms
  *   attnF32Flops / attnF16Flops  the middle block's attention: 252 / 210 ms for 1.26 TFLOP
  *   attnMmaFlops      the attention on tensor cores where a shape is measured for its head dim (attention-mma.ts
- *                     ATTENTION_MMA_MEASURED): 7.74 ms per 480x832 frame, 7.7 TFLOP/s (attn-mma-enable-2026-12-04-d988a92)
+ *                     ATTENTION_MMA_MEASURED): 7.74 ms per 480x832 frame, 7.7 TFLOP/s (attn-mma-enable-2026-12-04-d988a92);
+ *                     720x1280 split 4 at 7.5 TFLOP/s on an H100 (attn-forms-h100-2026-12-06-e5a7fce)
  *   dispatchSeconds   added per dispatch (fitted on the tiled decodes of levers-2026-12-01-*: small tiles, many small dispatches)
  *   busBytes          writeBuffer / readback through Dawn's staging; weight uploads hidden behind the compute
  *                     with 3 or more ring slots and not with 2

@@ -20,7 +20,7 @@ import { needF16 } from '../helpers/need';
 let shape: AttentionMmaShape | null = null;
 vi.mock(import('../../src/kernels/attention-mma-measured'), async (orig) => {
   const m = await orig();
-  return { ...m, attentionMmaShapeFor: (p: { c: number; n: number }) => (shape ? m.attentionMmaShapeFor(p, { [p.c]: shape }) : null) };
+  return { ...m, attentionMmaShapeFor: (p: { c: number; n: number }) => (shape ? m.attentionMmaShapeFor(p, { [p.c]: [{ minN: 0, shape }] }) : null) };
 });
 
 const gpu = await getTestDevice();

@@ -305,7 +305,7 @@ describe('attention-mma', () => {
     expect(() => attentionMma({ ct: 1, kb: 1, stage: true, dc: 24 })).toThrow(/staged channels/);
   });
   it("the decoder's choice: a measured shape for the head dim and N on the 16-grid, else the portable kernel", () => {
-    const table = { 384: { ct: 12, kb: 2, stage: true, oRow: true } };
+    const table = { 384: [{ minN: 0, shape: { ct: 12, kb: 2, stage: true, oRow: true } }] };
     const id = (p: { c: number; n: number }, emulate: boolean, t?: typeof table) => {
       const s = attentionMmaShapeFor(p, t);
       return s ? attentionMma(s, { emulate }).id : null;
@@ -314,9 +314,28 @@ describe('attention-mma', () => {
     expect(id({ c: 384, n: 6240 }, true, table)).toBe('attention-mma-1p-12x2-s32-or-emu');
     expect(id({ c: 384, n: 6241 }, false, table)).toBeNull();
     expect(id({ c: 1024, n: 3520 }, false, table)).toBeNull();
-    // measured correct and faster on the H200 (2026-12-04): Wan2.1's C 384 only; Wan2.2's C 1024 runs shaders/attention.wgsl
-    expect(ATTENTION_MMA_MEASURED).toEqual({ 384: { ct: 12, kb: 2 } });
-    expect(id({ c: 384, n: 6240 }, false)).toBe('attention-mma-1p-12x2');
+    // by N: the last row whose minN is at most N; none below the first row's minN
+    const byN = {
+      64: [
+        { minN: 32, shape: { ct: 2, kb: 2 } },
+        { minN: 96, shape: { ct: 4, kb: 2, split: 4 } },
+      ],
+    };
+    expect(attentionMmaShapeFor({ c: 64, n: 16 }, byN)).toBeNull();
+    expect(attentionMmaShapeFor({ c: 64, n: 32 }, byN)).toEqual({ ct: 2, kb: 2 });
+    expect(attentionMmaShapeFor({ c: 64, n: 80 }, byN)).toEqual({ ct: 2, kb: 2 });
+    expect(attentionMmaShapeFor({ c: 64, n: 96 }, byN)).toEqual({ ct: 4, kb: 2, split: 4 });
+    expect(attentionMmaShapeFor({ c: 64, n: 4096 }, byN)).toEqual({ ct: 4, kb: 2, split: 4 });
+    // measured correct and faster (H200 2026-12-04, H100 2026-12-06): Wan2.1's C 384, its keys in 4 ranges from 720x1280's N;
+    // Wan2.2's C 1024 runs shaders/attention.wgsl
+    expect(ATTENTION_MMA_MEASURED).toEqual({
+      384: [
+        { minN: 0, shape: { ct: 12, kb: 2 } },
+        { minN: 14400, shape: { ct: 12, kb: 2, split: 4 } },
+      ],
+    });
+    expect(id({ c: 384, n: 60 * 104 }, false)).toBe('attention-mma-1p-12x2');
+    expect(id({ c: 384, n: 90 * 160 }, false)).toBe('attention-mma-1p-12x2-k4');
     expect(id({ c: 1024, n: 3520 }, false)).toBeNull();
   });
   it('workgroup storage of the Wan shapes fits 48 KiB', () => {

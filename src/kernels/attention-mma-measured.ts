@@ -42,6 +42,9 @@ export interface AttentionMmaRow {
   shape: AttentionMmaShape;
 }
 
+/** Measured rows per head dim C, by minN ascending. */
+export type AttentionMmaTable = Readonly<Record<number, readonly AttentionMmaRow[]>>;
+
 /**
  * The attention shapes the decoder runs on subgroup matrices per head dim C, by the frame's token count N, where
  * they were measured correct (full-size fidelity) and faster than shaders/attention.wgsl on a GPU; rows by minN
@@ -60,7 +63,7 @@ export interface AttentionMmaRow {
  * C 1024 (Wan2.2): no direct shape is faster than shaders/attention.wgsl (H100, 2026-12-06: 16x2 packed 16.4 ms,
  * 16x2 split 4 16.5, 16x2 17.8 against 13.6 ms per 704x1280 frame).
  */
-export const ATTENTION_MMA_MEASURED: Readonly<Record<number, readonly AttentionMmaRow[]>> = {
+export const ATTENTION_MMA_MEASURED: AttentionMmaTable = {
   384: [
     { minN: 0, shape: { ct: 12, kb: 2 } },
     { minN: 90 * 160, shape: { ct: 12, kb: 2, split: 4 } },
@@ -68,7 +71,7 @@ export const ATTENTION_MMA_MEASURED: Readonly<Record<number, readonly AttentionM
 };
 
 /** The measured shape for this attention (head dim C, N tokens), or null where shaders/attention.wgsl runs. */
-export function attentionMmaShapeFor(p: { c: number; n: number }, measured: Readonly<Record<number, readonly AttentionMmaRow[]>> = ATTENTION_MMA_MEASURED): AttentionMmaShape | null {
+export function attentionMmaShapeFor(p: { c: number; n: number }, measured: AttentionMmaTable = ATTENTION_MMA_MEASURED): AttentionMmaShape | null {
   let shape: AttentionMmaShape | null = null;
   for (const row of measured[p.c] ?? []) if (row.minN <= p.n) shape = row.shape;
   return shape && attentionMmaFits(p, shape.ct) ? shape : null;

@@ -19,9 +19,9 @@ import splitPart from '../../shaders/attention-mma-split.wgsl?raw';
 import { DecoderError } from '../gpu/errors';
 import { elemBytes, wgslConst, type Elem, type KernelDef } from '../gpu/kernel';
 import type { AttentionParams } from './attention';
-import { ATTENTION_MMA_MEASURED, attentionMmaFits, attentionMmaShapeFor, type AttentionMmaRow, type AttentionMmaShape } from './attention-mma-measured';
+import { ATTENTION_MMA_MEASURED, attentionMmaFits, attentionMmaShapeFor, type AttentionMmaShape } from './attention-mma-measured';
 
-export { ATTENTION_MMA_MEASURED, attentionMmaFits, attentionMmaShapeFor, type AttentionMmaRow, type AttentionMmaShape };
+export { ATTENTION_MMA_MEASURED, attentionMmaFits, attentionMmaShapeFor, type AttentionMmaShape };
 
 /**
  * A diagnostic variant (probes and tests only; the decoder never sets it): the kernel unchanged up to its last

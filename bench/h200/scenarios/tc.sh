@@ -12,7 +12,8 @@
 #            (PROF22=N: Wan2.2 704x1280 with N latents too)
 #   w22      Wan2.2 704x1280x121 f16 CLI decodes, empty then filled shader cache
 #   fullsize the official fp32 decode (TF32 off) of Wan2.1 21x60x104 against this build's f16 decode
-#            (../shared/gpu/fullsize-check.py; .h200/speed as bench/h200/scenarios/speed.sh's header builds it)
+#            (../shared/gpu/fullsize-check.py; .h200/speed as bench/h200/scenarios/speed.sh's header builds it);
+#            FS_LATENT=21x90x160: at 720x1280x81 instead (where the attention splits its keys)
 # Dry run: W21=2x2x3 W22=1x2x2 W720=2x2x4 W22ONE=1x2x2 SKIPBOOT=1.
 W21=${W21:-21x60x104} W22=${W22:-31x44x80} W720=${W720:-21x90x160} W22ONE=${W22ONE:-1x44x80}
 S=" ${STEPS:-timing cli} "
@@ -68,11 +69,11 @@ if [[ $S == *" fullsize "* ]] && [ -f $SP/fullsize-check.py ] && ! late fullsize
     export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
   }
   d=/tmp/fs21
-  IFS=x read -r T H W <<< "$W21"
-  WAN_REF_DIR=$SP/wan-ref timeout 200 python3 $SP/fullsize-check.py make 2.1 "$T" "$H" "$W" $d >> "$OUT/pytorch.jsonl" 2> "$OUT/logs/fullsize-make.err"
+  IFS=x read -r T H W <<< "${FS_LATENT:-$W21}"
+  WAN_REF_DIR=$SP/wan-ref timeout 300 python3 $SP/fullsize-check.py make 2.1 "$T" "$H" "$W" $d >> "$OUT/pytorch.jsonl" 2> "$OUT/logs/fullsize-make.err"
   tail -1 "$OUT/pytorch.jsonl" | cut -c1-200
-  dec fs21-tc-f16 150 --weights $d/w.safetensors --latents $d/z.npy --latent-stats none --precision f16 \
-    && timeout 90 python3 $SP/fullsize-check.py cmp $d/ref.npy /tmp/fs21-tc-f16.npy wan2.1-tc-f16 >> "$OUT/pytorch.jsonl" 2>> "$OUT/logs/fullsize-cmp.err"
+  dec fs21-tc-f16 180 --weights $d/w.safetensors --latents $d/z.npy --latent-stats none --precision f16 \
+    && timeout 90 python3 $SP/fullsize-check.py cmp $d/ref.npy /tmp/fs21-tc-f16.npy wan2.1-tc-f16-${FS_LATENT:-$W21} >> "$OUT/pytorch.jsonl" 2>> "$OUT/logs/fullsize-cmp.err"
   tail -1 "$OUT/pytorch.jsonl" | cut -c1-200
   rm -rf $d /tmp/fs21-tc-f16.npy
 fi

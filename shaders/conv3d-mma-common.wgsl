@@ -52,6 +52,12 @@ override RING: u32 = 0;
 const TM: u32 = 3; // result tiles along cout (16 channels each)
 const TN: u32 = 2; // result tiles along pixels (16 pixels each)
 
+// 1: the GEMM computes one output phase (py, px) = (ph / 2, ph % 2) of a nearest-2x-upsampled 3x3 conv
+// from the low-resolution operand (src/kernels/conv3d-mma-flat.ts, plan/conv-form.ts upPhases): Params h, w are
+// the low-resolution input's, the output frame is 2h x 2w, and result pixel (r, x) of phase ph is output pixel
+// (2r + py, 2x + px). Replaced like TM / TN in the generated GEMM of that form.
+const PH: u32 = 0;
+
 var<workgroup> c_s: array<f32, TM * TN * 256u>; // TM * TN results of 16 x 16, row-major [cout][px]
 
 struct Geo { cb: u32, xb: u32, rows: u32, ob: u32, tiles: u32, cin: u32, cout: u32, h: u32, w: u32 }
@@ -100,9 +106,11 @@ fn b_cb_stride(g: Geo) -> u32 {
   return g.rows * wp(g) * 16u;
 }
 
-// Bias, residual and bounds for the TM x TN results in c_s (after a barrier); all SG invocations.
-fn epilogue(g: Geo, ob0: u32, n0: u32, lid: u32) {
-  let hw = g.h * g.w;
+// Bias, residual and bounds for the TM x TN results in c_s (after a barrier); all SG invocations. ph: the
+// output phase of a PH = 1 GEMM (else 0).
+fn epilogue(g: Geo, ob0: u32, n0: u32, ph: u32, lid: u32) {
+  let ow = select(g.w, 2u * g.w, PH == 1u); // output row length
+  let hw = select(1u, 4u, PH == 1u) * g.h * g.w;
   for (var e = lid; e < TM * TN * 256u; e += SG) {
     let t = e / 256u;
     let i = t / TN;
@@ -111,7 +119,8 @@ fn epilogue(g: Geo, ob0: u32, n0: u32, lid: u32) {
     let o = (ob0 + i) * 16u + (e % 256u) / 16u;
     let px = (n % g.xb) * 16u + e % 16u;
     if (n < g.tiles && o < g.cout && px < g.w) {
-      let p = (n / g.xb) * g.w + px;
+      let r = n / g.xb;
+      let p = select(r * ow + px, (2u * r + ph / 2u) * ow + 2u * px + ph % 2u, PH == 1u);
       var v = c_s[e] + f32(b[o]);
       if (prm.has_res == 1u) { v += f32(res[prm.res_off + o * hw + p]); }
       if (prm.has_res == 2u) { v += f32(y[prm.y_off + o * hw + p]); }

@@ -40,5 +40,5 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
   workgroupBarrier();
   emu_results(g, ob0, lid);
   workgroupBarrier();
-  epilogue(g, ob0, n0, lid);
+  epilogue(g, ob0, n0, 0u, lid);
 }

@@ -55,5 +55,5 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     for (var j = 0u; j < TN; j++) { subgroupMatrixStore<row_major>(&c_s, (i * TN + j) * 256u, acc[i][j], 16u); }
   }
   workgroupBarrier();
-  epilogue(g, ob0, n0, lid);
+  epilogue(g, ob0, n0, 0u, lid);
 }

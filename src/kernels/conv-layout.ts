@@ -75,3 +75,36 @@ export function packConvWeightBlocked(w: Float32Array, cout: number, cin: number
   }
   return out;
 }
+
+/** Taps of a 3x3 kernel row that fall on low-resolution row `t` (0, 1) of output phase `p` (0, 1) after a nearest-2x upsample. */
+const PHASE_TAPS: readonly (readonly number[])[][] = [
+  [[0], [1, 2]], // even output rows: row y - 1 gets tap 0, row y taps 1 and 2
+  [[0, 1], [2]], // odd output rows: row y taps 0 and 1, row y + 1 tap 2
+];
+
+/**
+ * The upsample Conv2d's weight [cout, cin, 3, 3] (applied after a nearest-2x upsample) -> its four output
+ * phases' 2x2 kernels over the low-resolution input, [cout, cin, 16] with tap 4 * (2 py + px) + 2 ty + tx
+ * (summed in float64): output pixel (2y + py, 2x + px) = sum over ty, tx of tap (py, px, ty, tx) times input
+ * pixel (y + py + ty - 1, x + px + tx - 1), zero outside, exactly the upsampled 3x3 conv
+ * (kernels/conv3d-mma-flat.ts `phases`). Blocked like a 16-tap conv: packConvWeightBlocked(.., 16, 1).
+ */
+export function upPhaseWeight(w: Float32Array, cout: number, cin: number): Float32Array {
+  if (w.length !== cout * cin * 9) throw new DecoderError('bad-input', `upPhaseWeight: ${w.length} values for [${cout}, ${cin}, 3, 3]`);
+  const out = new Float32Array(cout * cin * 16);
+  for (let oc = 0; oc < cout * cin; oc++)
+    for (let py = 0; py < 2; py++)
+      for (let px = 0; px < 2; px++)
+        for (let ty = 0; ty < 2; ty++)
+          for (let tx = 0; tx < 2; tx++) {
+            let acc = 0;
+            for (const dy of PHASE_TAPS[py]![ty]!) for (const dx of PHASE_TAPS[px]![tx]!) acc += w[oc * 9 + dy * 3 + dx]!;
+            out[oc * 16 + (py * 2 + px) * 4 + ty * 2 + tx] = acc;
+          }
+  return out;
+}
+
+/** Elements of upPhaseWeight's result blocked for conv3d-mma (16 taps). */
+export function upPhaseBlockedLength(cout: number, cin: number): number {
+  return blockedConvWeightLength(cout, cin, 16, 1);
+}

@@ -13,6 +13,13 @@
 // RING=1 (a cached conv whose ring holds packed frames, plan/conv-form.ts packedRing): the temporal taps
 // t-2, t-1 read the right operands from the `ring` binding, t from s (the dt loop is generated once per binding).
 // Results equal conv3d-mma's up to the f32 summation order ('cb-tap' sums in another order).
+// `phases` (the upsample Conv2d, plan/conv-form.ts upPhases): a nearest-2x upsample followed by a 3x3 conv
+// is four 2x2 convs of the low-resolution input, one per output phase (py, px) (each output pixel's 3x3 window
+// covers 2x2 input pixels, so the taps landing on one input pixel sum into one weight: conv-layout.ts
+// upPhaseWeight). The GEMM then reads the low-resolution operand copy (a KS 3 pack without UP: padding 1) at the
+// taps (py + ty, px + tx), ty, tx in {0, 1}, phase = workgroup_id.z, weight tap 4 * phase + 2 * ty + tx, and the
+// epilogue writes output pixel (2r + py, 2x + px) (PH = 1, shaders/conv3d-mma-common.wgsl): 16 multiply-adds per
+// input pixel and channel pair where the upsampled 3x3 conv does 36, and an operand copy a quarter of the size.
 // `emulate`: the same generated main with its five matrix operations spelled as plain code
 // (shaders/conv3d-mma-flat-emu.wgsl), for adapters without subgroup matrices (CI on lavapipe /
 // SwiftShader): the shipped tiling, operand offsets and loop order run there against the CPU reference.
@@ -74,7 +81,7 @@ const emulatedOps: MatrixOps = {
 };
 
 /** The generated `main` of one shape (WGSL; the enable line and Elem alias come from conv3d-mma.wgsl's header, or the emulation's). */
-export function flatGemmMain({ tm, tn, order }: MmaShape, ops: MatrixOps = tensorCoreOps): string {
+export function flatGemmMain({ tm, tn, order }: MmaShape, ops: MatrixOps = tensorCoreOps, phases = false): string {
   const I = range(tm),
     J = range(tn);
   const body = (aBase: (i: number) => string, bBase: (j: number) => string, ind: string, src: OperandSrc) =>
@@ -86,6 +93,22 @@ export function flatGemmMain({ tm, tn, order }: MmaShape, ops: MatrixOps = tenso
   // the temporal taps read from `src`: RING=1 reads t-2, t-1 from the packed ring and t from s; else all from s
   // (KT, RING: constants, shaders/conv3d-mma-common.wgsl: without a ring the first loop is dead code)
   const dts = (src: OperandSrc) => (src === 'ring' ? 'var dt = select(KT, prm.tap0, RING == 1u); dt + 1u < KT; dt++' : 'var dt = select(prm.tap0, max(prm.tap0, KT - 1u), RING == 1u); dt < KT; dt++');
+  // phases: KT 1 (the upsample Conv2d), the 2 x 2 taps of output phase ph = wg.z; the channel blocks outer as 'cb-tap'
+  const phaseLoops = `  let py = wg.z / 2u;
+  let px = wg.z % 2u;
+  for (var cb = 0u; cb < g.cb; cb++) {
+    for (var ty = 0u; ty < 2u; ty++) {
+      for (var tx = 0u; tx < 2u; tx++) {
+        let tap = wg.z * 4u + ty * 2u + tx;
+${body(
+  (i) => `a_off(g, tap, ob0 + ${i}u) + cb * 256u`,
+  (j) => `b_off(g, 0u, py + ty, px + tx, n_${j}) + cb * bs`,
+  '        ',
+  's',
+)}
+      }
+    }
+  }`;
   const loops = (src: OperandSrc) =>
     order === 'tap-cb'
       ? `  for (${dts(src)}) {
@@ -129,11 +152,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
 ${J.map((j) => `  let n_${j} = min(n0 + ${j}u, g.tiles - 1u);`).join('\n')}
 ${I.flatMap((i) => J.map((j) => `  var c_${i}_${j}: ${ops.result};`)).join('\n')}
   let bs = b_cb_stride(g);
-${loops('ring')}
-${loops('s')}
+${phases ? phaseLoops : `${loops('ring')}\n${loops('s')}`}
 ${I.flatMap((i) => J.map((j) => `  ${ops.store(`${(i * tn + j) * 256}u`, `c_${i}_${j}`)};`)).join('\n')}
   workgroupBarrier();
-  epilogue(g, ob0, n0, lid);
+  epilogue(g, ob0, n0, ${phases ? 'wg.z' : '0u'}, lid);
 }
 `;
 }
@@ -143,7 +165,7 @@ ${I.flatMap((i) => J.map((j) => `  ${ops.store(`${(i * tn + j) * 256}u`, `c_${i}
  * dispatch and cost of conv3dMmaTiles(conv3dMma, tm, tn)) with its source replaced, under its own id.
  * `emulate`: the same main on plain code (shaders/conv3d-mma-flat-emu.wgsl; id + '-emu'), any adapter with SG >= 32.
  */
-export function conv3dMmaFlat(shape: MmaShape, { emulate = false }: { emulate?: boolean } = {}): KernelDef<Conv3dParams> {
+export function conv3dMmaFlat(shape: MmaShape, { emulate = false, phases = false }: { emulate?: boolean; phases?: boolean } = {}): KernelDef<Conv3dParams> {
   const { tm, tn, order } = shape;
   if (!(Number.isInteger(tm) && Number.isInteger(tn) && tm >= 1 && tn >= 1 && tm * tn <= 16)) throw new DecoderError('bad-input', `conv3d-mma-flat: ${tm} x ${tn} result tiles (at most 16)`);
   if (order !== 'tap-cb' && order !== 'cb-tap') throw new DecoderError('bad-input', `conv3d-mma-flat: loop order '${String(order)}' is not tap-cb or cb-tap`);
@@ -154,17 +176,35 @@ export function conv3dMmaFlat(shape: MmaShape, { emulate = false }: { emulate?: 
     if (emulate && !(256 % sg === 0 && 256 / sg <= EMU_Q))
       throw new DecoderError('bad-input', `conv3d-mma-flat emulation: subgroup size SG ${sg} must divide 256 into at most ${EMU_Q} values per invocation`);
     if (ov.RING && (ov.KT ?? 3) !== 3) throw new DecoderError('bad-input', `conv3d-mma-flat: a packed ring (RING=1) needs KT 3, got ${ov.KT}`);
+    if (phases && ((ov.KT ?? 3) !== 1 || (ov.KS ?? 3) !== 3 || ov.UP || ov.RING))
+      throw new DecoderError('bad-input', `conv3d-mma-flat phases: the upsample Conv2d's low-resolution form (KT 1, KS 3, UP 0, no ring), got KT ${ov.KT} KS ${ov.KS} UP ${ov.UP} RING ${ov.RING}`);
     const [x, y, z] = tiles.dispatch(p, { ...ov, RING: 0 });
-    return [Math.ceil(x / tn), Math.ceil(y / tm), z];
+    // phases: the four output phases along z (the low-resolution frame's tiles each)
+    return [Math.ceil(x / tn), Math.ceil(y / tm), phases ? 4 * z : z];
   };
   // conv3d-mma.wgsl's header (enable, Elem) without its looped main, or the emulation's (Elem and its
   // matrix operations); then the common part with TM / TN set
   const header = emulate ? emuOps : src.slice(0, src.indexOf('@compute'));
-  const shared = common.replace(/^const TM: u32 = \d+;/m, `const TM: u32 = ${tm};`).replace(/^const TN: u32 = \d+;/m, `const TN: u32 = ${tn};`);
-  if (!(emulate || header.includes('enable chromium_experimental_subgroup_matrix')) || !shared.includes(`const TM: u32 = ${tm};`) || !shared.includes(`const TN: u32 = ${tn};`))
-    throw new DecoderError('bad-input', 'conv3d-mma-flat: shaders/conv3d-mma.wgsl / conv3d-mma-common.wgsl no longer have the expected header and TM / TN lines');
-  const id = `conv3d-mma-flat-${order}-${tm}x${tn}${emulate ? '-emu' : ''}`;
-  return { ...conv3dMma, id, wgsl: `${header}${flatGemmMain(shape, emulate ? emulatedOps : tensorCoreOps)}\n${shared}\n${paramsWgsl}`, dispatch };
+  const shared = common
+    .replace(/^const TM: u32 = \d+;/m, `const TM: u32 = ${tm};`)
+    .replace(/^const TN: u32 = \d+;/m, `const TN: u32 = ${tn};`)
+    .replace(/^const PH: u32 = \d+;/m, `const PH: u32 = ${phases ? 1 : 0};`);
+  if (
+    !(emulate || header.includes('enable chromium_experimental_subgroup_matrix')) ||
+    ![`const TM: u32 = ${tm};`, `const TN: u32 = ${tn};`, `const PH: u32 = ${phases ? 1 : 0};`].every((l) => shared.includes(l))
+  )
+    throw new DecoderError('bad-input', 'conv3d-mma-flat: shaders/conv3d-mma.wgsl / conv3d-mma-common.wgsl no longer have the expected header and TM / TN / PH lines');
+  const id = `conv3d-mma-flat-${order}-${tm}x${tn}${phases ? '-up2' : ''}${emulate ? '-emu' : ''}`;
+  const wgsl = `${header}${flatGemmMain(shape, emulate ? emulatedOps : tensorCoreOps, phases)}\n${shared}\n${paramsWgsl}`;
+  // phases (p: the low-resolution frame): 16 weight taps (4 per phase) per input pixel; the output frame is 4x the input's
+  const cost: KernelDef<Conv3dParams>['cost'] = phases
+    ? (p, ov, elem) => {
+        const c = conv3dMma.cost(p, ov, elem);
+        const out = p.cout * p.h * p.w * (elem === 'f32' ? 4 : 2);
+        return { flops: (c.flops * 16) / 9, bytes: c.bytes + 3 * out + (16 - 9) * Math.ceil(p.cout / 16) * Math.ceil(p.cin / 16) * 256 * 2 };
+      }
+    : conv3dMma.cost;
+  return { ...conv3dMma, id, wgsl, dispatch, cost };
 }
 
 /**
@@ -179,7 +219,8 @@ export function conv3dMmaFlat(shape: MmaShape, { emulate = false }: { emulate?: 
  */
 export const MMA_ORDER: MmaOrder = 'cb-tap';
 
-export function mmaGemm(p: { cin: number; cout: number; h: number; w: number }, ks: number, emulate: boolean): KernelDef<Conv3dParams> {
-  const [tm, tn] = mmaTilesFor(p, ks);
-  return conv3dMmaFlat({ tm, tn, order: MMA_ORDER }, { emulate });
+/** `phases`: the upsample Conv2d's four output phases from the low-resolution frame p (conv3dMmaFlat's `phases`). */
+export function mmaGemm(p: { cin: number; cout: number; h: number; w: number }, ks: number, emulate: boolean, phases = false): KernelDef<Conv3dParams> {
+  const [tm, tn] = mmaTilesFor(p, ks, phases ? 4 : 1);
+  return conv3dMmaFlat({ tm, tn, order: MMA_ORDER }, { emulate, phases });
 }

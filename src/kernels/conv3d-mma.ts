@@ -135,11 +135,12 @@ export const MMA_MIN_GROUPS = 1024;
  * the four ANCHORS shapes: 2x2 76 / 78 / 84 / 69 TFLOP/s (96ch 480x832, 192ch 240x416, 384ch 120x208,
  * 384ch 60x104), best or tied best everywhere; 2x1 fell to 19-26 TFLOP/s at the three larger shapes.
  */
-export function mmaTilesFor(p: { cin: number; cout: number; h: number; w: number }, ks: number): [number, number] {
+export function mmaTilesFor(p: { cin: number; cout: number; h: number; w: number }, ks: number, z = 1): [number, number] {
   const g = mmaGeometry(p, ks);
   const [tm0, tn] = MMA_TILES_BY_COUT[p.cout] ?? [MMA_TM, MMA_TN];
   const tm = Math.min(tm0, g.ob); // the 3-channel head: one output block, not three copies of it
-  return Math.ceil(g.tiles / tn) * Math.ceil(g.ob / tm) >= MMA_MIN_GROUPS ? [tm, tn] : [1, 1];
+  // (z: the dispatch's third dimension, the four output phases of conv3d-mma-flat.ts `phases`)
+  return Math.ceil(g.tiles / tn) * Math.ceil(g.ob / tm) * z >= MMA_MIN_GROUPS ? [tm, tn] : [1, 1];
 }
 
 /**

@@ -60,6 +60,19 @@ export const onTensorCores = (_s: ConvShape): boolean => true;
 export const packedRing = (s: ConvShape & { form?: ConvForm; ring?: string }): boolean => !!s.ring && s.kt === 3 && onMma(s.form);
 
 /**
+ * Whether an upsample Conv2d (nearest 2x, then 3x3) on tensor cores with f16 weights runs as its four output
+ * phases' 2x2 convs of the low-resolution input (kernels/conv3d-mma-flat.ts `phases`, conv-layout.ts
+ * upPhaseWeight): the same function with 16 multiply-adds per input pixel and channel pair instead of 36
+ * (Wan2.1 480x832x81: 23 of the decode's 275 TFLOP are these convs), and an operand copy of the
+ * low-resolution frame (a quarter of the upsampled one). Its weight is its own key (`${wkey}.weight.up2`, 16 taps).
+ * int8 weights keep the upsampled form (dequant-int8 expands the conv's 9-tap blocks).
+ */
+export const upPhases = (s: ConvShape & { form?: ConvForm; phases?: boolean }): boolean => !!s.phases && s.form === 'mma';
+
+/** Whether decideConvForm gives a tensor-core conv its phases: an upsample Conv2d with f16 weights, unless the plan asks for the upsampled GEMM (PlanOptions.upPhases false). */
+const phasesFor = (s: ConvShape, form: ConvForm, c: ConvFormContext): boolean => form === 'mma' && s.up === 1 && s.ks === 3 && s.kt === 1 && c.upPhases;
+
+/**
  * Whether a plan with `tensorCores` asked may keep them: packed weights run the portable conv3d-wq (no
  * tensor cores, no operand copy), except int8 with f16 storage (dequant-int8 expands each conv's weights
  * to f16 just before its GEMM).
@@ -333,6 +346,8 @@ export interface ConvFormContext {
   tensorCores: boolean;
   weightsStream: boolean;
   conv: ConvOption;
+  /** PlanOptions.upPhases (default true): tensor-core upsample Conv2ds as four phases (upPhases) */
+  upPhases: boolean;
 }
 
 /**
@@ -345,25 +360,30 @@ export const winogradAllowed = (c: Pick<ConvFormContext, 'precision' | 'wFormat'
   (c.precision === 'f32' || !c.tensorCores) && c.wFormat === 'elem' && !c.weightsStream;
 
 /** The plan-time form of one conv (the Winograd plan where it is 'winograd'). */
-export function decideConvForm(s: ConvShape, c: ConvFormContext): { form: ConvForm; wino?: WinoPlan } {
+export function decideConvForm(s: ConvShape, c: ConvFormContext): { form: ConvForm; wino?: WinoPlan; phases?: true } {
   const wino = winogradAllowed(c) ? convFormFor(c.conv, s, c.precision === 'f16' ? 2 : 4) : null;
   if (wino) return { form: 'winograd', wino };
   const wm = winoMmaAllowed(c) ? winoMmaFormFor(c.conv, s) : null;
   if (wm) return { form: 'wino-mma', wino: wm };
   const tc = c.tensorCores && c.precision === 'f16' && onTensorCores(s);
-  if (tc) return { form: c.wFormat === 'int8' ? 'mma-int8' : 'mma' };
+  if (tc) {
+    const form = c.wFormat === 'int8' ? 'mma-int8' : 'mma';
+    return phasesFor(s, form, c) ? { form, phases: true } : { form };
+  }
   if (c.wFormat !== 'elem') return { form: 'wq' };
   return { form: 'portable' };
 }
 
-/** Records the form of every conv step among `steps` (ConvStep.form, ConvStep.wino). */
+/** Records the form of every conv step among `steps` (ConvStep.form, ConvStep.wino, ConvStep.phases). */
 export function assignConvForms(steps: Iterable<{ kind: string }>, c: ConvFormContext): void {
   for (const s of steps)
     if (s.kind === 'conv') {
-      const cs = s as unknown as ConvShape & { form?: ConvForm; wino?: WinoPlan };
+      const cs = s as unknown as ConvShape & { form?: ConvForm; wino?: WinoPlan; phases?: boolean };
       const d = decideConvForm(cs, c);
       cs.form = d.form;
       if (d.wino) cs.wino = d.wino;
+      if (d.phases) cs.phases = true;
+      else delete cs.phases;
     }
 }
 

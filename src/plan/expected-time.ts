@@ -10,7 +10,7 @@
 // checked against every recorded H200 decode by test/plan/expected-time-h200.node.test.ts.
 import type { ConvStep, Step } from './graph';
 import { kindOf } from './step-kinds';
-import { winoScratchBytes } from './conv-form';
+import { upPhases, winoScratchBytes } from './conv-form';
 import { winoCallBytes } from '../kernels/winograd-transforms';
 import { attentionMmaShapeFor } from '../kernels/attention-mma-measured';
 import { runOrder } from './weight-stream';
@@ -30,6 +30,8 @@ import type { Plan } from './planner';
  *   tensorCoreInt8Flops  dequant-int8 + that GEMM: Wan2.1 480x832x81 whole frames 7.82 s by the CLI, JS int8 packing
  *                     included (levers-int8-2026-12-01-f92a682)
  *   wqFlops           the portable conv over packed int8 / f16 weights (levers-2026-12-01-fc373eb, 14.1 s whole frames)
+ *   tensorCorePhaseFlops  the upsample Conv2d as four output phases on tensor cores (conv-form.ts upPhases): NOT
+ *                     measured yet; priced at tensorCoreFlops times the 36 / 16 multiplies it skips
  *   winoMmaFlops      Winograd F(2x2) on tensor cores: NOT measured yet; priced at 2.25x fewer multiplies than
  *                     tensorCoreFlops at 60% of its rate (F(4x4) portable keeps 75.7 of 28.5 x 4 = 66%)
  *   winoCallBytes     winograd-u, U made per conv call (conv-form.ts WinoPlan.u): NOT measured yet; its bytes (the f32
@@ -60,6 +62,7 @@ export const EXPECTED_RATES = {
   tensorCoreFlops: 103e12,
   tensorCoreInt8Flops: 47.7e12,
   wqFlops: 19.8e12,
+  tensorCorePhaseFlops: 103e12 * 2.25,
   winoMmaFlops: 103e12 * 2.25 * 0.6,
   winoCallBytes: 3e12,
   normF32Seconds: 9.8e-12,
@@ -85,7 +88,7 @@ function convWeights(p: Pick<Plan, 'programs'>): number {
 }
 
 /** conv FLOP/s of one conv step of a plan with options `o` (EXPECTED_RATES; the step's form set by the planner). */
-export function convRate(s: Pick<ConvStep, 'form' | 'wino' | 'cout'>, o: Pick<Plan['opts'], 'precision'>): number {
+export function convRate(s: Pick<ConvStep, 'form' | 'wino' | 'cout' | 'up' | 'ks' | 'kt' | 'cin' | 'h' | 'w' | 'phases'>, o: Pick<Plan['opts'], 'precision'>): number {
   const R = EXPECTED_RATES;
   switch (s.form) {
     case 'winograd':
@@ -93,7 +96,7 @@ export function convRate(s: Pick<ConvStep, 'form' | 'wino' | 'cout'>, o: Pick<Pl
     case 'wino-mma':
       return R.winoMmaFlops;
     case 'mma':
-      return s.cout <= 12 ? R.headMmaFlops : R.tensorCoreFlops;
+      return s.cout <= 12 ? R.headMmaFlops : upPhases(s) ? R.tensorCorePhaseFlops : R.tensorCoreFlops;
     case 'mma-int8':
       return s.cout <= 12 ? R.headMmaFlops : R.tensorCoreInt8Flops;
     case 'wq':

@@ -75,6 +75,8 @@ export interface ConvStep {
   form?: ConvForm;
   /** set by the planner with form 'winograd' (--conv): the non-fused Winograd conv's tile side and band (kernels/winograd.ts) */
   wino?: WinoPlan;
+  /** set by the planner with form 'mma' (conv-form.ts upPhases): the upsample Conv2d as its four output phases' 2x2 convs */
+  phases?: boolean;
 }
 
 /**

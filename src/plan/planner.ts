@@ -223,7 +223,14 @@ function validated(cfg: DecoderConfig, options: PlanOptions): { opts: PlanOpts; 
   const wFormat = convWeightFormat(opts.precision, opts.weightsPrecision); // throws for f32 weights with f16 storage
   // the conv forms (conv-form.ts): packed weights keep tensor cores only as int8 with f16 storage
   if (!tensorCoresAllowed(opts.precision, wFormat)) opts.tensorCores = false;
-  const forms: ConvFormContext = { precision: opts.precision, wFormat, tensorCores: !!opts.tensorCores, weightsStream: !!opts.weightsStream, conv: opts.conv ?? 'direct' };
+  const forms: ConvFormContext = {
+    precision: opts.precision,
+    wFormat,
+    tensorCores: !!opts.tensorCores,
+    weightsStream: !!opts.weightsStream,
+    conv: opts.conv ?? 'direct',
+    upPhases: opts.upPhases !== false,
+  };
   return { opts, elemBytes, wFormat, forms };
 }
 

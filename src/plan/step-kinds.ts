@@ -4,8 +4,8 @@
 // dispatches, with overrides and bindings, are the executor's half (runtime/exec/step-kernels.ts).
 // Adding or re-laying-out an op is an edit of its record there and here (as ONNX Runtime's op table).
 // Pure planning: no kernel module carrying shaders (test/structure/no-cycles.node.test.ts).
-import { blockedConvWeightLength, mmaFrameElems, mmaScratchElems, packConvWeight, packConvWeightBlocked, packedConvWeightLength } from '../kernels/conv-layout';
-import { onTensorCores, packedRing, winoBandCount, winoBandParams, winoScratchBytes, winoScratchElems, winoUBytes } from './conv-form';
+import { blockedConvWeightLength, mmaFrameElems, mmaScratchElems, packConvWeight, packConvWeightBlocked, packedConvWeightLength, upPhaseBlockedLength, upPhaseWeight } from '../kernels/conv-layout';
+import { onTensorCores, packedRing, upPhases, winoBandCount, winoBandParams, winoScratchBytes, winoScratchElems, winoUBytes } from './conv-form';
 import { packWinogradWeight, winoWeightLength } from '../kernels/winograd-transforms';
 import { winoMmaWeightLayout } from '../kernels/winograd-mma-layout';
 import { int8BlockedBytes, packedWeightBytes } from '../model/quantize';
@@ -21,9 +21,10 @@ export interface WeightUse {
   /**
    * a conv weight in conv3d's order ([rows = taps * cin][cout4 * 4]): stored by the weights precision
    * (model/quantize.ts); `blocked`: its elements in conv3d-mma's blocked layout (tensor-core plans with
-   * f16 weights hold that instead: convWeightBytes)
+   * f16 weights hold that instead: convWeightBytes); `upPhases`: the 16-tap phase weight (conv-form.ts upPhases) made
+   * from the model's 3x3 weight of this key (conv-layout.ts upPhaseWeight), which the GPU preparation maps first
    */
-  conv?: { cout: number; rows: number; blocked: number; cin: number };
+  conv?: { cout: number; rows: number; blocked: number; cin: number; upPhases?: string };
   /** a Winograd conv's U (in the storage type, or f32 where `f32`: the conv's scratch type, conv-form.ts winoScratchFor): made on the GPU from the model's weight `src` where the executor can (exec/wino-weights.ts) */
   wino?: { r: 2 | 4; src: string; cout: number; cin: number; kt: number; f32: boolean; mma?: boolean };
   /** a Winograd conv with U made per call (conv-form.ts WinoPlan.u): its 3x3 weights as the model's f32 rows [cout][cin][kt][3][3], f32 in every storage type */
@@ -86,6 +87,25 @@ function winoRows(s: ConvStep): WeightUse {
   };
 }
 
+/** An upsample Conv2d as its four output phases (conv-form.ts upPhases): the 16-tap weight in conv3d-mma's blocked layout. */
+function upPhaseUse(s: ConvStep): WeightUse {
+  const src = `${s.wkey}.weight`;
+  return {
+    key: `${src}.up2`,
+    elems: packedConvWeightLength(s.cout, s.cin, 16, 1),
+    conv: { cout: s.cout, cin: s.cin, rows: 16 * s.cin, blocked: upPhaseBlockedLength(s.cout, s.cin), upPhases: src },
+    // (without `mma`: the same 16 taps in conv3d's order, as every conv weight's `elems` counts it; no portable kernel reads
+    // a phase weight: runtime/exec/step-kernels.ts refuses the form on a device without subgroup matrices)
+    data(w, mma) {
+      const wp = upPhaseWeight(w.get(src, [s.cout, s.cin, 3, 3]).data, s.cout, s.cin);
+      return mma ? packConvWeightBlocked(wp, s.cout, s.cin, 16, 1) : packConvWeight(wp, s.cout, s.cin, 16, 1);
+    },
+  };
+}
+
+/** The frame a conv's kernels see: the output frame, or (conv-form.ts upPhases) the low-resolution input. */
+const convFrame = (s: ConvStep) => (upPhases(s) ? { cin: s.cin, cout: s.cout, h: s.h / 2, w: s.w / 2 } : s);
+
 const conv: StepKind<ConvStep> = {
   views: (s) => (s.res ? [s.x, s.y, s.res] : [s.x, s.y]),
   // conv3d HAS_RES=2: the conv reads its residual at the output pixel only, so y may take its slot
@@ -93,19 +113,21 @@ const conv: StepKind<ConvStep> = {
   weights: (s) => [
     s.wino?.u === 'call'
       ? winoRows(s)
-      : s.wino
-        ? winoWeight(s, s.wino.r, s.wino.scratch === 'f32', !!s.wino.mma)
-        : {
-            key: `${s.wkey}.weight`,
-            elems: packedConvWeightLength(s.cout, s.cin, s.kt, s.ks),
-            conv: { cout: s.cout, cin: s.cin, rows: s.kt * s.ks * s.ks * s.cin, blocked: blockedConvWeightLength(s.cout, s.cin, s.kt, s.ks) },
-            data(w, mma) {
-              const t = w.get(`${s.wkey}.weight`);
-              const want = s.up ? [s.cout, s.cin, 3, 3] : t.shape.length === 4 ? [s.cout, s.cin, 1, 1] : [s.cout, s.cin, s.kt, s.ks, s.ks];
-              w.get(`${s.wkey}.weight`, want);
-              return mma && onTensorCores(s) ? packConvWeightBlocked(t.data, s.cout, s.cin, s.kt, s.ks) : packConvWeight(t.data, s.cout, s.cin, s.kt, s.ks);
+      : upPhases(s)
+        ? upPhaseUse(s)
+        : s.wino
+          ? winoWeight(s, s.wino.r, s.wino.scratch === 'f32', !!s.wino.mma)
+          : {
+              key: `${s.wkey}.weight`,
+              elems: packedConvWeightLength(s.cout, s.cin, s.kt, s.ks),
+              conv: { cout: s.cout, cin: s.cin, rows: s.kt * s.ks * s.ks * s.cin, blocked: blockedConvWeightLength(s.cout, s.cin, s.kt, s.ks) },
+              data(w, mma) {
+                const t = w.get(`${s.wkey}.weight`);
+                const want = s.up ? [s.cout, s.cin, 3, 3] : t.shape.length === 4 ? [s.cout, s.cin, 1, 1] : [s.cout, s.cin, s.kt, s.ks, s.ks];
+                w.get(`${s.wkey}.weight`, want);
+                return mma && onTensorCores(s) ? packConvWeightBlocked(t.data, s.cout, s.cin, s.kt, s.ks) : packConvWeight(t.data, s.cout, s.cin, s.kt, s.ks);
+              },
             },
-          },
     { key: `${s.wkey}.bias`, elems: s.cout, data: (w) => w.get(`${s.wkey}.bias`, [s.cout]).data },
     // the norm's gamma, which its statistics step (dropped: conv-form.ts assignStatsInPack) listed otherwise
     ...(s.norm?.inPack ? [{ key: s.norm.gkey, elems: s.cin, data: (w: Weights) => w.get(s.norm!.gkey, [s.cin]).data }] : []),
@@ -127,7 +149,8 @@ const conv: StepKind<ConvStep> = {
       prev1 = ((k + 1) & 1) * frame;
       tap0 = Math.max(0, 2 - k);
     }
-    const p = { cin: s.cin, cout: s.cout, h: s.h, w: s.w, x_off: s.x.off, prev2_off: prev2, prev1_off: prev1, res_off: s.res?.off ?? 0, y_off: s.y.off, tap0 };
+    const f = convFrame(s);
+    const p = { cin: s.cin, cout: s.cout, h: f.h, w: f.w, x_off: s.x.off, prev2_off: prev2, prev1_off: prev1, res_off: s.res?.off ?? 0, y_off: s.y.off, tap0 };
     return s.wino ? winoBandParams(s.wino, p, s.kt) : [p];
   },
 };
@@ -209,7 +232,7 @@ export function weightBuffers(steps: Iterable<Step>): WeightUse[] {
 /** Elements of the largest tensor-core operand copy of any conv among `steps` (0: none runs on tensor cores; a conv with a packed ring copies frame t alone). */
 export function mmaScratchOf(steps: Iterable<Step>): number {
   let elems = 0;
-  for (const s of steps) if (s.kind === 'conv' && onTensorCores(s)) elems = Math.max(elems, packedRing(s) ? mmaFrameElems(s, s.ks) : mmaScratchElems(s, s.kt, s.ks));
+  for (const s of steps) if (s.kind === 'conv' && onTensorCores(s)) elems = Math.max(elems, packedRing(s) ? mmaFrameElems(s, s.ks) : mmaScratchElems(convFrame(s), s.kt, s.ks));
   return elems;
 }
 

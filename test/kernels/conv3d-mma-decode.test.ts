@@ -6,7 +6,8 @@
 // bench/h200/run.sh mma), so this checks the
 // decoder wiring: weights blocked per conv, the pack reading x / the cache ring / gamma with the conv's
 // params, the shared operand copy, the packed cache rings (t-2, t-1 read by the GEMM, t copied in after it),
-// in-place residuals, fused norm (its statistics computed by the packs: no rms-norm statistics pass). Generated Wan2.1 decoder (dim 16 so
+// in-place residuals, fused norm (its statistics computed by the packs: no rms-norm statistics pass), the upsample
+// Conv2ds as four output phases of their low-resolution input (plan/conv-form.ts upPhases). Generated Wan2.1 decoder (dim 16 so
 // that every level has >= 16 channels), 2x2x3 latent, f16 storage, planned with tensorCores (the plan
 // counts the operand copy: allocated = planned), against the portable f16 decode:
 // PSNR >= 60 dB (lavapipe, 2026-12-02: 68.1 dB with norm full, where the straight-line GEMM's cb-tap
@@ -33,7 +34,7 @@ interface Case {
   cacheOffload?: boolean;
 }
 
-async function decodeWith(mma: boolean, c: Case): Promise<{ video: Float32Array; operands: number; statsSteps: number }> {
+async function decodeWith(mma: boolean, c: Case): Promise<{ video: Float32Array; operands: number; statsSteps: number; phaseSteps: number }> {
   const weights = syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 3 });
   const cfg = inferConfig(weights);
   const T = 2,
@@ -48,6 +49,10 @@ async function decodeWith(mma: boolean, c: Case): Promise<{ video: Float32Array;
     .flat()
     .flatMap((pp) => pp.prog.steps)
     .filter((s) => s.kind === 'norm' && s.stats).length;
+  const phaseSteps = Object.values(p.programs)
+    .flat()
+    .flatMap((pp) => pp.prog.steps)
+    .filter((s) => s.kind === 'conv' && s.phases).length;
   const dec = await GpuDecoder.create(gpu!.device, p, weights, { tuning: conv3dTuningFor(gpu!.info), mma: mma ? { subgroupSize: 32, emulate: true } : null });
   const frames: Float32Array[] = [];
   // planned = allocated, operand copy included
@@ -64,7 +69,7 @@ async function decodeWith(mma: boolean, c: Case): Promise<{ video: Float32Array;
     out.set(f, o);
     o += f.length;
   }
-  return { video: out, operands, statsSteps };
+  return { video: out, operands, statsSteps, phaseSteps };
 }
 
 const cases: [string, Case][] = [
@@ -86,6 +91,9 @@ describe('decode with the tensor-core conv path (emulated GEMM)', () => {
     // the path really ran: an operand copy was planned and allocated (none without tensor cores)
     expect(ref.operands).toBe(0);
     expect(mma.operands).toBeGreaterThan(0);
+    // the three upsample Conv2ds (upsamples.3, .7, .11) ran as their four phases
+    expect(ref.phaseSteps).toBe(0);
+    expect(mma.phaseSteps).toBeGreaterThanOrEqual(3);
     if (c.norm === 'fused') {
       expect(ref.statsSteps).toBeGreaterThan(0);
       expect(mma.statsSteps).toBe(0);

@@ -125,13 +125,16 @@ describe('dequant-int8: int8 blocked weights -> f16 blocked weights', () => {
   });
 });
 
+// (`upPhases: false` everywhere here: int8 weights keep the upsample Conv2d's upsampled 3x3 GEMM, so the f16
+// reference must too; f16 weights run it as four phases by default, plan/conv-form.ts upPhases, whose summed
+// weights round otherwise)
 async function decodeWith(weights: Weights, wp: WeightsPrecision, mma: boolean, stream = false): Promise<{ video: Float32Array; weights: number; activations: number }> {
   const cfg = inferConfig(weights);
   const z = cfg.zDim;
   const T = 2,
     h = 2,
     w = 2;
-  const o: PlanOptions = { frames: T, h, w, cache: 'on', precision: 'f16', weightsPrecision: wp, tensorCores: mma, weightsStream: stream, weightsStreamSlots: stream ? 2 : undefined };
+  const o: PlanOptions = { frames: T, h, w, cache: 'on', precision: 'f16', weightsPrecision: wp, tensorCores: mma, weightsStream: stream, weightsStreamSlots: stream ? 2 : undefined, upPhases: false };
   const p = plan(cfg, o);
   expect(!!p.opts.tensorCores).toBe(mma);
   const dec = await GpuDecoder.create(gpu!.device, p, weights, { tuning: conv3dTuningFor(gpu!.info), mma: mma ? { subgroupSize: 32, emulate: true } : null });
@@ -165,7 +168,7 @@ describe('the facade plans int8 weights on tensor cores', () => {
 
   it('the plan counts one f16 copy of the largest conv weight beside the operand copy (Wan2.1: 384 x 384 x 27)', () => {
     const cfg = inferConfig(syntheticWeights(OFFICIAL['2.1'], { values: false }));
-    const o = { frames: 2, h: 8, w: 8, cache: 'on', precision: 'f16', tensorCores: true } as const;
+    const o = { frames: 2, h: 8, w: 8, cache: 'on', precision: 'f16', tensorCores: true, upPhases: false } as const;
     const int8 = plan(cfg, { ...o, weightsPrecision: 'int8' }),
       f16 = plan(cfg, { ...o, weightsPrecision: 'f16' });
     expect(int8.memory.activations - f16.memory.activations).toBe(384 * 384 * 27 * 2);

@@ -130,9 +130,11 @@ describe('GpuDecoder.create prepares the tensor-core weights on the GPU', () => 
     const dec = await build('gpu');
     try {
       const bufs = (d: GpuDecoder) => (d as unknown as { res: { weights: Map<string, GPUBuffer> } }).res.weights;
-      // the conv weights this plan uploads (a 1-frame plan runs no time_conv)
-      const convs = [...bufs(dec).keys()].filter((k) => k.endsWith('.weight') && weights.map.get(k)!.shape.length >= 4);
+      // the conv weights this plan uploads (a 1-frame plan runs no time_conv); the upsample Conv2ds' four-phase
+      // weights (plan/conv-form.ts upPhases: 16 taps made from the 3x3 rows before the GPU blocks them) under their own key
+      const convs = [...bufs(dec).keys()].filter((k) => (k.endsWith('.weight') && weights.map.get(k)!.shape.length >= 4) || k.endsWith('.weight.up2'));
       expect(convs.length).toBeGreaterThan(30);
+      expect(convs.filter((k) => k.endsWith('.up2'))).toHaveLength(3);
       expect(dec.build.prep.gpu).toBe(convs.length);
       expect(js.build.prep).toMatchObject({ mode: 'js', gpu: 0 });
       expect(dec.arena.peak).toBe(p.memory.total);

@@ -20,7 +20,7 @@ import { attentionOverrides } from '../../kernels/attention';
 import { attentionMma, attentionMmaShapeFor } from '../../kernels/attention-mma';
 import { convWeightFormat, wqOverride, type WeightsPrecision } from '../../model/quantize';
 import type { DecoderConfig } from '../../model/config';
-import { deviceConvForm, packedRing, portableVariant } from '../../plan/conv-form';
+import { deviceConvForm, packedRing, portableVariant, upPhases } from '../../plan/conv-form';
 import type { AttnStep, ConvStep, CropStep, DupAddStep, NormStep, OutputStep, Step, StoreStep, View } from '../../plan/graph';
 
 /** What the executor resolves for a step of one program (slots are per program). */
@@ -69,11 +69,15 @@ const conv: Kernels<ConvStep> = (s, c): StepKernel[] => {
   const resBuf = s.res && res === 1 ? c.view(s.res) : c.dummy;
   const gamma = s.norm ? c.weight(s.norm.gkey) : c.dummy;
   const ring = s.ring ? c.ring(s.ring) : c.dummy;
-  const w = c.weight(`${s.wkey}.weight`),
+  // an upsample Conv2d as its four output phases (conv-form.ts upPhases): its 16-tap weight, the pack copies the
+  // low-resolution input (no UP), the GEMM writes the 2x frame
+  const phases = upPhases(s);
+  const w = c.weight(phases ? `${s.wkey}.weight.up2` : `${s.wkey}.weight`),
     b = c.weight(`${s.wkey}.bias`);
-  const load = { KT: s.kt, KS: s.ks, UP: s.up, NORM: s.norm ? 1 : 0, SILU: s.norm?.silu ? 1 : 0 };
+  const load = { KT: s.kt, KS: s.ks, UP: phases ? 0 : s.up, NORM: s.norm ? 1 : 0, SILU: s.norm?.silu ? 1 : 0 };
   // the form recorded by the planner (conv-form.ts), on this device
   const form = deviceConvForm(s, !!c.mma, convWeightFormat(c.elem, c.weightsPrecision));
+  if (phases && !(form === 'mma' && c.mma)) throw new DecoderError('unsupported', `conv ${s.wkey}: planned as four phases on tensor cores, but this device has no subgroup matrices`);
   // Winograd (portable f32 plans, --conv): input transform, batched GEMM against U, output transform
   if (form === 'winograd' && s.wino) {
     const ov = winoOverrides({ KT: s.kt, UP: s.up, HAS_RES: res, NORM: load.NORM, SILU: load.SILU });
@@ -107,7 +111,7 @@ const conv: Kernels<ConvStep> = (s, c): StepKernel[] => {
   if (ringed && !((form === 'mma' || form === 'mma-int8') && c.mma))
     throw new DecoderError('unsupported', `conv ${s.wkey}: its cache ring is planned in the tensor-core layout, but this device has no subgroup matrices`);
   // --norm fused with the statistics in the pack (conv-form.ts assignStatsInPack): conv3d-mma-pack-norm
-  const packOv = s.norm?.inPack ? { KT: s.kt, KS: s.ks, UP: s.up, SILU: load.SILU, RING: ringed ? 1 : 0 } : { ...load, RING: ringed ? 1 : 0 };
+  const packOv = s.norm?.inPack ? { KT: s.kt, KS: s.ks, UP: load.UP, SILU: load.SILU, RING: ringed ? 1 : 0 } : { ...load, RING: ringed ? 1 : 0 };
   const pack = { def: s.norm?.inPack ? conv3dMmaPackNorm : conv3dMmaPack, overrides: packOv, bindings: [c.view(s.x), ringed ? c.dummy : ring, gamma, c.mmaScratch!] };
   if (s.norm?.inPack && !(form === 'mma' || form === 'mma-int8'))
     throw new DecoderError('unsupported', `conv ${s.wkey}: its norm statistics are planned in the tensor-core pack, but it runs as '${form}'`);
@@ -134,7 +138,11 @@ const conv: Kernels<ConvStep> = (s, c): StepKernel[] => {
     return [
       // the operand copy: conv3d-mma-pack reads what conv3d would (x, the ring, gamma) into the scratch
       pack,
-      { def: mmaGemm(s, s.ks, !!c.mma.emulate), overrides: gemmOv, bindings: [c.mmaScratch!, w, b, resBuf, c.view(s.y), gemmRing] },
+      {
+        def: phases ? mmaGemm({ cin: s.cin, cout: s.cout, h: s.h / 2, w: s.w / 2 }, s.ks, !!c.mma.emulate, true) : mmaGemm(s, s.ks, !!c.mma.emulate),
+        overrides: gemmOv,
+        bindings: [c.mmaScratch!, w, b, resBuf, c.view(s.y), gemmRing],
+      },
     ];
   // the portable direct conv by the adapter (conv-form.ts portableVariant): GPUs run the head's few output
   // channels (3, 12) on conv3d-head and the generated straight-line conv where its blocks fit cout; else conv3d

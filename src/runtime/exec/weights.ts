@@ -7,6 +7,7 @@
 // and rounds them; H200, Wan2.2's 530 M weights: 0.91 s instead of 11.0 s of JS, 2026-12-01, 22f5ac7).
 import { encodeParams, type Elem, type KernelDef, type PipelineCache } from '../../gpu/kernel';
 import { packConvWeightBlocked } from '../../kernels/conv3d-mma';
+import { upPhaseWeight } from '../../kernels/conv-layout';
 import { blockChunks, blockParams, weightsBlock, type BlockedShape } from '../../kernels/weights-block';
 import { convWeightFormat, packF16Pairs, packInt8, packInt8BlockedRows, type WeightsPrecision } from '../../model/quantize';
 import type { Weights } from '../../model/weights';
@@ -55,15 +56,19 @@ export function uploadWeights(
   const out = new Map<string, GPUBuffer>();
   // the buffer of `bytes` created now, written later from the f32 rows of `src` [cout, cin, taps] by
   // prepareBlockedWeights / the Winograd or portable preparation (a job of kind `kind`)
-  const defer = (w: WeightUse, src: string, cout: number, cin: number, taps: number, bytes: number, kind: JobKind = {}) => {
+  // (`map`: the rows the job prepares are made from the model's rows of `srcTaps` taps: conv-layout.ts upPhaseWeight)
+  const defer = (w: WeightUse, src: string, cout: number, cin: number, taps: number, bytes: number, kind: JobKind = {}, map?: { srcTaps: number; rows: (d: Float32Array) => Float32Array }) => {
     // Weights.get checks the count and the first dim (as the JS path's packWeight does)
-    const t = weights.get(src, [cout, cin, taps]);
+    const t = weights.get(src, [cout, cin, map ? map.srcTaps : taps]);
     const buf = arena.create('weights', w.key, bytes, storageUsage());
+    let from: Float32Array | undefined, mapped: Float32Array | undefined; // map's result for the rows last read
     jobs!.push({
       key: w.key,
       buf,
       get data() {
-        return t.data;
+        if (!map) return t.data;
+        if (t.data !== from) mapped = map.rows((from = t.data));
+        return mapped!;
       },
       prefetch: () => weights.prefetch(src),
       cout,
@@ -84,8 +89,10 @@ export function uploadWeights(
     }
     // tensor cores, f16 weights: conv3d-mma's blocked layout, prepared on the GPU from the f32 rows
     if (jobs && mode === 'gpu' && w.conv && w.conv.blocked > 0 && mma && elem === 'f16' && convWeightFormat(elem, weightsPrecision) === 'elem') {
-      const { cout, cin, rows } = w.conv;
-      defer(w, w.key, cout, cin, rows / cin, w.conv.blocked * 2);
+      const { cout, cin, rows, upPhases } = w.conv;
+      // an upsample Conv2d's four phases (plan/conv-form.ts upPhases): the 16-tap rows made from the model's 3x3 weight here, blocked on the GPU
+      if (upPhases) defer(w, upPhases, cout, cin, 16, w.conv.blocked * 2, {}, { srcTaps: 9, rows: (d) => upPhaseWeight(d, cout, cin) });
+      else defer(w, w.key, cout, cin, rows / cin, w.conv.blocked * 2);
       continue;
     }
     // Winograd convs (portable f32 / f16 plans): U = G g G^T in the storage type, prepared on the GPU from the f32 rows (exec/wino-weights.ts)

@@ -9,7 +9,8 @@
 #   prof    bench-node --profile of each build (one timed pass per dispatch; PROF_ARGS, default the tc decode's flags)
 #   fullsize the official fp32 decode (TF32 off) of Wan2.1 21x60x104 made once (../shared/gpu/fullsize-check.py;
 #           .h200/speed as bench/h200/scenarios/speed.sh's header builds it), then the f16 decode of each build in
-#           FS_BUILDS compared with it (default: the build with the lowest median filled time, decode.jsonl) -> pytorch.jsonl
+#           FS_BUILDS compared with it (default: the build with the lowest median filled time, decode.jsonl) -> pytorch.jsonl;
+#           FS_LATENT=21x90x160: at 720x1280x81 instead
 # ARGS: the decode (default Wan2.1 480x832x81 f16, tensor cores where the adapter has them).
 # Dry run: W21=2x2x3 SKIPBOOT=1 (lavapipe; F= a flag set lavapipe takes, e.g. DAWN_FLAGS=enable-dawn-features=allow_unsafe_apis).
 W21=${W21:-21x60x104}
@@ -54,11 +55,12 @@ if [[ $S == *" fullsize "* ]] && [ -f $SP/fullsize-check.py ] && ! late fullsize
   echo "fullsize: $fs"
   python3 -c 'import einops' 2>/dev/null || { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site $SP/whl/*.whl > "$OUT/logs/pip.log" 2>&1; export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}; }
   d=/tmp/fs21
-  WAN_REF_DIR=$SP/wan-ref timeout 200 python3 $SP/fullsize-check.py make 2.1 21 60 104 $d >> "$OUT/pytorch.jsonl" 2> "$OUT/logs/fullsize-make.err"
+  IFS=x read -r T H W <<< "${FS_LATENT:-21x60x104}"
+  WAN_REF_DIR=$SP/wan-ref timeout 300 python3 $SP/fullsize-check.py make 2.1 "$T" "$H" "$W" $d >> "$OUT/pytorch.jsonl" 2> "$OUT/logs/fullsize-make.err"
   tail -1 "$OUT/pytorch.jsonl" | cut -c1-200
   for n in $fs; do
-    swap "$n" && dec "fs21-$n" 150 --weights $d/w.safetensors --latents $d/z.npy --latent-stats none --precision f16 \
-      && timeout 90 python3 $SP/fullsize-check.py cmp $d/ref.npy "/tmp/fs21-$n.npy" "wan2.1-f16-$n" >> "$OUT/pytorch.jsonl" 2>> "$OUT/logs/fullsize-cmp.err"
+    swap "$n" && dec "fs21-$n" 180 --weights $d/w.safetensors --latents $d/z.npy --latent-stats none --precision f16 \
+      && timeout 120 python3 $SP/fullsize-check.py cmp $d/ref.npy "/tmp/fs21-$n.npy" "wan2.1-f16-$n-${FS_LATENT:-21x60x104}" >> "$OUT/pytorch.jsonl" 2>> "$OUT/logs/fullsize-cmp.err"
     tail -1 "$OUT/pytorch.jsonl" | cut -c1-200
     rm -f "/tmp/fs21-$n.npy"
   done

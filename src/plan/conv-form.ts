@@ -65,11 +65,12 @@ export const packedRing = (s: ConvShape & { form?: ConvForm; ring?: string }): b
  * upPhaseWeight): the same function with 16 multiply-adds per input pixel and channel pair instead of 36
  * (Wan2.1 480x832x81: 23 of the decode's 275 TFLOP are these convs), and an operand copy of the
  * low-resolution frame (a quarter of the upsampled one). Its weight is its own key (`${wkey}.weight.up2`, 16 taps).
- * int8 weights keep the upsampled form (dequant-int8 expands the conv's 9-tap blocks).
+ * int8 weights keep the upsampled form (dequant-int8 expands the conv's 9-tap blocks). Only where the plan asks
+ * (PlanOptions.upPhases): not yet measured on real tensor cores, whose full-size check a default form needs.
  */
 export const upPhases = (s: ConvShape & { form?: ConvForm; phases?: boolean }): boolean => !!s.phases && s.form === 'mma';
 
-/** Whether decideConvForm gives a tensor-core conv its phases: an upsample Conv2d with f16 weights, unless the plan asks for the upsampled GEMM (PlanOptions.upPhases false). */
+/** Whether decideConvForm gives a tensor-core conv its phases: an upsample Conv2d with f16 weights in a plan that asks for them (PlanOptions.upPhases). */
 const phasesFor = (s: ConvShape, form: ConvForm, c: ConvFormContext): boolean => form === 'mma' && s.up === 1 && s.ks === 3 && s.kt === 1 && c.upPhases;
 
 /**
@@ -346,7 +347,7 @@ export interface ConvFormContext {
   tensorCores: boolean;
   weightsStream: boolean;
   conv: ConvOption;
-  /** PlanOptions.upPhases (default true): tensor-core upsample Conv2ds as four phases (upPhases) */
+  /** PlanOptions.upPhases (default false): tensor-core upsample Conv2ds as four phases (upPhases) */
   upPhases: boolean;
 }
 

@@ -68,7 +68,11 @@ export interface PlanOptions {
   tensorCores?: boolean;
   /** f32 portable plans: the 3x3 convs' form (conv-form.ts convFormFor; default 'direct': the API and CLI pass the option's default, 'auto'); others stay direct */
   conv?: ConvOption;
-  /** tensor-core plans with f16 weights: the upsample Conv2ds as four output phases (conv-form.ts upPhases); default true, false keeps the upsampled 3x3 GEMM (as int8 weights run it) */
+  /**
+   * tensor-core plans with f16 weights: the upsample Conv2ds as four output phases (conv-form.ts upPhases). Default false:
+   * checked on the emulated GEMM only, not yet on real tensor cores (docs/performance.md "The upsample Conv2d as four
+   * output phases"); false runs the upsampled 3x3 GEMM, as int8 weights always do
+   */
   upPhases?: boolean;
   /** where the Winograd convs' U lives (conv-form.ts assignWinoU): 'auto' (default), 'held' (made at upload) or 'call' (made per conv call) */
   winoU?: WinoUOption;

@@ -7,7 +7,7 @@
 // decoder wiring: weights blocked per conv, the pack reading x / the cache ring / gamma with the conv's
 // params, the shared operand copy, the packed cache rings (t-2, t-1 read by the GEMM, t copied in after it),
 // in-place residuals, fused norm (its statistics computed by the packs: no rms-norm statistics pass), the upsample
-// Conv2ds as four output phases of their low-resolution input (plan/conv-form.ts upPhases). Generated Wan2.1 decoder (dim 16 so
+// Conv2ds as four output phases of their low-resolution input (plan/conv-form.ts upPhases, asked for). Generated Wan2.1 decoder (dim 16 so
 // that every level has >= 16 channels), 2x2x3 latent, f16 storage, planned with tensorCores (the plan
 // counts the operand copy: allocated = planned), against the portable f16 decode:
 // PSNR >= 60 dB (lavapipe, 2026-12-02: 68.1 dB with norm full, where the straight-line GEMM's cb-tap
@@ -41,7 +41,8 @@ async function decodeWith(mma: boolean, c: Case): Promise<{ video: Float32Array;
     h = 2,
     w = c.w;
   const base = { frames: T, h, w, cache: 'on', precision: 'f16', norm: c.norm, tile: c.tile, cacheOffload: c.cacheOffload } as const;
-  const p = plan(cfg, { ...base, tensorCores: mma });
+  // (upPhases: the upsample Conv2ds as four phases, plan/conv-form.ts upPhases; asked for, not the default yet)
+  const p = plan(cfg, { ...base, tensorCores: mma, upPhases: mma });
   // the plan counts the operand copy: what it adds over the same plan without tensor cores
   const operands = p.memory.activations - plan(cfg, base).memory.activations;
   // --norm fused: the RMS statistics passes left (on tensor cores the packs compute them: conv-form.ts assignStatsInPack)

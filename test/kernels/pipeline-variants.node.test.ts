@@ -19,8 +19,8 @@ import { needGpu } from '../helpers/need';
 
 // [plan, flags, pipelines before MMA_FORM travelled in Params (H200 release 2026-12-02, 0288184), now]
 // (8 / 8 / 9 with KT and RING as uniforms too, 79fde42); 720x1280 + 1 since its attention splits the keys in 4 ranges
-// (b01e56d: attention-combine added); unchanged by the upsample Conv2ds' four phases (plan/conv-form.ts upPhases):
-// their GEMM conv3d-mma-flat-cb-tap-3x2-up2 takes the place of the KT 1 KS 3 GEMM only they ran
+// (b01e56d: attention-combine added); the same with the upsample Conv2ds' four phases (plan/conv-form.ts upPhases,
+// not the default yet): their GEMM conv3d-mma-flat-cb-tap-3x2-up2 takes the place of the KT 1 KS 3 GEMM only they ran
 const PLANS: [string, Record<string, string>, number, number][] = [
   ['Wan2.1 480x832x81 f16 tensor cores', { adapter: 'h200', precision: 'f16' }, 16, 10],
   ['Wan2.1 720x1280x81 f16 tensor cores', { adapter: 'h200', precision: 'f16', size: '720x1280' }, 16, 11],

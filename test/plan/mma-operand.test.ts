@@ -20,7 +20,7 @@ describe('tensor-core operand copy in the plan', () => {
   it('Wan2.1 480x832: the copy is one frame of a 96-channel conv at 480x832, counted once; cached convs keep packed rings', () => {
     const base = { frames: 21, h: 60, w: 104, cache: 'on', precision: 'f16' } as const;
     const off = plan(wan21, base),
-      on = plan(wan21, { ...base, tensorCores: true });
+      on = plan(wan21, { ...base, tensorCores: true, upPhases: true });
     // the cached 3x3x3 convs pack frame t alone (t-2, t-1 sit packed in their rings: conv-form.ts packedRing), and the
     // 192->96 upsample conv packs its 240x416 input (four phases: conv-form.ts upPhases), so the largest copy is one
     // frame of the 96-channel convs, not three of them (231.5 MB) nor the upsampled 192-channel frame (154.4 MB)
@@ -28,8 +28,8 @@ describe('tensor-core operand copy in the plan', () => {
     // a wrong layout size (e.g. the three x-shifted copies of before: 3x) or a second copy fails this
     expect(on.memory.activations - off.memory.activations).toBe(copy);
     expect(copy).toBe(6 * 482 * 834 * 16 * 2);
-    // upPhases false keeps the upsampled 3x3 GEMM, whose copy is then the largest
-    const direct = plan(wan21, { ...base, tensorCores: true, upPhases: false });
+    // without upPhases (the default) the upsampled 3x3 GEMM runs, whose copy is then the largest
+    const direct = plan(wan21, { ...base, tensorCores: true });
     expect(direct.memory.activations - off.memory.activations).toBe(2 * mmaScratchElems({ cin: 192, cout: 96, h: 480, w: 832 }, 1, 3));
     expect(on.largestBinding).toBeGreaterThanOrEqual(copy);
     // every ring of a tensor-core 3-tap conv holds two packed frames; the cache grows only by their padding
@@ -51,7 +51,7 @@ describe('tensor-core operand copy in the plan', () => {
     expect(dec.plan(shape, { precision: 'f16', weightsPrecision: 'int8' }).opts.tensorCores).toBe(true);
     // against the direct portable conv: without tensor cores f16 plans may run Winograd, whose scratch differs
     const copy = dec.plan(shape, { precision: 'f16' }).memory.activations - dec.plan(shape, { precision: 'f16', tensorCores: false, conv: 'direct' }).memory.activations;
-    expect(copy).toBe(2 * mmaScratchElems({ cin: 96, cout: 96, h: 480, w: 832 }, 1, 3));
+    expect(copy).toBe(2 * mmaScratchElems({ cin: 192, cout: 96, h: 480, w: 832 }, 1, 3));
   });
   it('Wan2.2 latent 88x160 (1408x2560 video): the copy counts as a binding, so a plan binding more than the limit is refused and fitPlan tiles it', () => {
     const base = { frames: 31, h: 88, w: 160, cache: 'on', precision: 'f16' } as const;

@@ -122,7 +122,7 @@ describe('GpuDecoder.create prepares the tensor-core weights on the GPU', () => 
     // to the JS path silently (last.gpu), or a staging buffer of its own (arena peak) fails here
     const { device, info } = needF16(ctx, gpu);
     const weights = syntheticWeights({ version: '2.1', dim: 16, zDim: 16, seed: 5 });
-    const p = plan(inferConfig(weights), { frames: 1, h: 2, w: 3, cache: 'on', precision: 'f16', tensorCores: true });
+    const p = plan(inferConfig(weights), { frames: 1, h: 2, w: 3, cache: 'on', precision: 'f16', tensorCores: true, upPhases: true });
     const build = async (mode: 'gpu' | 'js') => {
       return await GpuDecoder.create(device, p, weights, { tuning: conv3dTuningFor(info), mma: { subgroupSize: 32, emulate: true }, weightPrep: mode });
     };

@@ -32,6 +32,8 @@ interface Case {
   w: number;
   tile?: TileOption;
   cacheOffload?: boolean;
+  /** conv weights streamed through a 2-slot ring (the blocked f16 weights and the 16-tap phase weights written per group) */
+  stream?: boolean;
 }
 
 async function decodeWith(mma: boolean, c: Case): Promise<{ video: Float32Array; operands: number; statsSteps: number; phaseSteps: number }> {
@@ -40,9 +42,20 @@ async function decodeWith(mma: boolean, c: Case): Promise<{ video: Float32Array;
   const T = 2,
     h = 2,
     w = c.w;
-  const base = { frames: T, h, w, cache: 'on', precision: 'f16', norm: c.norm, tile: c.tile, cacheOffload: c.cacheOffload } as const;
+  const base = {
+    frames: T,
+    h,
+    w,
+    cache: 'on',
+    precision: 'f16',
+    norm: c.norm,
+    tile: c.tile,
+    cacheOffload: c.cacheOffload,
+    ...(c.stream ? { weightsStream: true, weightsStreamSlots: 2 } : {}),
+  } as const;
   // (upPhases: the upsample Conv2ds as four phases, plan/conv-form.ts upPhases; asked for, not the default yet)
   const p = plan(cfg, { ...base, tensorCores: mma, upPhases: mma });
+  if (c.stream) expect(p.weightStream?.slots).toBe(2);
   // the plan counts the operand copy: what it adds over the same plan without tensor cores
   const operands = p.memory.activations - plan(cfg, base).memory.activations;
   // --norm fused: the RMS statistics passes left (on tensor cores the packs compute them: conv-form.ts assignStatsInPack)
@@ -81,6 +94,8 @@ const cases: [string, Case][] = [
   // frame-major tiles with their rings parked in CPU memory: the packed rings go out and back, and the tile
   // starts of the program moved where the statistics steps were dropped (each tile one submission)
   ['norm fused, 2 frame-major exact tiles, cache offload', { norm: 'fused', w: 4, tile: { th: 2, tw: 2, mode: 'exact', order: 'frame-major' }, cacheOffload: true }],
+  // streamed weights: each group's weights written into its ring slot inside the run (the phase weights by their own key and size)
+  ['norm fused, weights streamed', { norm: 'fused', w: 3, stream: true }],
 ];
 
 describe('decode with the tensor-core conv path (emulated GEMM)', () => {

@@ -196,12 +196,12 @@ export function conv3dMmaFlat(shape: MmaShape, { emulate = false, phases = false
     throw new DecoderError('bad-input', 'conv3d-mma-flat: shaders/conv3d-mma.wgsl / conv3d-mma-common.wgsl no longer have the expected header and TM / TN / PH lines');
   const id = `conv3d-mma-flat-${order}-${tm}x${tn}${phases ? '-up2' : ''}${emulate ? '-emu' : ''}`;
   const wgsl = `${header}${flatGemmMain(shape, emulate ? emulatedOps : tensorCoreOps, phases)}\n${shared}\n${paramsWgsl}`;
-  // phases (p: the low-resolution frame): 16 weight taps (4 per phase) per input pixel; the output frame is 4x the input's
+  // phases (p: the low-resolution frame): 16 weight taps per input pixel where the KS 3 count has 9; the output frame
+  // is 4x the input's (3 more frames of output bytes)
   const cost: KernelDef<Conv3dParams>['cost'] = phases
     ? (p, ov, elem) => {
         const c = conv3dMma.cost(p, ov, elem);
-        const out = p.cout * p.h * p.w * (elem === 'f32' ? 4 : 2);
-        return { flops: (c.flops * 16) / 9, bytes: c.bytes + 3 * out + (16 - 9) * Math.ceil(p.cout / 16) * Math.ceil(p.cin / 16) * 256 * 2 };
+        return { flops: (c.flops * 16) / 9, bytes: c.bytes + 3 * p.cout * p.h * p.w * (elem === 'f32' ? 4 : 2) };
       }
     : conv3dMma.cost;
   return { ...conv3dMma, id, wgsl, dispatch, cost };

@@ -70,6 +70,13 @@ export const packedRing = (s: ConvShape & { form?: ConvForm; ring?: string }): b
  */
 export const upPhases = (s: ConvShape & { form?: ConvForm; phases?: boolean }): boolean => !!s.phases && s.form === 'mma';
 
+/** The frame a conv's kernels see (their Params h, w): the output frame, or with upPhases the low-resolution input. */
+export const convFrame = <S extends ConvShape & { form?: ConvForm; phases?: boolean }>(s: S): S | { cin: number; cout: number; h: number; w: number } =>
+  upPhases(s) ? { cin: s.cin, cout: s.cout, h: s.h / 2, w: s.w / 2 } : s;
+
+/** The key of a conv's weight buffer: the model's, or with upPhases its 16-tap phase weight (its own layout and size). */
+export const convWeightKey = (s: { wkey: string; form?: ConvForm; phases?: boolean } & ConvShape): string => (upPhases(s) ? `${s.wkey}.weight.up2` : `${s.wkey}.weight`);
+
 /** Whether decideConvForm gives a tensor-core conv its phases: an upsample Conv2d with f16 weights in a plan that asks for them (PlanOptions.upPhases). */
 const phasesFor = (s: ConvShape, form: ConvForm, c: ConvFormContext): boolean => form === 'mma' && s.up === 1 && s.ks === 3 && s.kt === 1 && c.upPhases;
 

@@ -5,7 +5,7 @@
 // Adding or re-laying-out an op is an edit of its record there and here (as ONNX Runtime's op table).
 // Pure planning: no kernel module carrying shaders (test/structure/no-cycles.node.test.ts).
 import { blockedConvWeightLength, mmaFrameElems, mmaScratchElems, packConvWeight, packConvWeightBlocked, packedConvWeightLength, upPhaseBlockedLength, upPhaseWeight } from '../kernels/conv-layout';
-import { onTensorCores, packedRing, upPhases, winoBandCount, winoBandParams, winoScratchBytes, winoScratchElems, winoUBytes } from './conv-form';
+import { convFrame, convWeightKey, onTensorCores, packedRing, upPhases, winoBandCount, winoBandParams, winoScratchBytes, winoScratchElems, winoUBytes } from './conv-form';
 import { packWinogradWeight, winoWeightLength } from '../kernels/winograd-transforms';
 import { winoMmaWeightLayout } from '../kernels/winograd-mma-layout';
 import { int8BlockedBytes, packedWeightBytes } from '../model/quantize';
@@ -91,7 +91,7 @@ function winoRows(s: ConvStep): WeightUse {
 function upPhaseUse(s: ConvStep): WeightUse {
   const src = `${s.wkey}.weight`;
   return {
-    key: `${src}.up2`,
+    key: convWeightKey(s),
     elems: packedConvWeightLength(s.cout, s.cin, 16, 1),
     conv: { cout: s.cout, cin: s.cin, rows: 16 * s.cin, blocked: upPhaseBlockedLength(s.cout, s.cin), upPhases: src },
     // (without `mma`: the same 16 taps in conv3d's order, as every conv weight's `elems` counts it; no portable kernel reads
@@ -102,9 +102,6 @@ function upPhaseUse(s: ConvStep): WeightUse {
     },
   };
 }
-
-/** The frame a conv's kernels see: the output frame, or (conv-form.ts upPhases) the low-resolution input. */
-const convFrame = (s: ConvStep) => (upPhases(s) ? { cin: s.cin, cout: s.cout, h: s.h / 2, w: s.w / 2 } : s);
 
 const conv: StepKind<ConvStep> = {
   views: (s) => (s.res ? [s.x, s.y, s.res] : [s.x, s.y]),

@@ -20,7 +20,7 @@ import { attentionOverrides } from '../../kernels/attention';
 import { attentionMma, attentionMmaShapeFor } from '../../kernels/attention-mma';
 import { convWeightFormat, wqOverride, type WeightsPrecision } from '../../model/quantize';
 import type { DecoderConfig } from '../../model/config';
-import { deviceConvForm, packedRing, portableVariant, upPhases } from '../../plan/conv-form';
+import { convFrame, convWeightKey, deviceConvForm, packedRing, portableVariant, upPhases } from '../../plan/conv-form';
 import type { AttnStep, ConvStep, CropStep, DupAddStep, NormStep, OutputStep, Step, StoreStep, View } from '../../plan/graph';
 
 /** What the executor resolves for a step of one program (slots are per program). */
@@ -72,7 +72,7 @@ const conv: Kernels<ConvStep> = (s, c): StepKernel[] => {
   // an upsample Conv2d as its four output phases (conv-form.ts upPhases): its 16-tap weight, the pack copies the
   // low-resolution input (no UP), the GEMM writes the 2x frame
   const phases = upPhases(s);
-  const w = c.weight(phases ? `${s.wkey}.weight.up2` : `${s.wkey}.weight`),
+  const w = c.weight(convWeightKey(s)),
     b = c.weight(`${s.wkey}.bias`);
   const load = { KT: s.kt, KS: s.ks, UP: phases ? 0 : s.up, NORM: s.norm ? 1 : 0, SILU: s.norm?.silu ? 1 : 0 };
   // the form recorded by the planner (conv-form.ts), on this device
@@ -139,7 +139,7 @@ const conv: Kernels<ConvStep> = (s, c): StepKernel[] => {
       // the operand copy: conv3d-mma-pack reads what conv3d would (x, the ring, gamma) into the scratch
       pack,
       {
-        def: phases ? mmaGemm({ cin: s.cin, cout: s.cout, h: s.h / 2, w: s.w / 2 }, s.ks, !!c.mma.emulate, true) : mmaGemm(s, s.ks, !!c.mma.emulate),
+        def: mmaGemm(convFrame(s), s.ks, !!c.mma.emulate, phases),
         overrides: gemmOv,
         bindings: [c.mmaScratch!, w, b, resBuf, c.view(s.y), gemmRing],
       },

@@ -30,8 +30,10 @@ import type { Plan } from './planner';
  *   tensorCoreInt8Flops  dequant-int8 + that GEMM: Wan2.1 480x832x81 whole frames 7.82 s by the CLI, JS int8 packing
  *                     included (levers-int8-2026-12-01-f92a682)
  *   wqFlops           the portable conv over packed int8 / f16 weights (levers-2026-12-01-fc373eb, 14.1 s whole frames)
- *   tensorCorePhaseFlops  the upsample Conv2d as four output phases on tensor cores (conv-form.ts upPhases): NOT
- *                     measured yet; priced at tensorCoreFlops times the 36 / 16 multiplies it skips
+ *   tensorCorePhaseFlops  the upsample Conv2d as four output phases on tensor cores (conv-form.ts upPhases): Wan2.1
+ *                     480x832x81's three of them 190.2 ms of GEMM upsampled, 123.1 ms as phases (1.55x, not the 2.25x
+ *                     of the multiplies: the phase GEMM runs at 74-94 TFLOP/s of its own FLOPs; H100,
+ *                     phases-ab-h100-2026-12-07-43ceb57), so tensorCoreFlops x 1.55
  *   winoMmaFlops      Winograd F(2x2) on tensor cores: NOT measured yet; priced at 2.25x fewer multiplies than
  *                     tensorCoreFlops at 60% of its rate (F(4x4) portable keeps 75.7 of 28.5 x 4 = 66%)
  *   winoCallBytes     winograd-u, U made per conv call (conv-form.ts WinoPlan.u): NOT measured yet; its bytes (the f32
@@ -62,7 +64,7 @@ export const EXPECTED_RATES = {
   tensorCoreFlops: 103e12,
   tensorCoreInt8Flops: 47.7e12,
   wqFlops: 19.8e12,
-  tensorCorePhaseFlops: 103e12 * 2.25,
+  tensorCorePhaseFlops: 103e12 * 1.55,
   winoMmaFlops: 103e12 * 2.25 * 0.6,
   winoCallBytes: 3e12,
   normF32Seconds: 9.8e-12,

@@ -229,7 +229,7 @@ function validated(cfg: DecoderConfig, options: PlanOptions): { opts: PlanOpts; 
     tensorCores: !!opts.tensorCores,
     weightsStream: !!opts.weightsStream,
     conv: opts.conv ?? 'direct',
-    upPhases: opts.upPhases === true,
+    upPhases: opts.upPhases !== false,
   };
   return { opts, elemBytes, wFormat, forms };
 }

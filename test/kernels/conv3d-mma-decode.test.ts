@@ -7,7 +7,7 @@
 // decoder wiring: weights blocked per conv, the pack reading x / the cache ring / gamma with the conv's
 // params, the shared operand copy, the packed cache rings (t-2, t-1 read by the GEMM, t copied in after it),
 // in-place residuals, fused norm (its statistics computed by the packs: no rms-norm statistics pass), the upsample
-// Conv2ds as four output phases of their low-resolution input (plan/conv-form.ts upPhases, asked for). Generated Wan2.1 decoder (dim 16 so
+// Conv2ds as four output phases of their low-resolution input (plan/conv-form.ts upPhases, the default). Generated Wan2.1 decoder (dim 16 so
 // that every level has >= 16 channels), 2x2x3 latent, f16 storage, planned with tensorCores (the plan
 // counts the operand copy: allocated = planned), against the portable f16 decode:
 // PSNR >= 60 dB (lavapipe, 2026-12-02: 68.1 dB with norm full, where the straight-line GEMM's cb-tap
@@ -53,7 +53,7 @@ async function decodeWith(mma: boolean, c: Case): Promise<{ video: Float32Array;
     cacheOffload: c.cacheOffload,
     ...(c.stream ? { weightsStream: true, weightsStreamSlots: 2 } : {}),
   } as const;
-  // (upPhases: the upsample Conv2ds as four phases, plan/conv-form.ts upPhases; asked for, not the default yet)
+  // (upPhases: the upsample Conv2ds as four phases, plan/conv-form.ts upPhases; the default, asked for here by name)
   const p = plan(cfg, { ...base, tensorCores: mma, upPhases: mma });
   if (c.stream) expect(p.weightStream?.slots).toBe(2);
   // the plan counts the operand copy: what it adds over the same plan without tensor cores

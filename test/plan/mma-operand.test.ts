@@ -28,8 +28,9 @@ describe('tensor-core operand copy in the plan', () => {
     // a wrong layout size (e.g. the three x-shifted copies of before: 3x) or a second copy fails this
     expect(on.memory.activations - off.memory.activations).toBe(copy);
     expect(copy).toBe(6 * 482 * 834 * 16 * 2);
-    // without upPhases (the default) the upsampled 3x3 GEMM runs, whose copy is then the largest
-    const direct = plan(wan21, { ...base, tensorCores: true });
+    // the default is the phases; upPhases: false runs the upsampled 3x3 GEMM, whose copy is then the largest
+    expect(plan(wan21, { ...base, tensorCores: true }).memory.activations).toBe(on.memory.activations);
+    const direct = plan(wan21, { ...base, tensorCores: true, upPhases: false });
     expect(direct.memory.activations - off.memory.activations).toBe(2 * mmaScratchElems({ cin: 192, cout: 96, h: 480, w: 832 }, 1, 3));
     expect(on.largestBinding).toBeGreaterThanOrEqual(copy);
     // every ring of a tensor-core 3-tap conv holds two packed frames; the cache grows only by their padding
@@ -51,7 +52,7 @@ describe('tensor-core operand copy in the plan', () => {
     expect(dec.plan(shape, { precision: 'f16', weightsPrecision: 'int8' }).opts.tensorCores).toBe(true);
     // against the direct portable conv: without tensor cores f16 plans may run Winograd, whose scratch differs
     const copy = dec.plan(shape, { precision: 'f16' }).memory.activations - dec.plan(shape, { precision: 'f16', tensorCores: false, conv: 'direct' }).memory.activations;
-    expect(copy).toBe(2 * mmaScratchElems({ cin: 192, cout: 96, h: 480, w: 832 }, 1, 3));
+    expect(copy).toBe(2 * mmaScratchElems({ cin: 96, cout: 96, h: 480, w: 832 }, 1, 3));
   });
   it('Wan2.2 latent 88x160 (1408x2560 video): the copy counts as a binding, so a plan binding more than the limit is refused and fitPlan tiles it', () => {
     const base = { frames: 31, h: 88, w: 160, cache: 'on', precision: 'f16' } as const;

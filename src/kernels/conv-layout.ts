@@ -76,31 +76,48 @@ export function packConvWeightBlocked(w: Float32Array, cout: number, cin: number
   return out;
 }
 
-/** Taps of a 3x3 kernel row that fall on low-resolution row `t` (0, 1) of output phase `p` (0, 1) after a nearest-2x upsample. */
-const PHASE_TAPS: readonly (readonly number[])[][] = [
-  [[0], [1, 2]], // even output rows: row y - 1 gets tap 0, row y taps 1 and 2
-  [[0, 1], [2]], // odd output rows: row y taps 0 and 1, row y + 1 tap 2
-];
-
 /**
  * The upsample Conv2d's weight [cout, cin, 3, 3] (applied after a nearest-2x upsample) -> its four output
  * phases' 2x2 kernels over the low-resolution input, [cout, cin, 16] with tap 4 * (2 py + px) + 2 ty + tx
  * (summed in float64): output pixel (2y + py, 2x + px) = sum over ty, tx of tap (py, px, ty, tx) times input
  * pixel (y + py + ty - 1, x + px + tx - 1), zero outside, exactly the upsampled 3x3 conv
  * (kernels/conv3d-mma-flat.ts `phases`). Blocked like a 16-tap conv: packConvWeightBlocked(.., 16, 1).
+ * Which 3x3 taps fall on which low-resolution tap: along each axis, even outputs (phase 0) give low-resolution
+ * tap 0 the kernel's tap 0 and tap 1 its taps 1 and 2; odd outputs (phase 1) give tap 0 the kernel's taps 0 and 1
+ * and tap 1 its tap 2. The 16 sums over w0..w8 (w[dy * 3 + dx]) are written out, dy-major then dx: this runs on
+ * the JS thread while the decoder is built, where loops over those tap lists took 189 ms (32 ms written out) for
+ * one of Wan2.2's 1024-channel convs (9.4 M weights) on a 2-core build machine, 2026-12-07.
  */
 export function upPhaseWeight(w: Float32Array, cout: number, cin: number): Float32Array {
   if (w.length !== cout * cin * 9) throw new DecoderError('bad-input', `upPhaseWeight: ${w.length} values for [${cout}, ${cin}, 3, 3]`);
   const out = new Float32Array(cout * cin * 16);
-  for (let oc = 0; oc < cout * cin; oc++)
-    for (let py = 0; py < 2; py++)
-      for (let px = 0; px < 2; px++)
-        for (let ty = 0; ty < 2; ty++)
-          for (let tx = 0; tx < 2; tx++) {
-            let acc = 0;
-            for (const dy of PHASE_TAPS[py]![ty]!) for (const dx of PHASE_TAPS[px]![tx]!) acc += w[oc * 9 + dy * 3 + dx]!;
-            out[oc * 16 + (py * 2 + px) * 4 + ty * 2 + tx] = acc;
-          }
+  for (let s = 0, d = 0; d < out.length; s += 9, d += 16) {
+    const w0 = w[s]!,
+      w1 = w[s + 1]!,
+      w2 = w[s + 2]!,
+      w3 = w[s + 3]!,
+      w4 = w[s + 4]!,
+      w5 = w[s + 5]!,
+      w6 = w[s + 6]!,
+      w7 = w[s + 7]!,
+      w8 = w[s + 8]!;
+    out[d] = w0;
+    out[d + 1] = w1 + w2;
+    out[d + 2] = w3 + w6;
+    out[d + 3] = w4 + w5 + w7 + w8;
+    out[d + 4] = w0 + w1;
+    out[d + 5] = w2;
+    out[d + 6] = w3 + w4 + w6 + w7;
+    out[d + 7] = w5 + w8;
+    out[d + 8] = w0 + w3;
+    out[d + 9] = w1 + w2 + w4 + w5;
+    out[d + 10] = w6;
+    out[d + 11] = w7 + w8;
+    out[d + 12] = w0 + w1 + w3 + w4;
+    out[d + 13] = w2 + w5;
+    out[d + 14] = w6 + w7;
+    out[d + 15] = w8;
+  }
   return out;
 }
 

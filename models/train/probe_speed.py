@@ -10,7 +10,10 @@ the same call. This times, on the recipe's own batches (train.py's args, the fou
   loop      both, as train.py's loop runs them (no synchronisation between steps)
   cl3d      loop with the model and each batch in torch.channels_last_3d
   bench     loop with cudnn.benchmark on (its algorithm search per batch shape timed apart: `searchSeconds`)
-  compile   loop with torch.compile(model) where this PyTorch has it (compile time timed apart)
+  compile   loop with the model's encode and decode through torch.compile where this PyTorch has it (compile time
+            timed apart)
+  graphs    the same with mode='reduce-overhead': CUDA graphs per batch shape, for a step bound by
+            kernel launches (a small model: many short kernels)
 
 Each variant runs --seconds seconds after --warm steps per batch shape; ms per step is the mean over whole cycles of
 the four shapes. The weights move (lr 1e-6) but nothing is saved. Writes one JSON line per variant to --out.
@@ -32,7 +35,7 @@ import train as T  # noqa: E402
 from video import load_library  # noqa: E402
 from data import load_photos  # noqa: E402
 
-VARIANTS = ['data', 'step', 'loop', 'cl3d', 'bench', 'compile']
+VARIANTS = ['data', 'step', 'loop', 'cl3d', 'bench', 'compile', 'graphs']
 
 
 def probe_args():
@@ -114,12 +117,14 @@ def main():
                         if prm.dim() == 5:
                             prm.data = prm.data.contiguous(memory_format=fmt)
             run_m = m
-            if v == 'compile':
+            if v in ('compile', 'graphs'):
                 if not hasattr(torch, 'compile'):
                     record({'variant': v, 'skipped': f'torch {torch.__version__} has no torch.compile'})
                     continue
-                run_m = torch.compile(m)
-            if v in ('bench', 'compile'):  # the search / compile per batch shape, timed apart from the steps
+                # train_step calls m.encode and m.decode (torch.compile(m) would compile forward alone)
+                kw = {'mode': 'reduce-overhead'} if v == 'graphs' else {}
+                m.encode, m.decode = torch.compile(m.encode, **kw), torch.compile(m.decode, **kw)
+            if v in ('bench', 'compile', 'graphs'):  # the search / compile per batch shape, timed apart from the steps
                 t = time.time()
                 for i in range(len(shapes)):
                     T.train_step(run_m, opt, batch(i), a, dev, 1e-6)

@@ -16,6 +16,7 @@ import type { Arena } from '../arena';
 import { storageBytes } from '../f16';
 import type { Step } from '../../plan/graph';
 import { weightBuffers, type WeightUse } from '../../plan/step-kinds';
+import { UploadPair } from './upload-pair';
 import { storageUsage } from './usage';
 
 /** The bytes of weight buffer `w` as its kernel reads them (packed by the conv weight format, else in `elem`). */
@@ -212,7 +213,8 @@ export interface StagedPrep<P extends Record<string, number>> {
 
 /**
  * Runs preparation `k` over every job: the model's f32 rows go up as they are into `staging` (`words`
- * words per chunk; 0: every job in JS), one dispatch per part with its params in `uniforms` at `stride`-byte
+ * words per chunk; 0: every job in JS) through a mapped pair (exec/upload-pair.ts: copied into a mapped
+ * buffer, moved into staging first in the chunk's submission), one dispatch per part with its params in `uniforms` at `stride`-byte
  * slots, one submission per chunk; jobs no chunk takes (one output-channel group larger than the staging)
  * in JS. `staging` is cleared to zeros afterwards (as created). Records what it did in `last`.
  */
@@ -253,29 +255,43 @@ export async function runStagedPrep<P extends Record<string, number>>(
         );
       return g;
     };
+    // each chunk's rows through a mapped buffer of the pair (exec/upload-pair.ts), copied into staging in the chunk's submission
+    const bytes = Math.max(...chunks.map((c) => Math.max(...c.map((part) => (part.src0 + part.staged * jobs[part.job]!.cin * jobs[part.job]!.taps) * 4))));
+    const up = new UploadPair(device, bytes, k.def.id);
     let used = 0;
-    for (const chunk of chunks) {
-      const uni = new Uint8Array(chunk.length * stride);
-      const enc = device.createCommandEncoder({ label: k.def.id });
-      const pass = enc.beginComputePass({ label: k.def.id });
-      pass.setPipeline(pipeline);
-      for (const [i, part] of chunk.entries()) {
-        const j = jobs[part.job]!;
-        const row = j.cin * j.taps;
-        // the model's own rows (read ahead into the reused buffers of lazy weights), uploaded as they are (writeBuffer copies them)
-        await j.prefetch?.();
-        device.queue.writeBuffer(staging!, part.src0 * 4, j.data as Float32Array<ArrayBuffer>, part.o0 * row, part.staged * row);
-        last.uploadedBytes += part.staged * row * 4;
-        used = Math.max(used, (part.src0 + part.staged * row) * 4);
-        const p = k.params(j, part);
-        uni.set(encodeParams(k.def, p), i * stride);
-        pass.setBindGroup(0, group(part.job));
-        pass.setBindGroup(1, params, [i * stride]);
-        pass.dispatchWorkgroups(...k.def.dispatch(p, {}));
+    try {
+      for (const chunk of chunks) {
+        const words = await up.begin();
+        let chunkBytes = 0;
+        for (const part of chunk) {
+          const j = jobs[part.job]!;
+          const row = j.cin * j.taps;
+          // the model's own rows (read ahead into the reused buffers of lazy weights), copied as they are
+          await j.prefetch?.();
+          words.set(j.data.subarray(part.o0 * row, (part.o0 + part.staged) * row), part.src0);
+          last.uploadedBytes += part.staged * row * 4;
+          chunkBytes = Math.max(chunkBytes, (part.src0 + part.staged * row) * 4);
+        }
+        used = Math.max(used, chunkBytes);
+        const uni = new Uint8Array(chunk.length * stride);
+        const enc = device.createCommandEncoder({ label: k.def.id });
+        up.end(enc, staging!, 0, chunkBytes);
+        const pass = enc.beginComputePass({ label: k.def.id });
+        pass.setPipeline(pipeline);
+        for (const [i, part] of chunk.entries()) {
+          const p = k.params(jobs[part.job]!, part);
+          uni.set(encodeParams(k.def, p), i * stride);
+          pass.setBindGroup(0, group(part.job));
+          pass.setBindGroup(1, params, [i * stride]);
+          pass.dispatchWorkgroups(...k.def.dispatch(p, {}));
+        }
+        pass.end();
+        device.queue.writeBuffer(uniforms, 0, uni);
+        device.queue.submit([enc.finish()]);
+        up.submitted();
       }
-      pass.end();
-      device.queue.writeBuffer(uniforms, 0, uni);
-      device.queue.submit([enc.finish()]);
+    } finally {
+      up.destroy();
     }
     const clear = device.createCommandEncoder({ label: `${k.def.id} staging cleared` });
     clear.clearBuffer(staging!, 0, Math.ceil(used / 4) * 4);

@@ -1,5 +1,5 @@
 // The GPU preparation of the Winograd convs' weights U = G g G^T (kernels/winograd-weights.ts): the
-// model's f32 rows go up as they are, in parts of whole output channels, into the plan's Winograd
+// model's f32 rows go up as they are (through a mapped pair, exec/upload-pair.ts), in parts of whole output channels, into the plan's Winograd
 // scratch (V + M of one band, exec/resources.ts; nothing in it is read before the decode writes it), and
 // one dispatch per part writes U. Before: packWinogradWeight in JS plus the upload of U (16/9 or 4x the
 // weights' bytes). Where no staging is given (CPU adapters) or one output channel does not fit it: JS.
@@ -11,7 +11,8 @@ import { winogradMmaWeights } from '../../kernels/winograd-mma';
 import { winoMmaWeightLayout } from '../../kernels/winograd-mma-layout';
 import { packWinogradWeight } from '../../kernels/winograd-transforms';
 import { storageBytes } from '../f16';
-import type { BlockedWeightJob, PrepCounts } from './weights';
+import { UploadPair } from './upload-pair';
+import { PREP_CHUNK_BYTES, type BlockedWeightJob, type PrepCounts } from './weights';
 
 /**
  * Writes the U buffer of every job (jobs with `wino` set; `taps` = kt * 9; `winoRows`: the f32 rows as they are, for a
@@ -25,18 +26,44 @@ export async function prepareWinoWeights(device: GPUDevice, cache: PipelineCache
   const last: PrepCounts = { gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 };
   const words = staging ? Math.floor(Math.min(staging.size, device.limits.maxStorageBufferBindingSize) / 4) : 0;
   const params = staging ? device.createBindGroup({ layout: cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uniforms, size: 256 } }] }) : null;
+  // the rows go up through a mapped pair (exec/upload-pair.ts) of one part's size at most (PREP_CHUNK_BYTES)
+  // (from the shapes: a lazy weight's `data` is read only after its prefetch)
+  const cap = PREP_CHUNK_BYTES / 4;
+  const largest = Math.max(0, ...jobs.map((j) => (j.winoRows ? j.cout * j.cin * j.taps : Math.min(j.cout, Math.floor(Math.min(words, cap) / (j.cin * j.taps))) * j.cin * j.taps)));
+  const up = largest ? new UploadPair(device, Math.min(largest, cap) * 4, 'winograd weights') : null;
+  try {
+    await prepareEach(device, cache, jobs, staging, uniforms, words, params, up, last);
+  } finally {
+    up?.destroy();
+  }
+  jobs.length = 0;
+  last.ms = performance.now() - t0;
+  return last;
+}
+
+async function prepareEach(
+  device: GPUDevice,
+  cache: PipelineCache,
+  jobs: BlockedWeightJob[],
+  staging: GPUBuffer | null,
+  uniforms: GPUBuffer,
+  words: number,
+  params: GPUBindGroup | null,
+  up: UploadPair | null,
+  last: PrepCounts,
+): Promise<void> {
   for (const j of jobs) {
     if (j.winoRows) {
       // a conv with U made per call (winograd-u makes it before its GEMM): its rows as they are, read ahead as U's are
       await j.prefetch?.();
-      device.queue.writeBuffer(j.buf, 0, j.data as Float32Array<ArrayBuffer>);
+      await up!.copy(j.buf, 0, j.data, 0, j.data.length);
       last.uploadedBytes += j.data.byteLength;
       continue;
     }
     const r = j.wino!;
     const kt = j.taps / 9;
     const row = j.cin * j.taps; // words of one output channel
-    const per = Math.floor(words / row);
+    const per = Math.floor(Math.min(words, PREP_CHUNK_BYTES / 4) / row); // (the pair's size bounds a part)
     if (!per) {
       await j.prefetch?.(); // lazy weights: read into their reused buffers (Weights.prefetch), no buffer of its own
       const u = packWinogradWeight(j.data, r, j.cout, j.cin, kt);
@@ -56,11 +83,13 @@ export async function prepareWinoWeights(device: GPUDevice, cache: PipelineCache
     for (let o0 = 0; o0 < j.cout; o0 += per) {
       const n = Math.min(per, j.cout - o0);
       await j.prefetch?.(); // lazy weights: read into their reused buffers (a no-op once this weight is the one held)
-      device.queue.writeBuffer(staging!, 0, j.data as Float32Array<ArrayBuffer>, o0 * row, n * row);
+      const rows = await up!.begin();
+      rows.set(j.data.subarray(o0 * row, (o0 + n) * row));
       last.uploadedBytes += n * row * 4;
       const p = { cin: j.cin, kt, cout: j.cout, o0, n, src0: 0 };
       device.queue.writeBuffer(uniforms, 0, encodeParams(def, p));
       const enc = device.createCommandEncoder({ label: def.id });
+      up!.end(enc, staging!, 0, n * row * 4);
       const pass = enc.beginComputePass({ label: def.id });
       pass.setPipeline(pipeline);
       pass.setBindGroup(0, group);
@@ -68,11 +97,9 @@ export async function prepareWinoWeights(device: GPUDevice, cache: PipelineCache
       pass.dispatchWorkgroups(...def.dispatch(p, {}));
       pass.end();
       device.queue.submit([enc.finish()]);
+      up!.submitted();
       last.chunks++;
     }
     last.gpu++;
   }
-  jobs.length = 0;
-  last.ms = performance.now() - t0;
-  return last;
 }

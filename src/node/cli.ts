@@ -300,6 +300,13 @@ async function decodeCmd(a: Args): Promise<number> {
             readyMs: Math.round(r.startup.readyMs),
             totalMs: Math.round(r.startup.totalMs),
             overlappedSubmits: r.startup.overlappedSubmits,
+            // what each weight preparation did (tensor-core blocked, portable packed, Winograd): weights on the GPU / in JS, submissions, f32 MiB uploaded, ms until submitted
+            uploads: Object.fromEntries(
+              (['prep', 'pack', 'wino'] as const).map((k) => {
+                const u = r.startup![k];
+                return [k === 'prep' ? 'blocked' : k, { gpu: u.gpu, js: u.js, chunks: u.chunks, uploadedMiB: Number((u.uploadedBytes / 2 ** 20).toFixed(1)), ms: Math.round(u.ms) }];
+              }),
+            ),
             // the build's timeline against the first decode's submissions: [ms from the build's start, what] (runtime/gpu-decoder.ts BuildEvent)
             events: r.startup.events.map((e) => [Math.round(e.ms), e.what]),
           },

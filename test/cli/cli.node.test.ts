@@ -73,7 +73,12 @@ describe('wan-vae decode', () => {
     expect(typeof j.adapter).toBe('string');
     // the start-up inside `seconds` (building the GPU decoder): its phases and total, in ms, within the decode's time
     const st = j.startup as Record<'totalMs' | 'readyMs' | 'overlappedSubmits', number>;
-    expect(Object.keys(st).sort()).toEqual(['events', 'overlappedSubmits', 'pipelinesMs', 'prepMs', 'readyMs', 'resourcesMs', 'totalMs']);
+    expect(Object.keys(st).sort()).toEqual(['events', 'overlappedSubmits', 'pipelinesMs', 'prepMs', 'readyMs', 'resourcesMs', 'totalMs', 'uploads']);
+    // each weight preparation's counts: this plan (f32, a CPU adapter: no staging) packs its 39 portable conv weights in JS
+    const up = (j.startup as unknown as { uploads: Record<string, { gpu: number; js: number; chunks: number; uploadedMiB: number; ms: number }> }).uploads;
+    expect(Object.keys(up).sort()).toEqual(['blocked', 'pack', 'wino']);
+    expect(up.pack).toMatchObject({ gpu: 0, js: 39, chunks: 0, uploadedMiB: 0 });
+    expect(up.blocked).toMatchObject({ gpu: 0, js: 0, chunks: 0, uploadedMiB: 0 }); // no tensor cores here
     expect(st.totalMs).toBeGreaterThan(0);
     expect(st.totalMs).toBeLessThanOrEqual((j.seconds as number) * 1000);
     // the build overlaps the first chunk: ready (weights prepared) no later than the whole build, its timeline ordered

@@ -47,7 +47,8 @@ def probe_args():
     p.add_argument('--frame-budget', type=int, default=96)
     p.add_argument('--seconds', type=float, default=12, help='timed seconds per variant')
     p.add_argument('--warm', type=int, default=2, help='untimed steps per batch shape before each variant')
-    p.add_argument('--variants', default=','.join(VARIANTS))
+    # default: the variants train.py can take as they are (compile / graphs compile for minutes: ask for them by name)
+    p.add_argument('--variants', default='data,step,loop,cl3d,bench')
     p.add_argument('--out', required=True)
     return p.parse_args()
 

@@ -59,20 +59,28 @@ describe('cancel within one chunk', () => {
         const ref = await collect();
         expect(ref.length).toBe(9);
         for (const mode of ['timer', 'in the callback'] as const) {
-          const ctl = new AbortController();
           let seen = 0,
             atAbort = -1,
             submitsAtAbort = -1;
-          const abort = () => {
-            atAbort = seen;
-            submitsAtAbort = submits;
-            ctl.abort();
+          const attempt = () => {
+            const ctl = new AbortController();
+            ((seen = 0), (atAbort = -1));
+            const abort = () => {
+              atAbort = seen;
+              submitsAtAbort = submits;
+              ctl.abort();
+            };
+            return collect(ctl.signal, (i) => {
+              seen++;
+              if (i === 1) mode === 'timer' ? setTimeout(abort, 0) : abort();
+            }).catch((e: unknown) => e);
           };
-          const err = await collect(ctl.signal, (i) => {
-            seen++;
-            if (i === 1) mode === 'timer' ? setTimeout(abort, 0) : abort();
-          }).catch((e: unknown) => e);
-          expect(err).toBeInstanceOf(DecoderError);
+          let err = await attempt();
+          // a timer can come only after the decode has finished: the readbacks of the last chunks resolved in one
+          // turn of the event loop, with no timers phase between them (seen once on the loaded 2-core machine, the
+          // whole suite beside it). Such a decode shows nothing about cancelling: it runs again, up to 5 times
+          for (let tries = 1; mode === 'timer' && Array.isArray(err) && tries < 5; tries++) err = await attempt();
+          expect(err, 'every timer came after its decode had finished').toBeInstanceOf(DecoderError);
           expect((err as DecoderError).code).toBe('cancelled');
           console.log(`${name}, abort ${mode}: ${seen} of 9 frames, ${seen - atAbort} after the abort, ${submits - submitsAtAbort} submissions after it`);
           expect(atAbort).toBeGreaterThan(0);

@@ -135,7 +135,7 @@ def main():
                 r = timed(batch)
             elif v == 'step':
                 fixed = [batch(i) for i in range(len(shapes))]
-                r = timed(lambda i: T.train_step(run_m, opt, fixed[i], a, dev, 1e-6))
+                r = timed(lambda i: T.train_step(run_m, opt, fixed[i % len(shapes)], a, dev, 1e-6))
             else:
                 def one(i):
                     x = batch(i)

@@ -2,8 +2,9 @@
 // turn. The preparations' own tests (weights-prep, weights-pack, winograd-weights, winograd-u-call) check the
 // prepared bytes through it; this checks the pair alone where they do not reach: many more chunks than buffers
 // (a buffer reused before the GPU ran its copy would carry the wrong chunk), pieces of copy() at offsets into
-// one destination, and misuse refused with a line.
+// one destination, host memory refused (an oom the decode re-plans on), and misuse refused with a line.
 import { describe, expect, it } from 'vitest';
+import { DecoderError } from '../../src/gpu/errors';
 import { UploadPair } from '../../src/runtime/exec/upload-pair';
 import { getTestDevice, readBytes } from '../helpers/gpu';
 import { needDevice } from '../helpers/need';
@@ -56,6 +57,28 @@ describe('UploadPair', () => {
       out.destroy();
     }
     staging.destroy();
+  });
+
+  it('host memory refused (mappedAtCreation throws RangeError): an oom DecoderError the decode re-plans on, the first buffer freed', () => {
+    // a stand-in device: the second buffer cannot be had; no GPU needed
+    const destroyed: string[] = [];
+    let made = 0;
+    const device = {
+      createBuffer: (d: GPUBufferDescriptor) => {
+        if (made++ === 1) throw new RangeError('Failed to allocate');
+        return { label: d.label, destroy: () => destroyed.push(String(d.label)) } as unknown as GPUBuffer;
+      },
+    } as unknown as GPUDevice;
+    let err: unknown;
+    try {
+      new UploadPair(device, 64 * 2 ** 20, 'weights-block');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(DecoderError);
+    expect((err as DecoderError).code).toBe('oom');
+    expect((err as DecoderError).message).toBe('out of memory for the weight upload buffers (2 x 64.0 MiB, weights-block)');
+    expect(destroyed).toEqual(['weights-block upload 0']);
   });
 
   it('refuses a size that is not a positive multiple of 4, and end() without begin()', (ctx) => {

@@ -24,7 +24,16 @@ export class UploadPair {
     label: string,
   ) {
     if (bytes <= 0 || bytes % 4) throw new DecoderError('internal', `UploadPair: ${bytes} bytes (a positive multiple of 4)`);
-    this.bufs = [0, 1].map((i) => device.createBuffer({ label: `${label} upload ${i}`, size: bytes, usage: uploadUsage(), mappedAtCreation: true }));
+    const made: GPUBuffer[] = [];
+    try {
+      for (const i of [0, 1]) made.push(device.createBuffer({ label: `${label} upload ${i}`, size: bytes, usage: uploadUsage(), mappedAtCreation: true }));
+    } catch (e) {
+      // mappedAtCreation throws a RangeError where the host memory cannot be had: an out-of-memory the decode re-plans smaller on
+      for (const b of made) b.destroy();
+      if (e instanceof RangeError) throw new DecoderError('oom', `out of memory for the weight upload buffers (2 x ${(bytes / 2 ** 20).toFixed(1)} MiB, ${label})`, { cause: e });
+      throw e;
+    }
+    this.bufs = made;
   }
 
   /** The next buffer's mapped words (after the GPU is done with its previous chunk); write the chunk's rows into it, then end(). */

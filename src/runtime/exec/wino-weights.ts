@@ -12,7 +12,7 @@ import { winoMmaWeightLayout } from '../../kernels/winograd-mma-layout';
 import { packWinogradWeight } from '../../kernels/winograd-transforms';
 import { storageBytes } from '../f16';
 import { UploadPair } from './upload-pair';
-import { PREP_CHUNK_BYTES, type BlockedWeightJob, type PrepCounts } from './weights';
+import { PREP_CHUNK_BYTES, stagingWords, type BlockedWeightJob, type PrepCounts } from './weights';
 
 /**
  * Writes the U buffer of every job (jobs with `wino` set; `taps` = kt * 9; `winoRows`: the f32 rows as they are, for a
@@ -24,13 +24,13 @@ import { PREP_CHUNK_BYTES, type BlockedWeightJob, type PrepCounts } from './weig
 export async function prepareWinoWeights(device: GPUDevice, cache: PipelineCache, jobs: BlockedWeightJob[], staging: GPUBuffer | null, uniforms: GPUBuffer): Promise<PrepCounts> {
   const t0 = performance.now();
   const last: PrepCounts = { gpu: 0, js: 0, chunks: 0, uploadedBytes: 0, ms: 0 };
-  const words = staging ? Math.floor(Math.min(staging.size, device.limits.maxStorageBufferBindingSize) / 4) : 0;
+  // words of one part at most: the staging, the binding limit and PREP_CHUNK_BYTES (the upload pair's size bound)
+  const words = staging ? stagingWords(device, staging) : 0;
   const params = staging ? device.createBindGroup({ layout: cache.paramsLayout, entries: [{ binding: 0, resource: { buffer: uniforms, size: 256 } }] }) : null;
-  // the rows go up through a mapped pair (exec/upload-pair.ts) of one part's size at most (PREP_CHUNK_BYTES)
-  // (from the shapes: a lazy weight's `data` is read only after its prefetch)
-  const cap = PREP_CHUNK_BYTES / 4;
-  const largest = Math.max(0, ...jobs.map((j) => (j.winoRows ? j.cout * j.cin * j.taps : Math.min(j.cout, Math.floor(Math.min(words, cap) / (j.cin * j.taps))) * j.cin * j.taps)));
-  const up = largest ? new UploadPair(device, Math.min(largest, cap) * 4, 'winograd weights') : null;
+  // the rows go up through a mapped pair (exec/upload-pair.ts) of the largest part's size (from the shapes: a lazy
+  // weight's `data` is read only after its prefetch); rows of a conv with U per call in pieces of PREP_CHUNK_BYTES
+  const largest = Math.max(0, ...jobs.map((j) => (j.winoRows ? Math.min(j.cout * j.cin * j.taps, PREP_CHUNK_BYTES / 4) : Math.min(j.cout, Math.floor(words / (j.cin * j.taps))) * j.cin * j.taps)));
+  const up = largest ? new UploadPair(device, largest * 4, 'winograd weights') : null;
   try {
     await prepareEach(device, cache, jobs, staging, uniforms, words, params, up, last);
   } finally {
@@ -63,7 +63,7 @@ async function prepareEach(
     const r = j.wino!;
     const kt = j.taps / 9;
     const row = j.cin * j.taps; // words of one output channel
-    const per = Math.floor(Math.min(words, PREP_CHUNK_BYTES / 4) / row); // (the pair's size bounds a part)
+    const per = Math.floor(words / row);
     if (!per) {
       await j.prefetch?.(); // lazy weights: read into their reused buffers (Weights.prefetch), no buffer of its own
       const u = packWinogradWeight(j.data, r, j.cout, j.cin, kt);

@@ -6,10 +6,10 @@
 // beside its own weight, so only the weight is streamed). runtime/exec/weight-stream.ts executes this.
 //
 // Exactness: the kernels read the same packed bytes from a bound range of a ring slot instead of a
-// buffer of their own, so the output is bit-identical to resident weights. WebGPU orders writeBuffer with
-// submits on its one queue: a slot is rewritten only after the work that read its previous group was
-// submitted, so no fence is needed; the upload itself runs between two compute segments on the GPU (one
-// queue), the host copy into the upload staging happens while the GPU runs the work already submitted.
+// buffer of their own, so the output is bit-identical to resident weights. WebGPU orders the upload's copy
+// with the other submits on its one queue: a slot is rewritten only after the work that read its previous
+// group was submitted, so no fence is needed; the copy itself runs between two compute segments on the GPU
+// (one queue), the host copy into a mapped upload buffer happens while the GPU runs the work already submitted.
 import { DecoderError } from '../gpu/errors';
 import { convWeightFormat } from '../model/quantize';
 import type { Program, Step } from './graph';

@@ -443,9 +443,9 @@ export class GpuDecoder {
       // the previous submission (the previous chunk, or tile of this chunk) must have passed before this one goes out
       await this.verify();
       let parked = false;
-      this.checked(
+      await this.checked(
         () => this.where(pp, chunk, firstFrame, outputs.length > 0, seg.tile),
-        () => {
+        async () => {
           if (k === 0) {
             if (latentFrame) this.device.queue.writeBuffer(r.latent, 0, storageBytes(latentFrame, this.elem));
             this.store.beforeRun(pp, chunk);
@@ -463,7 +463,7 @@ export class GpuDecoder {
             }
             if (rgbaBytes) enc.copyBufferToBuffer(r.rgba, 0, staging, p.outElems * 4, rgbaBytes);
           }
-          segs.submit();
+          await segs.submit();
         },
       );
       if (parked) await this.park!.readBack(seg.tile!, check);
@@ -488,16 +488,17 @@ export class GpuDecoder {
   }
 
   /**
-   * Runs `record` (recording and submitting one submission; synchronous) inside its own validation and
-   * out-of-memory error scopes, popped at once without waiting: verify() awaits the result before the
-   * next submission. `where` names the submission in the error.
+   * Runs `record` (recording and submitting one submission) inside its own validation and out-of-memory
+   * error scopes, popped as soon as it has submitted, without waiting for the GPU: verify() awaits the
+   * result before the next submission. `record` awaits only streamed weight uploads (exec/weight-stream.ts:
+   * a mapped upload buffer); nothing else of this decoder records meanwhile. `where` names the submission in the error.
    */
-  private checked(where: () => string, record: () => void): void {
+  private async checked(where: () => string, record: () => void | Promise<void>): Promise<void> {
     const d = this.device;
     d.pushErrorScope('out-of-memory');
     d.pushErrorScope('validation');
     try {
-      record();
+      await record();
     } finally {
       this.unchecked = Promise.all([d.popErrorScope(), d.popErrorScope()]).then(
         ([v, m]) => {
@@ -554,6 +555,7 @@ export class GpuDecoder {
 
   dispose(): void {
     this.disposed = true;
+    this.res?.stream?.destroy();
     this.arena.dispose();
   }
 }

@@ -3,9 +3,12 @@
 // ring of `slots` buffers of `slotBytes`. A conv binds its weight as a range of the slot of its group
 // (bind groups are made once: a key's slot and offset never change). A program run is recorded as
 // segments, one per change of group; before a segment is submitted its group is written into its slot
-// when the slot holds another group (queue.writeBuffer: ordered after the segments already submitted,
-// which read the slot's previous group, and before this one). The host copy into Dawn's upload staging
-// happens at that call, while the GPU still runs the work submitted before.
+// when the slot holds another group: copied on the host into one of two mapped buffers (exec/upload-pair.ts)
+// and moved into the slot by a copyBufferToBuffer submitted after the segments already submitted, which
+// read the slot's previous group, and before this one. The host copy happens while the GPU still runs the
+// work submitted before; it waits only for the buffer of the upload before the last one to be mapped again.
+// (queue.writeBuffer did the same with Dawn's own upload memory, allocated per write: 1.2-2.7 GB/s against
+// 3.3-7.0 GB/s through the pair, bench/results/h200/mapped-upload-h100-2026-12-07-d386c5d/.)
 import { DecoderError } from '../../gpu/errors';
 import type { Elem } from '../../gpu/kernel';
 import type { Weights } from '../../model/weights';
@@ -14,14 +17,17 @@ import type { Plan } from '../../plan/planner';
 import { weightBuffers } from '../../plan/step-kinds';
 import { streamedKey, type WeightStreamPlan } from '../../plan/weight-stream';
 import type { Arena } from '../arena';
+import { UploadPair } from './upload-pair';
 import { storageUsage } from './usage';
-import { packWeight } from './weights';
+import { PREP_CHUNK_BYTES, packWeight } from './weights';
 
 export class WeightStream {
   readonly slotBuffers: GPUBuffer[];
   private readonly host: Uint8Array<ArrayBuffer>[];
   /** the group each slot holds now (-1: none yet) */
   private readonly held: number[];
+  /** the two mapped buffers the uploads go through (made at the first upload; host memory the plan does not count, as Dawn's upload memory is not) */
+  private pair: UploadPair | null = null;
   /** bytes and writes uploaded since the decoder was built (tests compare them with the plan's replay) */
   uploadedBytes = 0;
   uploads = 0;
@@ -66,14 +72,26 @@ export class WeightStream {
     return this.held[g % this.sp.slots] === g;
   }
 
-  /** Writes group `g` into its slot unless the slot holds it already. */
-  ensure(g: number): void {
+  /**
+   * Writes group `g` into its slot unless the slot holds it already: submits the copies (pieces of at most
+   * PREP_CHUNK_BYTES, the largest group's size when smaller), ordered after everything submitted before.
+   */
+  async ensure(g: number): Promise<void> {
     const k = g % this.sp.slots;
     if (this.held[k] === g) return;
+    const src = this.host[g]!; // groups are multiples of STREAM_ALIGN bytes
+    this.pair ??= new UploadPair(this.device, Math.min(PREP_CHUNK_BYTES, Math.max(...this.sp.groups)), 'weight stream');
+    // held[k] is set only once every piece is submitted: a failed upload leaves the slot unclaimed
+    await this.pair.copy(this.slotBuffers[k]!, 0, new Float32Array(src.buffer, src.byteOffset, src.byteLength / 4), 0, src.byteLength / 4);
     this.held[k] = g;
-    this.device.queue.writeBuffer(this.slotBuffers[k]!, 0, this.host[g]!);
-    this.uploadedBytes += this.host[g]!.byteLength;
+    this.uploadedBytes += src.byteLength;
     this.uploads++;
+  }
+
+  /** Frees the upload buffers (the ring slots are the arena's). */
+  destroy(): void {
+    this.pair?.destroy();
+    this.pair = null;
   }
 }
 
@@ -111,14 +129,14 @@ export class Segments {
     return this.list.at(-1)!.enc;
   }
 
-  submit(): void {
+  async submit(): Promise<void> {
     let batch: GPUCommandBuffer[] = [];
     for (const { group, enc } of this.list) {
       // a write must follow the segments recorded before it (they read the slot's previous group): submit them first
       if (group >= 0 && this.stream && !this.stream.holds(group)) {
         if (batch.length) this.device.queue.submit(batch);
         batch = [];
-        this.stream.ensure(group);
+        await this.stream.ensure(group);
       }
       batch.push(enc.finish());
     }

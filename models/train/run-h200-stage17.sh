@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Stage 17's single H200 call (the device tool): stage 16's run again from stage 16's weights (shipped since 48087c2),
 # new data keys (offset 1 500 000), the encoder trained; then the blends, the chosen model's samples and the ukui set's
-# latents, as stages 9 and 11-16. Written 2026-12-07 after stage 16's call; not run yet.
+# latents, as stages 9 and 11-16. Written 2026-12-07 after stage 16's call; run on an H100 at 15:02 UTC the same day (509 s,
+# 3,014 steps; the rule chose the moving average at alpha 1: models/training/stage17.*).
 #
 # Why (models/training/stage16.*): stages 13-16, each from the weights before, gained +0.19, +0.31, +0.25 and +0.21 dB
 # on the ukui set (fast pans +0.22, +0.54, +0.34, +0.24; held-out table +0.15, +0.16, +0.21, +0.22; astronaut-128

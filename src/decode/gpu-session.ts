@@ -186,6 +186,7 @@ export class GpuSession {
     d.device.pushErrorScope('out-of-memory');
     d.device.pushErrorScope('validation');
     let failure: unknown = null;
+    const ws0 = dec.weightStream && { ...dec.weightStream };
     const running = dec.decode(input, place, opts.signal);
     running.catch(() => undefined);
     try {
@@ -217,5 +218,8 @@ export class GpuSession {
     result.plannedPeakGpuBytes = p.memory.total;
     result.memory = { ...dec.arena.bytes };
     result.startup = { ...dec.build, prep: { ...dec.build.prep } };
+    const ws = dec.weightStream;
+    if (ws && ws0)
+      result.weightStream = { uploads: ws.uploads - ws0.uploads, uploadedBytes: ws.uploadedBytes - ws0.uploadedBytes, waitMs: ws.waitMs - ws0.waitMs, copyMs: ws.copyMs - ws0.copyMs };
   }
 }

@@ -288,6 +288,10 @@ async function decodeCmd(a: Args): Promise<number> {
     ...(psnr === undefined || !sample ? {} : { sample: sample.info.name, psnrVsSource: Number(psnr.toFixed(3)), ssimVsSource: Number(ssimSrc!.toFixed(4)), psnrTorch: sample!.info.psnrTorch }),
     // each plan used after a GPU fault (out of memory: real, or WAN_VAE_INJECT_OOM=N), with its reason
     replans: r.replans,
+    // streamed weights: this decode's uploads into the ring, MiB, ms waiting for an upload buffer (GPU-bound) and ms copying (host-bound)
+    ...(r.weightStream
+      ? { weightStream: { uploads: r.weightStream.uploads, uploadedMiB: Number((r.weightStream.uploadedBytes / 2 ** 20).toFixed(1)), waitMs: Math.round(r.weightStream.waitMs), copyMs: Math.round(r.weightStream.copyMs) } }
+      : {}),
     // the start-up inside `seconds`: building the GPU decoder (ms; DecodeResult.startup, runtime/gpu-decoder.ts BuildReport: allocation + JS
     // weight packing, pipeline compiles and GPU weight preparation, which share the JS thread, and their total)
     ...(backend === 'webgpu' && r.startup

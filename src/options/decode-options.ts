@@ -106,6 +106,12 @@ export interface DecodeResult {
   /** every plan used after a GPU fault, in order (empty: the first plan ran through) */
   replans: Replan[];
   /**
+   * GPU only, streamed weights (PlanOptions.weightsStream): this decode's uploads into the ring (runtime/exec/weight-stream.ts):
+   * writes, bytes, ms the JS side waited for one of the two upload buffers to be mapped again (the GPU still running
+   * the work before it) and ms of the rest (copying the rows, submitting the copy)
+   */
+  weightStream?: { uploads: number; uploadedBytes: number; waitMs: number; copyMs: number };
+  /**
    * GPU only: where building the decoder that ran spent its time, ms, and what its weight preparations did
    * (prep: tensor-core blocked weights, pack: portable conv weights, wino: Winograd U; runtime/gpu-decoder.ts
    * BuildReport; a decoder kept from an earlier decode reports its build)

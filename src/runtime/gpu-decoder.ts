@@ -548,8 +548,8 @@ export class GpuDecoder {
     return { weights, format: this.weightFormat, buffers };
   }
 
-  /** weight streaming: bytes and writes uploaded into the ring since the decoder was built (null: resident weights) */
-  get weightStream(): { uploadedBytes: number; uploads: number } | null {
+  /** weight streaming: bytes and writes uploaded into the ring since the decoder was built, ms waiting for an upload buffer and the rest of the uploads' JS time (null: resident weights) */
+  get weightStream(): { uploadedBytes: number; uploads: number; waitMs: number; copyMs: number } | null {
     return this.res?.stream ?? null;
   }
 

@@ -22,6 +22,13 @@ describe('streamed weights: cancel and dispose during a decode', () => {
     // streamed: the GPU holds a ring of 2 slots, not every conv weight; the same frames
     expect(ref.memory!.weights).toBeLessThan(resident.memory!.weights / 2);
     expect(maxAbsDiff(ref.video, resident.video)).toBe(0);
+    // the result reports this decode's uploads (more groups than 2 slots: slots rewritten), none for resident weights
+    expect(resident.weightStream).toBeUndefined();
+    const ws = ref.weightStream!;
+    expect(ws.uploads).toBeGreaterThan(2);
+    expect(ws.uploadedBytes).toBeGreaterThan(0);
+    expect(ws.waitMs).toBeGreaterThanOrEqual(0);
+    expect(ws.copyMs).toBeGreaterThanOrEqual(0);
     const idle = dec.gpuBytes;
     for (const at of [0, 1, 5, 9]) {
       const ctl = new AbortController();
@@ -31,6 +38,9 @@ describe('streamed weights: cancel and dispose during a decode', () => {
     }
     const again = await dec.decode(lat, streamed);
     expect(maxAbsDiff(again.video, ref.video)).toBe(0);
+    // per decode, not since the build: the same decode uploads the same
+    expect(again.weightStream!.uploads).toBe(ws.uploads);
+    expect(again.weightStream!.uploadedBytes).toBe(ws.uploadedBytes);
     dec.dispose();
     expect(liveArenas.bytes - live0).toBe(0);
     dev.device.destroy();

@@ -62,18 +62,22 @@ export class UploadPair {
     this.k ^= 1;
   }
 
-  /** src[from, from + n) (f32 words) into `dst` at `dstByte`, in pieces of the pair's size, one submission each. */
-  async copy(dst: GPUBuffer, dstByte: number, src: Float32Array, from: number, n: number): Promise<void> {
+  /** src[from, from + n) (f32 words) into `dst` at `dstByte`, in pieces of the pair's size, one submission each; returns the ms spent waiting for a buffer to be mapped. */
+  async copy(dst: GPUBuffer, dstByte: number, src: Float32Array, from: number, n: number): Promise<number> {
     const per = this.bytes / 4;
+    let waited = 0;
     for (let o = 0; o < n; o += per) {
       const m = Math.min(per, n - o);
+      const t0 = performance.now();
       const words = await this.begin();
+      waited += performance.now() - t0;
       words.set(src.subarray(from + o, from + o + m));
       const enc = this.device.createCommandEncoder({ label: 'weights uploaded' });
       this.end(enc, dst, dstByte + o * 4, m * 4);
       this.device.queue.submit([enc.finish()]);
       this.submitted();
     }
+    return waited;
   }
 
   /** Frees both buffers (a copy already submitted still runs: WebGPU frees them after it). */

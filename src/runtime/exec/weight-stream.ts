@@ -31,6 +31,9 @@ export class WeightStream {
   /** bytes and writes uploaded since the decoder was built (tests compare them with the plan's replay) */
   uploadedBytes = 0;
   uploads = 0;
+  /** ms since the build spent in ensure(): waiting for an upload buffer to be mapped again (the GPU behind) and in the rest (the host copy, the copy submitted) */
+  waitMs = 0;
+  copyMs = 0;
 
   constructor(
     private readonly device: GPUDevice,
@@ -82,7 +85,10 @@ export class WeightStream {
     const src = this.host[g]!; // groups are multiples of STREAM_ALIGN bytes
     this.pair ??= new UploadPair(this.device, Math.min(PREP_CHUNK_BYTES, Math.max(...this.sp.groups)), 'weight stream');
     // held[k] is set only once every piece is submitted: a failed upload leaves the slot unclaimed
-    await this.pair.copy(this.slotBuffers[k]!, 0, new Float32Array(src.buffer, src.byteOffset, src.byteLength / 4), 0, src.byteLength / 4);
+    const t0 = performance.now();
+    const waited = await this.pair.copy(this.slotBuffers[k]!, 0, new Float32Array(src.buffer, src.byteOffset, src.byteLength / 4), 0, src.byteLength / 4);
+    this.waitMs += waited;
+    this.copyMs += performance.now() - t0 - waited;
     this.held[k] = g;
     this.uploadedBytes += src.byteLength;
     this.uploads++;

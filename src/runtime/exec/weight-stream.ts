@@ -84,7 +84,9 @@ export class WeightStream {
     if (this.held[k] === g) return;
     const src = this.host[g]!; // groups are multiples of STREAM_ALIGN bytes
     this.pair ??= new UploadPair(this.device, Math.min(PREP_CHUNK_BYTES, Math.max(...this.sp.groups)), 'weight stream');
-    // held[k] is set only once every piece is submitted: a failed upload leaves the slot unclaimed
+    // the slot is unclaimed while its pieces go in: an upload that fails part way (a cancel, a lost device)
+    // leaves it holding no group, so the next decode writes it whole
+    this.held[k] = -1;
     const t0 = performance.now();
     const waited = await this.pair.copy(this.slotBuffers[k]!, 0, new Float32Array(src.buffer, src.byteOffset, src.byteLength / 4), 0, src.byteLength / 4);
     this.waitMs += waited;

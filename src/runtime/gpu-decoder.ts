@@ -491,7 +491,9 @@ export class GpuDecoder {
    * Runs `record` (recording and submitting one submission) inside its own validation and out-of-memory
    * error scopes, popped as soon as it has submitted, without waiting for the GPU: verify() awaits the
    * result before the next submission. `record` awaits only streamed weight uploads (exec/weight-stream.ts:
-   * a mapped upload buffer); nothing else of this decoder records meanwhile. `where` names the submission in the error.
+   * a mapped upload buffer); nothing else of this decoder records meanwhile, but an error of other work on the
+   * same device in that wait (an onFrame callback drawing with it) lands in these scopes and stops the decode
+   * as this submission's. `where` names the submission in the error.
    */
   private async checked(where: () => string, record: () => void | Promise<void>): Promise<void> {
     const d = this.device;

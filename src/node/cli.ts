@@ -290,7 +290,14 @@ async function decodeCmd(a: Args): Promise<number> {
     replans: r.replans,
     // streamed weights: this decode's uploads into the ring, MiB, ms waiting for an upload buffer (GPU-bound) and ms copying (host-bound)
     ...(r.weightStream
-      ? { weightStream: { uploads: r.weightStream.uploads, uploadedMiB: Number((r.weightStream.uploadedBytes / 2 ** 20).toFixed(1)), waitMs: Math.round(r.weightStream.waitMs), copyMs: Math.round(r.weightStream.copyMs) } }
+      ? {
+          weightStream: {
+            uploads: r.weightStream.uploads,
+            uploadedMiB: Number((r.weightStream.uploadedBytes / 2 ** 20).toFixed(1)),
+            waitMs: Math.round(r.weightStream.waitMs),
+            copyMs: Math.round(r.weightStream.copyMs),
+          },
+        }
       : {}),
     // the start-up inside `seconds`: building the GPU decoder (ms; DecodeResult.startup, runtime/gpu-decoder.ts BuildReport: allocation + JS
     // weight packing, pipeline compiles and GPU weight preparation, which share the JS thread, and their total)

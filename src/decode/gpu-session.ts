@@ -219,6 +219,6 @@ export class GpuSession {
     result.memory = { ...dec.arena.bytes };
     result.startup = { ...dec.build, prep: { ...dec.build.prep } };
     const ws = dec.weightStream;
-    if (ws && ws0) result.weightStream = { uploads: ws.uploads - ws0.uploads, uploadedBytes: ws.uploadedBytes - ws0.uploadedBytes, waitMs: ws.waitMs - ws0.waitMs, copyMs: ws.copyMs - ws0.copyMs };
+    if (ws && ws0) result.weightStream = { uploads: ws.uploads - ws0.uploads, uploadedBytes: ws.uploadedBytes - ws0.uploadedBytes, waitMs: ws.waitMs - ws0.waitMs, copyMs: ws.copyMs - ws0.copyMs }; // this decode's: the stream counts since the build
   }
 }

@@ -110,7 +110,7 @@ export interface DecodeResult {
    * writes, bytes, ms the JS side waited for one of the two upload buffers to be mapped again (the GPU still running
    * the work before it) and ms of the rest (copying the rows, submitting the copy)
    */
-  weightStream?: { uploads: number; uploadedBytes: number; waitMs: number; copyMs: number };
+  weightStream?: StreamUploads;
   /**
    * GPU only: where building the decoder that ran spent its time, ms, and what its weight preparations did
    * (prep: tensor-core blocked weights, pack: portable conv weights, wino: Winograd U; runtime/gpu-decoder.ts
@@ -131,6 +131,14 @@ export interface DecodeResult {
     pack: PrepReport;
     wino: PrepReport;
   };
+}
+
+/** Streamed weights' uploads into the ring: writes, bytes, ms waiting for an upload buffer, ms of the rest (DecodeResult.weightStream). */
+export interface StreamUploads {
+  uploads: number;
+  uploadedBytes: number;
+  waitMs: number;
+  copyMs: number;
 }
 
 /** What one weight preparation of a decoder's build did: weights prepared on the GPU / in JS, submissions, f32 bytes uploaded, ms until submitted (runtime/exec/weights.ts PrepCounts is this). */

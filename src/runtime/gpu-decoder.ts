@@ -17,6 +17,7 @@ import { winogradWeights } from '../kernels/winograd-weights';
 import { conv3dTuning } from '../kernels/conv3d';
 import { convWeightFormat } from '../model/quantize';
 import type { Weights } from '../model/weights';
+import type { StreamUploads } from '../options/decode-options';
 import { Arena } from './arena';
 import { FrameAssembler, type Frame } from './assembler';
 import { CachePark } from './exec/cache-park';
@@ -551,7 +552,7 @@ export class GpuDecoder {
   }
 
   /** weight streaming: bytes and writes uploaded into the ring since the decoder was built, ms waiting for an upload buffer and the rest of the uploads' JS time (null: resident weights) */
-  get weightStream(): { uploadedBytes: number; uploads: number; waitMs: number; copyMs: number } | null {
+  get weightStream(): StreamUploads | null {
     return this.res?.stream ?? null;
   }
 

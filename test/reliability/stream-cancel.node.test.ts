@@ -27,8 +27,7 @@ describe('streamed weights: cancel and dispose during a decode', () => {
     const ws = ref.weightStream!;
     expect(ws.uploads).toBeGreaterThan(2);
     expect(ws.uploadedBytes).toBeGreaterThan(0);
-    expect(ws.waitMs).toBeGreaterThanOrEqual(0);
-    expect(ws.copyMs).toBeGreaterThanOrEqual(0);
+    expect(ws.waitMs + ws.copyMs).toBeGreaterThan(0); // the uploads' time is measured
     const idle = dec.gpuBytes;
     for (const at of [0, 1, 5, 9]) {
       const ctl = new AbortController();

@@ -1,11 +1,12 @@
-// The weight preparations' uploads: f32 rows copied on the JS side into one of two MAP_WRITE buffers,
-// mapped in turn, and moved by a copyBufferToBuffer in the submission that reads them. queue.writeBuffer
+// The weight uploads (the preparations' rows, exec/weights.ts and wino-weights.ts; streamed weight groups,
+// exec/weight-stream.ts): f32 words copied on the JS side into one of two MAP_WRITE buffers, mapped in turn,
+// and moved by a copyBufferToBuffer in (or before) the submission that reads them. queue.writeBuffer
 // copies into Dawn's own upload memory instead, allocated per write and held until the GPU has run it: a
 // preparation that submits its chunks without waiting holds all of them there at once (2.1 GB for Wan2.2's
 // weights). Measured on the H200 (bench/probes/upload-bw.mjs, 2026-12-01, 7b0cf0f, 1 GiB in 64 MiB groups):
 // writeBuffer 2.3-2.7 GB/s, two mapped buffers in turn 7.0 GB/s, byte-identical.
-// The pair is host memory the plan does not count (as Dawn's upload memory is not), 2 x `bytes` while a
-// preparation runs; the preparation waits for a buffer only when it is the one used two chunks before.
+// The pair is host memory the plan does not count (as Dawn's upload memory is not), 2 x `bytes` while its
+// owner holds it; an upload waits for a buffer only when it is the one used two uploads before.
 import { DecoderError } from '../../gpu/errors';
 
 export const uploadUsage = (): GPUBufferUsageFlags => GPUBufferUsage.MAP_WRITE | GPUBufferUsage.COPY_SRC;

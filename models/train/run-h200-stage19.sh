@@ -2,7 +2,7 @@
 # Stage 19's single device call: stage 18's run again from stage 18's weights (its moving average, shipped since
 # dffc67e), new data keys (offset 1 700 000), the encoder trained, the full 475 s of training; then the blends, the
 # chosen model's samples and the ukui set's latents, as stages 9 and 11-18. Written 2026-12-07 after stage 18's call;
-# not run yet.
+# run the same day on an H100 (499 s, 3,284 steps in 432 s; the rule chose the moving average at alpha 1: stage 20's start).
 #
 # Why (models/training/stage17.*, stage18.*): stages 17 and 18 gained +0.16 and +0.09 dB on the ukui set (28.494 ->
 # 28.653 -> 28.747), fast pans +0.20 and +0.10, with 3,014 and 1,686 steps: per step about the rate of stages 13-16.

@@ -1,17 +1,18 @@
 // Offloaded caches at real sizes, planned (no GPU): per tiling, GPU bytes, CPU bytes and bus bytes per
 // output frame of tile-major (GPU store / CPU store), frame-major with every tile's caches resident and
 // frame-major with the idle tiles' caches parked in CPU memory; at 81 frames and at 1,000 latent frames.
-// The planner is exact for GPU bytes (tests: allocated = planned); the bus time uses BUS_BYTES_PER_S.
+// The planner is exact for GPU bytes (tests: allocated = planned); the bus time uses the expected-time model's writeBuffer rate (EXPECTED_RATES.busBytes).
 // Usage: node node_modules/.cache/raw-build.mjs bench/cache-offload-plan.ts node_modules/.cache/cop.mjs && node node_modules/.cache/cop.mjs > bench/results/cache-offload-plan-DATE.md
 import { inferConfig } from '../src/model/config';
 import { OFFICIAL, syntheticWeights } from '../src/model/synthetic';
-import { BUS_BYTES_PER_S, plan, type PlanOptions } from '../src/plan/planner';
+import { EXPECTED_RATES } from '../src/plan/expected-time';
+import { plan, type PlanOptions } from '../src/plan/planner';
 
 const mib = (n: number) => (n / 2 ** 20).toFixed(0);
 const out = [
   `# Offloaded caches, planned (${new Date().toISOString().slice(0, 10)}, \`bench/cache-offload-plan.ts\`)`,
   '',
-  `Exact tiles, norm fused. GPU = planned peak (MiB); CPU = what the decoder keeps (MiB: store + parked caches + frames being assembled; the written video not counted); bus = MiB per output frame of the levers (store, caches); time = the levers' bus bytes at ${BUS_BYTES_PER_S / 1e9} GB/s.`,
+  `Exact tiles, norm fused. GPU = planned peak (MiB); CPU = what the decoder keeps (MiB: store + parked caches + frames being assembled; the written video not counted); bus = MiB per output frame of the levers (store, caches); time = the levers' bus bytes at ${EXPECTED_RATES.busBytes / 1e9} GB/s (writeBuffer, H200, 2026-12-01).`,
   '',
 ];
 for (const [v, H, W, grids] of [
@@ -48,7 +49,7 @@ for (const [v, H, W, grids] of [
           const p = plan(cfg, { frames: T, h, w, cache: 'on', precision, norm: 'fused', ...o });
           const lever = p.bus.store + p.bus.cache;
           out.push(
-            `| ${precision} | ${p.tiles!.length} | ${label} | ${mib(p.memory.total)} | ${mib(p.host.total)} | ${(lever / p.framesOut / 2 ** 20).toFixed(1)} | ${(lever / BUS_BYTES_PER_S).toFixed(1)} s |`,
+            `| ${precision} | ${p.tiles!.length} | ${label} | ${mib(p.memory.total)} | ${mib(p.host.total)} | ${(lever / p.framesOut / 2 ** 20).toFixed(1)} | ${(lever / EXPECTED_RATES.busBytes).toFixed(1)} s |`,
           );
         };
         const tile = { th, tw, mode: 'exact' } as const;

@@ -2,7 +2,7 @@
 // its --json and the demo's plan view (one wording everywhere). Pure TS, no GPU.
 // The growth per latent frame is measured by planning the same decode one latent frame longer, so the
 // text cannot drift from the planner's own accounting.
-import { BUS_BYTES_PER_S, type BusTraffic, type HostBreakdown, type Plan } from './planner';
+import { type BusTraffic, type HostBreakdown, type Plan } from './planner';
 
 export interface HostLine {
   owner: Exclude<keyof HostBreakdown, 'total'>;
@@ -53,8 +53,8 @@ export function hostText(p: Plan, longer: Plan): string[] {
   ];
 }
 
-/** One line: bytes over the bus in the decode, per output frame, and the levers' part as time at the assumed rate. */
+/** One line: bytes over the bus in the decode, per output frame, and the levers' part (their time is the expected-time model's `bus`, plan/expected-time.ts). */
 export function busText(b: BusTraffic, framesOut: number): string {
   const levers = b.store + b.cache + b.weights;
-  return `bus ${mib(b.total)} (${mib(b.total / framesOut)} per frame)${levers ? `: levers ${mib(levers)} (store ${mib(b.store)}, caches ${mib(b.cache)}, weights ${mib(b.weights)}), about ${b.leverSeconds.toFixed(2)} s at ${BUS_BYTES_PER_S / 1e9} GB/s` : ': the frames only'}`;
+  return `bus ${mib(b.total)} (${mib(b.total / framesOut)} per frame)${levers ? `: levers ${mib(levers)} (store ${mib(b.store)}, caches ${mib(b.cache)}, weights ${mib(b.weights)})` : ': the frames only'}`;
 }

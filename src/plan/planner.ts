@@ -13,7 +13,6 @@ import { makeTiles, type Tile } from './tiling';
 import { tiledOverhead, tileWindows, type LevelWindow } from './tile-windows';
 import { withWeightStream } from './weight-stream';
 import type { BusTraffic, HostBreakdown, MemoryBreakdown, ParkedTile, Plan, PlanOptions, ProgramPlan, RingPlan, ScratchPlace, Slot } from './types';
-import { BUS_BYTES_PER_S } from './types';
 import { optionError, problem } from '../options/check';
 import { WAN22_CACHE_OFF } from '../options/schema';
 
@@ -394,10 +393,9 @@ export function plan(cfg: DecoderConfig, options: PlanOptions): Plan {
   const chunkKind = (i: number): ChunkKind => (opts.cache === 'off' ? 'nocache' : i === 0 ? 'first' : 'steady');
   const framesOfChunk = (k: ChunkKind) => programs[k]!.reduce((a, pp) => a + (pp.prog.outElems + (opts.rgba ? pp.prog.outRgbaElems : 0)) * 4, 0);
   const frameBus = frames <= 1 ? framesOfChunk(chunkKind(0)) : framesOfChunk(chunkKind(0)) + (frames - 1) * framesOfChunk(chunkKind(1));
-  const bus: BusTraffic = { store: frames * storeChunk * (1 + nTiles), cache: 2 * (frames - 1) * parkBytes, weights: 0, frames: frameBus, total: 0, perFrame: 0, leverSeconds: 0 };
+  const bus: BusTraffic = { store: frames * storeChunk * (1 + nTiles), cache: 2 * (frames - 1) * parkBytes, weights: 0, frames: frameBus, total: 0, perFrame: 0 };
   bus.total = bus.store + bus.cache + bus.frames;
   bus.perFrame = bus.total / framesOut;
-  bus.leverSeconds = (bus.store + bus.cache) / BUS_BYTES_PER_S;
   const out: Plan = {
     cfg,
     opts,

@@ -152,8 +152,6 @@ export type BusTraffic = {
   total: number;
   /** total / output frames */
   perFrame: number;
-  /** the levers' traffic (store + cache + weights) at BUS_BYTES_PER_S: the time they may add where not overlapped */
-  leverSeconds: number;
 };
 
 /**
@@ -167,9 +165,6 @@ export interface ParkedTile {
   bytes: number;
   batches: number;
 }
-
-/** Host <-> GPU bandwidth assumed for the time estimate of bus traffic (PCIe 4.0 x16, practical). */
-export const BUS_BYTES_PER_S = 16e9;
 
 export interface RingPlan {
   key: string;

@@ -13,7 +13,7 @@
 import { DecoderError } from '../gpu/errors';
 import { convWeightFormat } from '../model/quantize';
 import type { Program, Step } from './graph';
-import { BUS_BYTES_PER_S, type Plan, type StreamEntry, type WeightStreamPlan } from './types';
+import { type Plan, type StreamEntry, type WeightStreamPlan } from './types';
 import { convWeightBytes, kindOf, weightBuffers } from './step-kinds';
 
 /** Storage-buffer offsets must be multiples of minStorageBufferOffsetAlignment: 256 is its largest allowed value. */
@@ -187,6 +187,5 @@ export function withWeightStream(p: Plan, stream: boolean, slots?: number): Plan
   const bus = { ...p.bus, weights: ws?.busBytes ?? 0 };
   bus.total = p.bus.total - p.bus.weights + bus.weights;
   bus.perFrame = bus.total / p.framesOut;
-  bus.leverSeconds = (bus.store + bus.cache + bus.weights) / BUS_BYTES_PER_S;
   return { ...p, opts: { ...p.opts, weightsStream: stream, weightsStreamSlots: stream ? slots : undefined }, memory, host, bus, weightStream: ws };
 }

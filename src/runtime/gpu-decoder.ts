@@ -449,7 +449,7 @@ export class GpuDecoder {
         async () => {
           if (k === 0) {
             if (latentFrame) this.device.queue.writeBuffer(r.latent, 0, storageBytes(latentFrame, this.elem));
-            this.store.beforeRun(pp, chunk);
+            await this.store.beforeRun(pp, chunk);
           }
           // weight streaming: one encoder per weight group, each group written into its ring slot before it (exec/weight-stream.ts)
           const segs = new Segments(this.device, `${pp.prog.name} ${pp.prog.kind} chunk ${chunk}${seg.tile === null ? '' : ` tile ${seg.tile}`}`, r.stream);
@@ -559,6 +559,7 @@ export class GpuDecoder {
   dispose(): void {
     this.disposed = true;
     this.res?.stream?.destroy();
+    this.store?.destroy();
     this.arena.dispose();
   }
 }

@@ -1,13 +1,18 @@
 // The latent-rate store of tile-major order. 'gpu': one GPU buffer of every chunk's entries. 'cpu': the
 // entries of each chunk are read back into host memory after the latent program's run, and uploaded
-// into a one-chunk GPU window before each tile program that crops from the store runs for that chunk.
+// into a one-chunk GPU window before each tile program that crops from the store runs for that chunk,
+// through the two mapped upload buffers of exec/upload-pair.ts (made at the first upload, freed by destroy()).
 import type { Plan, ProgramPlan } from '../../plan/planner';
 import { kindOf } from '../../plan/step-kinds';
 import type { Resources } from './resources';
+import { UploadPair } from './upload-pair';
+import { PREP_CHUNK_BYTES } from './weights';
 
 export class StoreWindow {
   private readonly host: Uint8Array<ArrayBuffer>[] = [];
   private readonly onCpu: boolean;
+  /** the window's uploads ('cpu'): host memory the plan does not count, as Dawn's upload memory of writeBuffer is not */
+  private pair: UploadPair | null = null;
 
   constructor(
     private readonly device: GPUDevice,
@@ -33,8 +38,11 @@ export class StoreWindow {
   }
 
   /** Before a run: a program that crops from the store gets this chunk's entries in the window ('cpu'). */
-  beforeRun(pp: ProgramPlan, chunk: number): void {
-    if (this.onCpu && pp.prog.steps.some((s) => kindOf(s).perChunk(s))) this.device.queue.writeBuffer(this.res.store!, 0, this.host[chunk]!);
+  async beforeRun(pp: ProgramPlan, chunk: number): Promise<void> {
+    if (!this.onCpu || !pp.prog.steps.some((s) => kindOf(s).perChunk(s))) return;
+    const src = this.host[chunk]!;
+    this.pair ??= new UploadPair(this.device, Math.min(PREP_CHUNK_BYTES, src.byteLength), 'store window');
+    await this.pair.copy(this.res.store!, 0, new Float32Array(src.buffer, src.byteOffset, src.byteLength / 4), 0, src.byteLength / 4);
   }
 
   /** After a run is submitted: a program that wrote store entries has them read back ('cpu'). */
@@ -44,5 +52,11 @@ export class StoreWindow {
     await st.mapAsync(GPUMapMode.READ);
     this.host[chunk] = new Uint8Array(st.getMappedRange().slice(0));
     st.unmap();
+  }
+
+  /** Frees the upload buffers (the window itself is the arena's). */
+  destroy(): void {
+    this.pair?.destroy();
+    this.pair = null;
   }
 }

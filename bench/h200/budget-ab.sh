@@ -9,10 +9,15 @@
 #   bash bench/h200/build.sh 3dd4370 --into .h200/ab/a-main; bash bench/h200/build.sh 2eabf15 --into .h200/ab/b-store
 #   tar cJf .h200/ab.tar.xz -C .h200 ab && rm -rf .h200/ab; cp bench/h200/budget-ab.sh .h200/call.sh
 # Device call: `bash .h200/call.sh > $OUT/call.log 2>&1`, carry .gpu-bundle and .h200, models/ and test/fixtures/checkpoints
-# moved out of the tree for the call (the scenarios read neither); END (default 180) bounds it in seconds.
+# moved out of the tree for the call (the scenarios read neither); END (default 180) bounds it in seconds. The call
+# starts with bench/probes/copy-overlap.mjs (whether an upload into a ring slot overlaps the compute of another slot
+# on the one queue: the model's "hidden with 3 or more slots" and a prefetch of the next group depend on it).
 T0=$SECONDS; END=${END:-180}
 left() { echo $(( END - (SECONDS - T0) )); }
 mkdir -p $OUT/res
+# first, ~10 s: does a weight upload overlap the compute on the one queue (bench/probes/copy-overlap.mjs)?
+( source .gpu-bundle/boot.sh > /dev/null 2>&1 && timeout 60 node bench/probes/copy-overlap.mjs 64 24 $OUT/res/copy-overlap.jsonl ) > $OUT/res/copy-overlap.log 2>&1
+tail -5 $OUT/res/copy-overlap.log | cut -c1-200
 one() { # NAME TIMEOUT ARGS...
   local n=$1 t=$2; shift 2
   [ $(left) -gt 80 ] || { echo "skip $n: $(left) s left"; return; }

@@ -2,10 +2,10 @@
 // stay in CPU memory (one Uint8Array per group, packed once when the decoder is built); the GPU holds a
 // ring of `slots` buffers of `slotBytes`. A conv binds its weight as a range of the slot of its group
 // (bind groups are made once: a key's slot and offset never change). A program run is recorded as
-// segments, one per change of group; before a segment is submitted its group is written into its slot
-// when the slot holds another group: copied on the host into one of two mapped buffers (exec/upload-pair.ts)
-// and moved into the slot by a copyBufferToBuffer submitted after the segments already submitted, which
-// read the slot's previous group, and before this one. The host copy happens while the GPU still runs the
+// segments, one per change of group; a segment's group is written into its slot when the slot holds another
+// group, one segment ahead where the slot is not the one the segment before reads (else right before it):
+// copied on the host into one of two mapped buffers (exec/upload-pair.ts) and moved into the slot by a
+// copyBufferToBuffer submitted after the segments already submitted, which read the slot's previous group. The host copy happens while the GPU still runs the
 // work submitted before; it waits only for the buffer of the upload before the last one to be mapped again.
 // (queue.writeBuffer did the same with Dawn's own upload memory, allocated per write: 1.2-2.7 GB/s against
 // 3.3-7.0 GB/s through the pair, bench/results/h200/mapped-upload-h100-2026-12-07-d386c5d/.)
@@ -70,6 +70,11 @@ export class WeightStream {
     return k ? this.sp.entries.get(k)!.group : -1;
   }
 
+  /** The ring slot of group `g`. */
+  slotOf(g: number): number {
+    return g % this.sp.slots;
+  }
+
   /** True when group `g` is in its slot now. */
   holds(g: number): boolean {
     return this.held[g % this.sp.slots] === g;
@@ -80,7 +85,7 @@ export class WeightStream {
    * PREP_CHUNK_BYTES, the largest group's size when smaller), ordered after everything submitted before.
    */
   async ensure(g: number): Promise<void> {
-    const k = g % this.sp.slots;
+    const k = this.slotOf(g);
     if (this.held[k] === g) return;
     const src = this.host[g]!; // groups are multiples of STREAM_ALIGN bytes
     this.pair ??= new UploadPair(this.device, Math.min(PREP_CHUNK_BYTES, Math.max(...this.sp.groups)), 'weight stream');
@@ -139,12 +144,24 @@ export class Segments {
 
   async submit(): Promise<void> {
     let batch: GPUCommandBuffer[] = [];
-    for (const { group, enc } of this.list) {
+    const s = this.stream;
+    for (let i = 0; i < this.list.length; i++) {
+      const { group, enc } = this.list[i]!;
       // a write must follow the segments recorded before it (they read the slot's previous group): submit them first
-      if (group >= 0 && this.stream && !this.stream.holds(group)) {
+      if (group >= 0 && s && !s.holds(group)) {
         if (batch.length) this.device.queue.submit(batch);
         batch = [];
-        await this.stream.ensure(group);
+        await s.ensure(group);
+      }
+      // the next segment's group one segment ahead, where its slot is not this segment's: what the slot holds now
+      // is read only by segments submitted already (a segment reads one group), so the copy may go before this
+      // segment; the same uploads as just in time, earlier in the queue (bench/probes/copy-overlap.mjs: whether
+      // the GPU then runs it beside this segment's compute)
+      const next = this.list[i + 1]?.group ?? -1;
+      if (s && next >= 0 && !s.holds(next) && (group < 0 || s.slotOf(next) !== s.slotOf(group))) {
+        if (batch.length) this.device.queue.submit(batch);
+        batch = [];
+        await s.ensure(next);
       }
       batch.push(enc.finish());
     }

@@ -6,7 +6,9 @@
 # cache (the compile of ~0.3-1 s is inside every `seconds`). The builds, in .h200/ab.tar.xz (abn.sh): a-main, the build
 # of record, and b-store (a build with the CPU store's uploads through the mapped pair, 2eabf15, against one without,
 # 3dd4370), decoded side by side at --budget 768 f32 (27 tiles, 5.4 GB of store traffic):
+# and c-ahead (804aa22: streamed groups uploaded one segment ahead, against just in time) on the streamed f16 rows:
 #   bash bench/h200/build.sh 3dd4370 --into .h200/ab/a-main; bash bench/h200/build.sh 2eabf15 --into .h200/ab/b-store
+#   bash bench/h200/build.sh 804aa22 --into .h200/ab/c-ahead
 #   tar cJf .h200/ab.tar.xz -C .h200 ab && rm -rf .h200/ab; cp bench/h200/budget-ab.sh .h200/call.sh
 # Device call: `bash .h200/call.sh > $OUT/call.log 2>&1`, carry .gpu-bundle and .h200, models/ and test/fixtures/checkpoints
 # moved out of the tree for the call (the scenarios read neither); END (default 180) bounds it in seconds. The call
@@ -27,10 +29,10 @@ one() { # NAME TIMEOUT ARGS...
   grep -E '^==' $OUT/res/$n.log | cut -c1-200
 }
 one f16-512 40 --budget 512 --precision f16
-one f16-768-stream 40 --budget 768 --precision f16 --weights-stream on
+AB="a-main c-ahead" one f16-768-stream 40 --budget 768 --precision f16 --weights-stream on
 AB="a-main b-store" one f32-768 90 --budget 768
 one f32-768-stream 90 --budget 768 --weights-stream on
-one f32-1536-stream 60 --budget 1536 --weights-stream on
+AB="a-main c-ahead" one f32-1536-stream 60 --budget 1536 --weights-stream on
 one f16-512-resident 40 --budget 512 --precision f16 --weights-stream off
 one f16-768 40 --budget 768 --precision f16
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $OUT/res/gpu-name.txt; cat $OUT/res/gpu-name.txt

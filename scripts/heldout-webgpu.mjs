@@ -150,7 +150,7 @@ const report = {
   clipFrames: index.frames,
   clipSize: index.size,
   seed: index.seed,
-  encoder: `${index.device}, torch ${index.torch}`,
+  encoder: index.device ? `${index.device}, torch ${index.torch}` : null, // where the latents were made (an index without it: not recorded)
   failed: rows.length - ok.length,
   summary,
   rows,

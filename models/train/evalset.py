@@ -118,12 +118,14 @@ def main():
     clips = make_sources(a.photos, a.frames, a.size)
     for c in clips:
         np.save(os.path.join(a.out, f"{c['name']}.source.npy"), c['_u8'])
+    made = {}  # where the latents were made (scripts/heldout-webgpu.mjs reports it as `encoder`)
     if not a.sources_only:
         import torch
         sys.path.insert(0, here)
         from train import psnr
         from wan_vae import latent_stats
         dev = 'cuda' if torch.cuda.is_available() else 'cpu'
+        made = {'device': torch.cuda.get_device_name() if dev == 'cuda' else 'cpu', 'torch': torch.__version__}
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
         mean, std = latent_stats(dev)
@@ -157,7 +159,7 @@ def main():
         return
     with open(idx, 'w') as f:
         json.dump({'frames': a.frames, 'size': [a.size, a.size], 'photos': 'ukui-wallpapers (prep_photos.py eval/)',
-                   'sets': SETS, 'clips': clips}, f, indent=1)
+                   **made, 'sets': SETS, 'clips': clips}, f, indent=1)
     print(f'{len(clips)} clips -> {a.out}')
 
 

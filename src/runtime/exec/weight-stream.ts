@@ -5,8 +5,9 @@
 // segments, one per change of group; a segment's group is written into its slot when the slot holds another
 // group, one segment ahead where the slot is not the one the segment before reads (else right before it):
 // copied on the host into one of two mapped buffers (exec/upload-pair.ts) and moved into the slot by a
-// copyBufferToBuffer submitted after the segments already submitted, which read the slot's previous group. The host copy happens while the GPU still runs the
-// work submitted before; it waits only for the buffer of the upload before the last one to be mapped again.
+// copyBufferToBuffer submitted after the segments already submitted, which read the slot's previous group.
+// The host copy happens while the GPU still runs the work submitted before; it waits only for the buffer of
+// the upload before the last one to be mapped again.
 // (queue.writeBuffer did the same with Dawn's own upload memory, allocated per write: 1.2-2.7 GB/s against
 // 3.3-7.0 GB/s through the pair, bench/results/h200/mapped-upload-h100-2026-12-07-d386c5d/.)
 import { DecoderError } from '../../gpu/errors';
@@ -77,7 +78,7 @@ export class WeightStream {
 
   /** True when group `g` is in its slot now. */
   holds(g: number): boolean {
-    return this.held[g % this.sp.slots] === g;
+    return this.held[this.slotOf(g)] === g;
   }
 
   /**

@@ -22,6 +22,7 @@
 // (lavapipe: `node bench/probes/copy-overlap.mjs 4 6` runs it in seconds; its figures say nothing of a GPU).
 import { appendFileSync } from 'node:fs';
 import { create, globals } from 'webgpu';
+import { checkBytes, hostGroups } from './upload-check.mjs';
 Object.assign(globalThis, globals);
 const gpu = create(['enable-dawn-features=allow_unsafe_apis']);
 const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
@@ -34,7 +35,7 @@ const info = adapter.info ?? {};
 const adapterName = `${info.vendor ?? ''} ${info.description ?? ''}`.trim();
 
 // host groups: distinct bytes each (as the weight groups), 3 patterns in turn
-const host = [0, 1, 2].map((k) => Uint8Array.from({ length: group }, (_, i) => (i * 7 + k * 31 + (i >> 12)) & 255));
+const host = hostGroups(group);
 const slots = [0, 1, 2, 3].map((k) => device.createBuffer({ label: `slot ${k}`, size: group, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC | GPUBufferUsage.STORAGE }));
 const staging = [0, 1].map((k) => device.createBuffer({ label: `upload ${k}`, size: group, usage: GPUBufferUsage.MAP_WRITE | GPUBufferUsage.COPY_SRC, mappedAtCreation: true }));
 const mapped = [null, null];
@@ -115,22 +116,7 @@ async function run(plan) {
 }
 
 async function check(k, g) {
-  const rb = device.createBuffer({ size: group, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-  const enc = device.createCommandEncoder();
-  enc.copyBufferToBuffer(slots[k], 0, rb, 0, group);
-  device.queue.submit([enc.finish()]);
-  await rb.mapAsync(GPUMapMode.READ);
-  const got = new Uint8Array(rb.getMappedRange());
-  const want = host[g % 3];
-  let bad = -1;
-  for (let i = 0; i < group; i++)
-    if (got[i] !== want[i]) {
-      bad = i;
-      break;
-    }
-  rb.unmap();
-  rb.destroy();
-  return bad < 0 ? 'ok' : `FAILED at byte ${bad}`;
+  return checkBytes(device, slots[k], host[g % 3]);
 }
 
 const setIters = (n) => device.queue.writeBuffer(params, 0, new Uint32Array([n, 0, 0, 0]));

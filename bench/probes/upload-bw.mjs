@@ -14,6 +14,7 @@
 // Run on the GPU machine after `source .gpu-bundle/boot.sh`: node bench/probes/upload-bw.mjs [GROUP_MiB] [TOTAL_MiB] [OUT.jsonl]
 import { appendFileSync } from 'node:fs';
 import { create, globals } from 'webgpu';
+import { checkBytes, hostGroups } from './upload-check.mjs';
 Object.assign(globalThis, globals);
 const gpu = create(['enable-dawn-features=allow_unsafe_apis']);
 const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
@@ -24,26 +25,11 @@ const total = Number(process.argv[3] ?? 1024) * MiB;
 const outFile = process.argv[4];
 const groups = Math.max(2, Math.round(total / group));
 // host data: distinct bytes per group, as the weight groups are
-const host = [0, 1, 2].map((k) => Uint8Array.from({ length: group }, (_, i) => (i * 7 + k * 31 + (i >> 12)) & 255));
+const host = hostGroups(group);
 const dst = [0, 1].map(() => device.createBuffer({ size: group, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC | GPUBufferUsage.STORAGE }));
 
-async function check(way, g) {
-  const rb = device.createBuffer({ size: group, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-  const enc = device.createCommandEncoder();
-  enc.copyBufferToBuffer(dst[g % 2], 0, rb, 0, group);
-  device.queue.submit([enc.finish()]);
-  await rb.mapAsync(GPUMapMode.READ);
-  const got = new Uint8Array(rb.getMappedRange());
-  const want = host[g % 3];
-  let bad = -1;
-  for (let i = 0; i < group; i++)
-    if (got[i] !== want[i]) {
-      bad = i;
-      break;
-    }
-  rb.unmap();
-  rb.destroy();
-  return bad < 0 ? 'ok' : `FAILED at byte ${bad}`;
+async function check(g) {
+  return checkBytes(device, dst[g % 2], host[g % 3]);
 }
 
 const ways = {
@@ -86,7 +72,7 @@ for (const [name, fn] of [['warm-up', ways.write], ...Object.entries(ways), ['st
     groups,
     GBps: +((groups * group) / s / 1e9).toFixed(2),
     seconds: +s.toFixed(3),
-    check: await check(name, groups - 1),
+    check: await check(groups - 1),
     adapter: `${info.vendor ?? ''} ${info.description ?? ''}`.trim(),
   };
   console.log(JSON.stringify(line));

@@ -146,24 +146,21 @@ export class Segments {
   async submit(): Promise<void> {
     let batch: GPUCommandBuffer[] = [];
     const s = this.stream;
+    // a write must follow the segments recorded before it (they read the slot's previous group): submit them first
+    const write = async (g: number) => {
+      if (batch.length) this.device.queue.submit(batch);
+      batch = [];
+      await s!.ensure(g);
+    };
     for (let i = 0; i < this.list.length; i++) {
       const { group, enc } = this.list[i]!;
-      // a write must follow the segments recorded before it (they read the slot's previous group): submit them first
-      if (group >= 0 && s && !s.holds(group)) {
-        if (batch.length) this.device.queue.submit(batch);
-        batch = [];
-        await s.ensure(group);
-      }
+      if (group >= 0 && s && !s.holds(group)) await write(group);
       // the next segment's group one segment ahead, where its slot is not this segment's: what the slot holds now
       // is read only by segments submitted already (a segment reads one group), so the copy may go before this
       // segment; the same uploads as just in time, earlier in the queue (bench/probes/copy-overlap.mjs: whether
       // the GPU then runs it beside this segment's compute)
       const next = this.list[i + 1]?.group ?? -1;
-      if (s && next >= 0 && !s.holds(next) && (group < 0 || s.slotOf(next) !== s.slotOf(group))) {
-        if (batch.length) this.device.queue.submit(batch);
-        batch = [];
-        await s.ensure(next);
-      }
+      if (s && next >= 0 && !s.holds(next) && (group < 0 || s.slotOf(next) !== s.slotOf(group))) await write(next);
       batch.push(enc.finish());
     }
     if (batch.length) this.device.queue.submit(batch);
